@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Warnings are errors in CI through `scripts/test` (`-Xswiftc -warnings-as-errors`), not here:
+// unsafeFlags would make the package unusable as a dependency.
+let package = Package(
+    name: "storerecon",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "storerecon", targets: ["storerecon"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibPQ",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(
+            name: "Postgres",
+            dependencies: ["CLibPQ"]
+        ),
+        .executableTarget(
+            name: "embed-migrations",
+            path: "Plugins/EmbedMigrationsTool"
+        ),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["embed-migrations"]
+        ),
+        .target(
+            name: "Reconciler",
+            dependencies: [
+                "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            plugins: ["EmbedMigrations"]
+        ),
+        .executableTarget(
+            name: "storerecon",
+            dependencies: [
+                "Reconciler",
+                "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: ["Postgres"]
+        ),
+        .testTarget(
+            name: "ReconcilerTests",
+            dependencies: ["Reconciler", "Postgres"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

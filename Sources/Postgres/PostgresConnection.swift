@@ -1,0 +1,188 @@
+import CLibPQ
+import Foundation
+
+/// One connection to PostgreSQL through libpq.
+///
+/// Accepts anything `psql` accepts: a conninfo string (`host=/tmp dbname=x`), a URI (`postgresql:///x`), multiple
+/// hosts with `target_session_attrs`, and libpq's `PG*` variables, `.pgpass` and service files. Calls block the
+/// calling thread; a connection belongs to one task at a time (it is not `Sendable`).
+///
+/// Every session is set to `TimeZone=UTC` so timestamps read back in one format.
+public final class PostgresConnection {
+    var handle: OpaquePointer?
+    /// The password found in the conninfo, if any, kept only to scrub it from libpq's messages.
+    private let secret: String?
+
+    /// Connects.
+    /// - Parameter conninfo: a libpq conninfo string or URI. An empty string uses libpq's defaults (`PG*` variables).
+    /// - Throws: `PostgresError` with code `.connectionFailed`; its message never contains the password.
+    public init(conninfo: String) throws {
+        secret = Self.password(in: conninfo)
+        // Defaults come first so that anything in the caller's conninfo (expanded from `dbname`) overrides them;
+        // a `PG*` variable the operator set also wins, because explicit keywords would shadow it.
+        var keys: [String] = []
+        var values: [String] = []
+        let environment = ProcessInfo.processInfo.environment
+        func addDefault(_ key: String, _ value: String, unlessEnv variable: String) {
+            if environment[variable] == nil {
+                keys.append(key)
+                values.append(value)
+            }
+        }
+        addDefault("connect_timeout", "10", unlessEnv: "PGCONNECT_TIMEOUT")
+        addDefault("application_name", "storerecon", unlessEnv: "PGAPPNAME")
+        keys += ["keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count"]
+        values += ["1", "30", "10", "3"]
+        keys.append("dbname")
+        values.append(conninfo)
+        let connection = Self.withCStrings(keys) { keyPointers in
+            Self.withCStrings(values) { valuePointers in
+                PQconnectdbParams(keyPointers, valuePointers, 1)
+            }
+        }
+        handle = connection
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+            if let connection { PQfinish(connection) }
+            handle = nil
+            throw PostgresError(code: .connectionFailed, operation: "connect", message: Self.scrub(message, secret))
+        }
+        _ = try execute("SET TimeZone = 'UTC'")
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Closes the connection; later calls fail with `.connectionLost`.
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Whether libpq still considers the connection usable.
+    public var isOpen: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// The server's process id for this session (for `pg_terminate_backend` in tests and operations).
+    public var backendPID: Int32 {
+        guard let handle else { return 0 }
+        return PQbackendPID(handle)
+    }
+
+    /// Runs one parameterised statement and returns its rows.
+    /// - Parameters:
+    ///   - sql: the statement, with `$1`, `$2`, ... placeholders. Never build it from data.
+    ///   - parameters: the values for the placeholders, sent apart from the SQL text.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
+        let result = try run(sql, parameters, operation: "query")
+        return PostgresRows(result: result)
+    }
+
+    /// Runs one parameterised statement and returns the number of rows it affected.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> Int {
+        let result = try run(sql, parameters, operation: "execute")
+        defer { PQclear(result) }
+        return Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    /// Runs several statements with no parameters (a migration file). Returns nothing.
+    public func executeScript(_ sql: String) throws {
+        let handle = try liveHandle(operation: "script")
+        let result = PQexec(handle, sql)
+        try check(result, operation: "script")
+        PQclear(result)
+    }
+
+    func liveHandle(operation: String) throws -> OpaquePointer {
+        guard let handle else {
+            throw PostgresError(code: .connectionLost, operation: operation, message: "the connection is closed")
+        }
+        return handle
+    }
+
+    private func run(_ sql: String, _ parameters: [any PostgresEncodable], operation: String) throws -> OpaquePointer {
+        let handle = try liveHandle(operation: operation)
+        let texts = parameters.map(\.postgresText)
+        for (index, text) in texts.enumerated() where text?.utf8.contains(0) == true {
+            throw PostgresError(
+                code: .usage, operation: operation,
+                message: "parameter $\(index + 1) contains a NUL byte, which PostgreSQL text cannot hold")
+        }
+        let result = Self.withOptionalCStrings(texts) { pointers in
+            PQexecParams(handle, sql, Int32(texts.count), nil, pointers, nil, nil, 0)
+        }
+        try check(result, operation: operation)
+        return result!
+    }
+
+    /// Throws if `result` is an error, clearing it; returns normally for success statuses.
+    func check(_ result: OpaquePointer?, operation: String) throws {
+        guard let result else {
+            throw lostOrFailed(operation: operation, sqlState: nil)
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_EMPTY_QUERY:
+            return
+        default:
+            let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let message = String(cString: PQresultErrorMessage(result))
+            PQclear(result)
+            if let handle, PQstatus(handle) != CONNECTION_OK {
+                throw PostgresError(
+                    code: .connectionLost, operation: operation, sqlState: sqlState,
+                    message: Self.scrub(message, secret))
+            }
+            throw PostgresError(
+                code: sqlState == nil ? .connectionLost : .server, operation: operation, sqlState: sqlState,
+                message: Self.scrub(message, secret))
+        }
+    }
+
+    func lostOrFailed(operation: String, sqlState: String?) -> PostgresError {
+        let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "the connection is closed"
+        return PostgresError(
+            code: .connectionLost, operation: operation, sqlState: sqlState, message: Self.scrub(message, secret))
+    }
+
+    /// Removes the password from a message, in case libpq ever echoes part of the conninfo.
+    static func scrub(_ message: String, _ secret: String?) -> String {
+        guard let secret, !secret.isEmpty else { return message }
+        return message.replacingOccurrences(of: secret, with: "***")
+    }
+
+    /// Extracts the password from a conninfo string or URI with libpq's own parser.
+    static func password(in conninfo: String) -> String? {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(conninfo, &errorMessage) else {
+            if let errorMessage { PQfreemem(errorMessage) }
+            return nil
+        }
+        defer { PQconninfoFree(options) }
+        var pointer = options
+        while let keyword = pointer.pointee.keyword {
+            if String(cString: keyword) == "password", let value = pointer.pointee.val {
+                return String(cString: value)
+            }
+            pointer += 1
+        }
+        return nil
+    }
+
+    static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { pointers.forEach { free($0) } }
+        return body(pointers.map { $0.map { UnsafePointer($0) } })
+    }
+
+    static func withOptionalCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let pointers: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } ?? nil }
+        defer { pointers.forEach { free($0) } }
+        return body(pointers.map { $0.map { UnsafePointer($0) } })
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// A Swift value that can be sent as a query parameter, in PostgreSQL's text format.
+///
+/// `nil` means SQL NULL. Parameters are always sent separately from the SQL text (`PQexecParams`), so no value
+/// can change a statement.
+public protocol PostgresEncodable: Sendable {
+    /// The parameter in PostgreSQL text format, or `nil` for NULL.
+    var postgresText: String? { get }
+}
+
+extension String: PostgresEncodable {
+    public var postgresText: String? { self }
+}
+
+extension Substring: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Int: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Int64: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Int32: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Bool: PostgresEncodable {
+    public var postgresText: String? { self ? "t" : "f" }
+}
+
+extension Double: PostgresEncodable {
+    public var postgresText: String? { "\(self)" }
+}
+
+extension Decimal: PostgresEncodable {
+    public var postgresText: String? { "\(self)" }
+}
+
+extension Date: PostgresEncodable {
+    public var postgresText: String? { PostgresTimestamp.format(self) }
+}
+
+extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
+    public var postgresText: String? {
+        switch self {
+        case .none: return nil
+        case .some(let value): return value.postgresText
+        }
+    }
+}
+
+/// A JSON document for a `json` or `jsonb` column, held as its UTF-8 text.
+public struct PostgresJSON: PostgresEncodable, Equatable, Hashable {
+    /// The JSON text.
+    public var text: String
+
+    /// Wraps JSON text (it is not re-validated here; the server checks it).
+    public init(text: String) { self.text = text }
+
+    /// Wraps JSON bytes.
+    public init(data: Data) { self.text = String(decoding: data, as: UTF8.self) }
+
+    public var postgresText: String? { text }
+}
+
+/// An array of text values for a `text[]` parameter (for `= ANY($1)`).
+public struct PostgresTextArray: PostgresEncodable, Equatable {
+    /// The elements.
+    public var elements: [String]
+
+    /// Wraps the elements.
+    public init(_ elements: [String]) { self.elements = elements }
+
+    public var postgresText: String? {
+        var out = "{"
+        for (index, element) in elements.enumerated() {
+            if index > 0 { out += "," }
+            out += "\""
+            for character in element.unicodeScalars {
+                if character == "\"" || character == "\\" { out += "\\" }
+                out.unicodeScalars.append(character)
+            }
+            out += "\""
+        }
+        return out + "}"
+    }
+}

@@ -1,0 +1,70 @@
+/// An error from the PostgreSQL layer.
+///
+/// It names the operation that failed, the server's SQLSTATE and message where there is one, and the column
+/// for decoding errors. It never holds query parameters or the connection password: `description` is safe
+/// to log.
+public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What kind of failure this is.
+    public enum Code: String, Sendable {
+        /// Connecting failed (refused, authentication, bad conninfo).
+        case connectionFailed
+        /// The connection was lost during an operation.
+        case connectionLost
+        /// The server rejected a statement.
+        case server
+        /// A value read from a row did not fit the requested Swift type.
+        case decoding
+        /// The caller used the API wrongly (for example a parameter with a NUL byte).
+        case usage
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// The operation that failed, such as `connect`, `query`, `copy` or `transaction`.
+    public var operation: String
+    /// The five-character SQLSTATE the server sent, when it sent one.
+    public var sqlState: String?
+    /// The server's (or libpq's) message, with any known password removed.
+    public var message: String
+    /// For decoding errors: the column that did not fit.
+    public var column: String?
+
+    /// Creates an error.
+    public init(
+        code: Code, operation: String, sqlState: String? = nil, message: String, column: String? = nil
+    ) {
+        self.code = code
+        self.operation = operation
+        self.sqlState = sqlState
+        self.message = message
+        self.column = column
+    }
+
+    /// Whether the operation may succeed when tried again on a new connection (lost connection,
+    /// serialization failure, deadlock, the server shutting down).
+    public var isRetryable: Bool {
+        if code == .connectionLost || code == .connectionFailed { return true }
+        guard let sqlState else { return false }
+        // 40001 serialization_failure, 40P01 deadlock_detected, 57P01..57P03 admin shutdown / cannot connect now,
+        // 08xxx connection exceptions.
+        return sqlState == "40001" || sqlState == "40P01" || sqlState.hasPrefix("57P") || sqlState.hasPrefix("08")
+    }
+
+    public var description: String {
+        var text = "postgres \(operation) failed"
+        if let sqlState { text += " [SQLSTATE \(sqlState)]" }
+        if let column { text += " (column \(column))" }
+        let trimmed = message.trimmingWhitespace()
+        if !trimmed.isEmpty { text += ": \(trimmed)" }
+        return text
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// Formats and parses `timestamptz` text without Foundation's calendar machinery, which is slow on hot paths.
+///
+/// Output is ISO 8601 in UTC with microseconds (PostgreSQL's own precision). Input accepts what the server sends
+/// for any `TimeZone` and `DateStyle=ISO`: `2026-11-22 04:32:50.123456+00`, offsets such as `-07` or `+05:30`,
+/// and `infinity` / `-infinity` (read as `Date.distantFuture` / `Date.distantPast`).
+public enum PostgresTimestamp {
+    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.ffffffZ`.
+    public static func format(_ date: Date) -> String {
+        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        var seconds = micros / 1_000_000
+        var fraction = micros % 1_000_000
+        if fraction < 0 {
+            fraction += 1_000_000
+            seconds -= 1
+        }
+        var days = seconds / 86_400
+        var secondOfDay = seconds % 86_400
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
+        let (year, month, day) = civil(fromDays: days)
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
+            + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(fraction, 6) + "Z"
+    }
+
+    /// Parses a timestamp as PostgreSQL prints it.
+    /// - Returns: `nil` when the text is not a timestamp.
+    public static func parse(_ text: String) -> Date? {
+        if text == "infinity" { return .distantFuture }
+        if text == "-infinity" { return .distantPast }
+        var utf8 = Array(text.utf8)
+        if utf8.count < 19 { return nil }
+        var index = 0
+        func number(_ digits: Int) -> Int64? {
+            guard index + digits <= utf8.count else { return nil }
+            var value: Int64 = 0
+            for _ in 0..<digits {
+                let byte = utf8[index]
+                guard byte >= 48 && byte <= 57 else { return nil }
+                value = value * 10 + Int64(byte - 48)
+                index += 1
+            }
+            return value
+        }
+        func expect(_ characters: UInt8...) -> Bool {
+            guard index < utf8.count, characters.contains(utf8[index]) else { return false }
+            index += 1
+            return true
+        }
+        // Years beyond 9999 and BC dates do not occur in this project's data; reject them rather than misread.
+        guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
+            expect(32, 84), let hour = number(2), expect(58), let minute = number(2), expect(58),
+            let second = number(2)
+        else { return nil }
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var micros: Int64 = 0
+        if index < utf8.count && utf8[index] == 46 {
+            index += 1
+            var digits = 0
+            while index < utf8.count, utf8[index] >= 48, utf8[index] <= 57 {
+                if digits < 6 { micros = micros * 10 + Int64(utf8[index] - 48) }
+                digits += 1
+                index += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<max(digits, 6) { micros *= 10 }
+        }
+        var offsetSeconds: Int64 = 0
+        if index < utf8.count {
+            let sign = utf8[index]
+            if sign == 90 {  // Z
+                index += 1
+            } else if sign == 43 || sign == 45 {
+                index += 1
+                guard let offsetHours = number(2) else { return nil }
+                var offsetMinutes: Int64 = 0
+                var offsetSecs: Int64 = 0
+                if index < utf8.count {
+                    _ = expect(58)
+                    guard let parsed = number(2) else { return nil }
+                    offsetMinutes = parsed
+                    if index < utf8.count {
+                        _ = expect(58)
+                        guard let parsedSeconds = number(2) else { return nil }
+                        offsetSecs = parsedSeconds
+                    }
+                }
+                offsetSeconds = (offsetHours * 3600 + offsetMinutes * 60 + offsetSecs) * (sign == 45 ? -1 : 1)
+            } else {
+                return nil
+            }
+        }
+        guard index == utf8.count else { return nil }
+        utf8.removeAll()
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let total = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        return Date(timeIntervalSince1970: Double(total) + Double(micros) / 1_000_000)
+    }
+
+    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The proleptic Gregorian date for days since 1970-01-01.
+    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (month <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, month, day)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// One entry of `apps:`. Apple and Google apps share the type; ``validate(path:)`` checks that each has the keys
+/// its platform needs and none of the other platform's.
+public struct AppConfig: Decodable, Sendable, Equatable {
+    /// The store an app is sold through.
+    public enum Platform: String, Decodable, Sendable, Equatable {
+        case apple, google
+    }
+
+    /// Unique id, used in logs, the database and `--app`.
+    public var id: String
+    /// Which store.
+    public var platform: Platform
+    /// Apple: the bundle id.
+    public var bundleId: String?
+    /// Apple: the numeric app id (required in production, checked on notifications).
+    public var appAppleId: Int64?
+    /// Apple: production, sandbox, xcode or localtesting (default production).
+    public var environment: String
+    /// Apple: App Store Connect issuer id.
+    public var issuerId: String?
+    /// Apple: the In-App Purchase key's id.
+    public var keyId: String?
+    /// Apple: path of the `.p8` key file.
+    public var privateKeyFile: String?
+    /// Apple: DER or PEM root certificates that signed payloads must chain to.
+    public var rootCertificates: [String]
+    /// Store API base URL (Apple production host, Google API host, or the simulator).
+    public var baseURL: String?
+    /// Apple: the sandbox base URL used on 4040010 fallback.
+    public var sandboxBaseURL: String?
+    /// Google: the package name.
+    public var packageName: String?
+    /// Google: path of the service-account key file.
+    public var serviceAccountFile: String?
+    /// Google: token endpoint override (default: the key file's `token_uri`).
+    public var tokenURL: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, platform, bundleId, appAppleId, environment, issuerId, keyId, privateKeyFile, rootCertificates
+        case baseURL, sandboxBaseURL, packageName, serviceAccountFile, tokenURL
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        platform = try container.decode(Platform.self, forKey: .platform)
+        bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
+        appAppleId = try container.decodeIfPresent(Int64.self, forKey: .appAppleId)
+        environment = try container.decodeIfPresent(String.self, forKey: .environment) ?? "production"
+        issuerId = try container.decodeIfPresent(String.self, forKey: .issuerId)
+        keyId = try container.decodeIfPresent(String.self, forKey: .keyId)
+        privateKeyFile = try container.decodeIfPresent(String.self, forKey: .privateKeyFile)
+        rootCertificates = try container.decodeIfPresent([String].self, forKey: .rootCertificates) ?? []
+        baseURL = try container.decodeIfPresent(String.self, forKey: .baseURL)
+        sandboxBaseURL = try container.decodeIfPresent(String.self, forKey: .sandboxBaseURL)
+        packageName = try container.decodeIfPresent(String.self, forKey: .packageName)
+        serviceAccountFile = try container.decodeIfPresent(String.self, forKey: .serviceAccountFile)
+        tokenURL = try container.decodeIfPresent(String.self, forKey: .tokenURL)
+    }
+
+    /// The store's identifier of the app: bundle id or package name.
+    public var storeAppId: String {
+        (platform == .apple ? bundleId : packageName) ?? ""
+    }
+
+    /// Apple environments in which signature checks may be turned off.
+    public static let unverifiableEnvironments: Set<String> = ["xcode", "localtesting"]
+
+    /// Checks the keys the app's platform needs.
+    /// - Parameter path: the key path of this entry, such as `apps[1]`, for the error.
+    /// - Throws: `ReconcilerError` (`.configuration`) naming the key.
+    public func validate(path: String) throws {
+        func fail(_ key: String, _ expectation: String) -> ReconcilerError {
+            ReconcilerError(.configuration, "\(path).\(key): \(expectation)")
+        }
+        func require(_ value: String?, _ key: String) throws {
+            guard let value, !value.isEmpty else { throw fail(key, "required for \(platform.rawValue) apps") }
+        }
+        func forbid(_ value: Any?, _ key: String) throws {
+            if value != nil { throw fail(key, "only valid for \(platform == .apple ? "google" : "apple") apps") }
+        }
+        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+            throw fail("id", "expected letters, digits, '-', '_' or '.'")
+        }
+        switch platform {
+        case .apple:
+            try require(bundleId, "bundleId")
+            try require(issuerId, "issuerId")
+            try require(keyId, "keyId")
+            try require(privateKeyFile, "privateKeyFile")
+            let environments: Set<String> = ["production", "sandbox", "xcode", "localtesting"]
+            guard environments.contains(environment) else {
+                throw fail("environment", "expected one of production, sandbox, xcode, localtesting")
+            }
+            if environment == "production" && appAppleId == nil {
+                throw fail("appAppleId", "required when environment is production")
+            }
+            if rootCertificates.isEmpty && !Self.unverifiableEnvironments.contains(environment) {
+                throw fail("rootCertificates", "at least one root certificate file is required to verify payloads")
+            }
+            try forbid(packageName, "packageName")
+            try forbid(serviceAccountFile, "serviceAccountFile")
+            try forbid(tokenURL, "tokenURL")
+        case .google:
+            try require(packageName, "packageName")
+            try require(serviceAccountFile, "serviceAccountFile")
+            try forbid(bundleId, "bundleId")
+            try forbid(issuerId, "issuerId")
+            try forbid(keyId, "keyId")
+            try forbid(privateKeyFile, "privateKeyFile")
+            try forbid(appAppleId, "appAppleId")
+            try forbid(sandboxBaseURL, "sandboxBaseURL")
+        }
+        for (key, value) in [("baseURL", baseURL), ("sandboxBaseURL", sandboxBaseURL), ("tokenURL", tokenURL)] {
+            if let value { try Self.validateStoreURL(value, key: "\(path).\(key)") }
+        }
+    }
+
+    /// Store URLs must be https; plain http is allowed only on loopback (the simulator), so TLS checks can never
+    /// be turned off for a real host.
+    static func validateStoreURL(_ text: String, key: String) throws {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host else {
+            throw ReconcilerError(.configuration, "\(key): expected an absolute URL")
+        }
+        if scheme == "https" { return }
+        let loopback = host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        guard scheme == "http", loopback else {
+            throw ReconcilerError(.configuration, "\(key): expected an https URL (plain http only on loopback)")
+        }
+    }
+}
+
+/// Overrides of the stores' published limits for one app. Unset values take the published defaults; Apple
+/// sandbox apps get 10 % of them.
+public struct LimitsConfig: Decodable, Sendable, Equatable {
+    /// Google voided purchases: queries per US-Pacific day (published: 6000).
+    public var voidedPerDay: Int?
+    /// Google voided purchases: queries in any 30 seconds (published: 30).
+    public var voidedPer30Seconds: Int?
+    /// Google subscriptionsv2.get: queries per minute (published: 3000).
+    public var subscriptionsPerMinute: Int?
+    /// Apple Get Refund History: requests per second (published: 10).
+    public var refundHistoryPerSecond: Double?
+    /// Apple Get Notification History: requests per second (published: 50).
+    public var notificationHistoryPerSecond: Double?
+    /// Apple Get All Subscription Statuses: requests per second (published: 50).
+    public var subscriptionStatusPerSecond: Double?
+    /// Apple Get Transaction History: requests per second (published: 50).
+    public var transactionHistoryPerSecond: Double?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case voidedPerDay, voidedPer30Seconds, subscriptionsPerMinute, refundHistoryPerSecond
+        case notificationHistoryPerSecond, subscriptionStatusPerSecond, transactionHistoryPerSecond
+    }
+
+    /// No overrides.
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        voidedPerDay = try container.decodeIfPresent(Int.self, forKey: .voidedPerDay)
+        voidedPer30Seconds = try container.decodeIfPresent(Int.self, forKey: .voidedPer30Seconds)
+        subscriptionsPerMinute = try container.decodeIfPresent(Int.self, forKey: .subscriptionsPerMinute)
+        refundHistoryPerSecond = try container.decodeIfPresent(Double.self, forKey: .refundHistoryPerSecond)
+        notificationHistoryPerSecond = try container.decodeIfPresent(
+            Double.self, forKey: .notificationHistoryPerSecond)
+        subscriptionStatusPerSecond = try container.decodeIfPresent(Double.self, forKey: .subscriptionStatusPerSecond)
+        transactionHistoryPerSecond = try container.decodeIfPresent(Double.self, forKey: .transactionHistoryPerSecond)
+    }
+}

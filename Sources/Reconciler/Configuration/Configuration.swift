@@ -1,0 +1,220 @@
+import Foundation
+
+/// storerecon's configuration file (YAML; JSON is valid YAML), decoded strictly: an unknown key is an error,
+/// because a typo must never silently drop a setting.
+///
+/// Load it with ``ConfigurationLoader``; it substitutes `${NAME}` from the environment and applies
+/// `STORERECON_DATABASE_URL`.
+public struct Configuration: Decodable, Sendable, Equatable {
+    /// Where the database is.
+    public var database: DatabaseConfig
+    /// The apps to reconcile.
+    public var apps: [AppConfig]
+    /// Per-app overrides of the stores' published limits, keyed by app id.
+    public var limits: [String: LimitsConfig]
+    /// The recheck job's window and pace.
+    public var recheck: RecheckConfig
+    /// Sync job tuning (overlap, skew, backfill share).
+    public var sync: SyncConfig
+    /// Product tiers and prices, keyed by product id.
+    public var products: [String: ProductConfig]
+    /// Report settings.
+    public var reports: ReportsConfig
+    /// What `status` counts as needing attention.
+    public var status: StatusConfig
+    /// How `run nightly` behaves when another host holds a job's lock.
+    public var nightly: NightlyConfig
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case database, apps, limits, recheck, sync, products, reports, status, nightly
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        database = try container.decodeIfPresent(DatabaseConfig.self, forKey: .database) ?? DatabaseConfig()
+        apps = try container.decodeIfPresent([AppConfig].self, forKey: .apps) ?? []
+        limits = try container.decodeIfPresent([String: LimitsConfig].self, forKey: .limits) ?? [:]
+        recheck = try container.decodeIfPresent(RecheckConfig.self, forKey: .recheck) ?? RecheckConfig()
+        sync = try container.decodeIfPresent(SyncConfig.self, forKey: .sync) ?? SyncConfig()
+        products = try container.decodeIfPresent([String: ProductConfig].self, forKey: .products) ?? [:]
+        reports = try container.decodeIfPresent(ReportsConfig.self, forKey: .reports) ?? ReportsConfig()
+        status = try container.decodeIfPresent(StatusConfig.self, forKey: .status) ?? StatusConfig()
+        nightly = try container.decodeIfPresent(NightlyConfig.self, forKey: .nightly) ?? NightlyConfig()
+    }
+
+    /// The app with this id.
+    public func app(_ id: String) -> AppConfig? { apps.first { $0.id == id } }
+
+    /// The limits for an app: its overrides over the published defaults.
+    public func limits(for app: AppConfig) -> LimitsConfig {
+        limits[app.id] ?? LimitsConfig()
+    }
+}
+
+/// `database:`: how to reach PostgreSQL.
+public struct DatabaseConfig: Decodable, Sendable, Equatable {
+    /// A libpq conninfo string or URI. May hold a password: it is never printed.
+    public var url: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case url }
+
+    /// The default: libpq's own defaults and `PG*` variables with database `storerecon`.
+    public init(url: String = "postgresql:///storerecon") { self.url = url }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        url = try container.decodeIfPresent(String.self, forKey: .url) ?? "postgresql:///storerecon"
+    }
+}
+
+/// `recheck:`: which subscriptions are near enough to expiry to ask about, and how many calls run at once.
+public struct RecheckConfig: Decodable, Sendable, Equatable {
+    /// How far ahead of expiry to start checking (default 72 h).
+    public var lead: ConfigDuration
+    /// How long after expiry to keep checking (default 24 h).
+    public var lag: ConfigDuration
+    /// Status calls in flight at once per process (default 4).
+    public var concurrency: Int
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case lead, lag, concurrency }
+
+    /// The defaults.
+    public init(lead: ConfigDuration = .hours(72), lag: ConfigDuration = .hours(24), concurrency: Int = 4) {
+        self.lead = lead
+        self.lag = lag
+        self.concurrency = concurrency
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        lead = try container.decodeIfPresent(ConfigDuration.self, forKey: .lead) ?? .hours(72)
+        lag = try container.decodeIfPresent(ConfigDuration.self, forKey: .lag) ?? .hours(24)
+        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? 4
+    }
+}
+
+/// `sync:`: window arithmetic and budget shares of the sync and backfill jobs.
+public struct SyncConfig: Decodable, Sendable, Equatable {
+    /// How far before the checkpoint each Google window starts again, to catch late-recorded voids (default 1 h).
+    public var googleOverlap: ConfigDuration
+    /// How far behind now each Google window ends, for the store's own clock skew (default 1 min).
+    public var googleSkew: ConfigDuration
+    /// The most of a daily budget a backfill may take, 0...1 (default 0.5).
+    public var backfillShare: Double
+    /// Whether Apple apps fall back to sandbox on 4040010 (default true outside production-only setups).
+    public var appleSandboxFallback: Bool
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case googleOverlap, googleSkew, backfillShare, appleSandboxFallback
+    }
+
+    /// The defaults.
+    public init() {
+        googleOverlap = .hours(1)
+        googleSkew = .seconds(60)
+        backfillShare = 0.5
+        appleSandboxFallback = true
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = SyncConfig()
+        googleOverlap = try container.decodeIfPresent(ConfigDuration.self, forKey: .googleOverlap)
+            ?? defaults.googleOverlap
+        googleSkew = try container.decodeIfPresent(ConfigDuration.self, forKey: .googleSkew) ?? defaults.googleSkew
+        backfillShare = try container.decodeIfPresent(Double.self, forKey: .backfillShare) ?? defaults.backfillShare
+        appleSandboxFallback = try container.decodeIfPresent(Bool.self, forKey: .appleSandboxFallback)
+            ?? defaults.appleSandboxFallback
+    }
+}
+
+/// One entry of `products:`: a tier for upgrade/downgrade classification and a price for Google refunds.
+public struct ProductConfig: Decodable, Sendable, Equatable {
+    /// Higher tiers are upgrades.
+    public var tier: Int?
+    /// The product's price in milliunits of `currency` (Google sends no amounts with voided purchases).
+    public var priceMilli: Int64?
+    /// ISO 4217 currency of `priceMilli`.
+    public var currency: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case tier, priceMilli, currency }
+
+    /// Creates a product entry.
+    public init(tier: Int? = nil, priceMilli: Int64? = nil, currency: String? = nil) {
+        self.tier = tier
+        self.priceMilli = priceMilli
+        self.currency = currency
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        tier = try container.decodeIfPresent(Int.self, forKey: .tier)
+        priceMilli = try container.decodeIfPresent(Int64.self, forKey: .priceMilli)
+        currency = try container.decodeIfPresent(String.self, forKey: .currency)
+    }
+}
+
+/// `reports:`.
+public struct ReportsConfig: Decodable, Sendable, Equatable {
+    /// The IANA time zone that report dates are in (default UTC).
+    public var timeZone: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case timeZone }
+
+    /// The default.
+    public init(timeZone: String = "UTC") { self.timeZone = timeZone }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "UTC"
+    }
+}
+
+/// `status:`.
+public struct StatusConfig: Decodable, Sendable, Equatable {
+    /// A checkpoint further behind than this needs attention (default 36 h).
+    public var maxCheckpointAge: ConfigDuration
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case maxCheckpointAge }
+
+    /// The default.
+    public init(maxCheckpointAge: ConfigDuration = .hours(36)) { self.maxCheckpointAge = maxCheckpointAge }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        maxCheckpointAge = try container.decodeIfPresent(ConfigDuration.self, forKey: .maxCheckpointAge)
+            ?? .hours(36)
+    }
+}
+
+/// `nightly:`.
+public struct NightlyConfig: Decodable, Sendable, Equatable {
+    /// What a job does when another process holds its lock.
+    public enum OnLocked: String, Decodable, Sendable, Equatable {
+        /// Skip the job with a clear line (default).
+        case skip
+        /// Wait for the lock.
+        case wait
+    }
+
+    /// What a job does when another process holds its lock.
+    public var onLocked: OnLocked
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case onLocked }
+
+    /// The default.
+    public init(onLocked: OnLocked = .skip) { self.onLocked = onLocked }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        onLocked = try container.decodeIfPresent(OnLocked.self, forKey: .onLocked) ?? .skip
+    }
+}

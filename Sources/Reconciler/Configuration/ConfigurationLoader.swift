@@ -1,0 +1,207 @@
+import Foundation
+import Yams
+
+/// Reads, substitutes and validates the configuration file.
+///
+/// Every failure is a ``ReconcilerError`` with code `.configuration` (exit 78) and one line naming the file, the
+/// key path and what was expected. Values are never echoed, since they may be secrets.
+public struct ConfigurationLoader: Sendable {
+    /// The process environment used for `${NAME}` and `STORERECON_DATABASE_URL`.
+    public var environment: [String: String]
+
+    /// Creates a loader over an environment (by default the process's).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    /// The file to read: `--config`, else `$STORERECON_CONFIG`, else `./storerecon.yaml`.
+    public func resolvePath(explicit: String?) -> String {
+        explicit ?? environment["STORERECON_CONFIG"] ?? "storerecon.yaml"
+    }
+
+    /// Loads and validates the file at `path`.
+    public func load(path: String) throws -> Configuration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ReconcilerError(.configuration, "\(path): cannot read the configuration file")
+        }
+        return try load(text: String(decoding: data, as: UTF8.self), source: path)
+    }
+
+    /// Loads and validates configuration text; `source` names it in errors.
+    public func load(text: String, source: String) throws -> Configuration {
+        let node: Node
+        do {
+            node = try Yams.compose(yaml: text) ?? Node.mapping(Node.Mapping([]))
+        } catch let error as YamlError {
+            throw ReconcilerError(.configuration, "\(source): not valid YAML: \(Self.describe(error))")
+        } catch {
+            throw ReconcilerError(.configuration, "\(source): not valid YAML")
+        }
+        let substituted = try substitute(node, path: [], source: source)
+        var configuration: Configuration
+        do {
+            configuration = try YAMLDecoder().decode(Configuration.self, from: substituted)
+        } catch let error as DecodingError {
+            throw ReconcilerError(.configuration, "\(source): \(Self.describe(error))")
+        }
+        if let url = environment["STORERECON_DATABASE_URL"], !url.isEmpty {
+            configuration.database.url = url
+        }
+        try validate(configuration, source: source)
+        return configuration
+    }
+
+    private func validate(_ configuration: Configuration, source: String) throws {
+        var seen = Set<String>()
+        for (index, app) in configuration.apps.enumerated() {
+            do {
+                try app.validate(path: "apps[\(index)]")
+            } catch let error as ReconcilerError {
+                throw ReconcilerError(.configuration, "\(source): \(error.message)")
+            }
+            guard seen.insert(app.id).inserted else {
+                throw ReconcilerError(.configuration, "\(source): apps[\(index)].id: duplicate app id \(app.id)")
+            }
+        }
+        for key in configuration.limits.keys.sorted() where !seen.contains(key) {
+            throw ReconcilerError(.configuration, "\(source): limits.\(key): no app has this id")
+        }
+        let recheck = configuration.recheck
+        guard (1...64).contains(recheck.concurrency) else {
+            throw ReconcilerError(.configuration, "\(source): recheck.concurrency: expected 1...64")
+        }
+        guard (0...1).contains(configuration.sync.backfillShare) else {
+            throw ReconcilerError(.configuration, "\(source): sync.backfillShare: expected a number from 0 to 1")
+        }
+        guard TimeZone(identifier: configuration.reports.timeZone) != nil else {
+            throw ReconcilerError(.configuration, "\(source): reports.timeZone: expected an IANA time zone name")
+        }
+    }
+
+    /// Replaces `${NAME}` in every scalar with the environment variable NAME; an unset one is an error.
+    private func substitute(_ node: Node, path: [String], source: String) throws -> Node {
+        switch node {
+        case .scalar(var scalar):
+            guard scalar.string.contains("${") else { return node }
+            scalar.string = try expand(scalar.string, path: path, source: source)
+            return .scalar(scalar)
+        case .mapping(var mapping):
+            var pairs: [(Node, Node)] = []
+            for (key, value) in mapping {
+                pairs.append((key, try substitute(value, path: path + [key.string ?? "?"], source: source)))
+            }
+            mapping = Node.Mapping(pairs, mapping.tag, mapping.style, mapping.mark)
+            return .mapping(mapping)
+        case .sequence(var sequence):
+            var items: [Node] = []
+            for (index, item) in sequence.enumerated() {
+                items.append(try substitute(item, path: path + ["[\(index)]"], source: source))
+            }
+            sequence = Node.Sequence(items, sequence.tag, sequence.style, sequence.mark)
+            return .sequence(sequence)
+        case .alias:
+            return node
+        }
+    }
+
+    private func expand(_ text: String, path: [String], source: String) throws -> String {
+        var output = ""
+        var rest = Substring(text)
+        while let start = rest.range(of: "${") {
+            output += rest[..<start.lowerBound]
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
+                throw ReconcilerError(.configuration, "\(source): \(Self.join(path)): unterminated ${ in value")
+            }
+            let name = String(rest[start.upperBound..<end])
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                throw ReconcilerError(.configuration, "\(source): \(Self.join(path)): bad variable name in ${...}")
+            }
+            guard let value = environment[name] else {
+                throw ReconcilerError(
+                    .configuration, "\(source): \(Self.join(path)): environment variable \(name) is not set")
+            }
+            output += value
+            rest = rest[rest.index(after: end)...]
+        }
+        return output + rest
+    }
+
+    static func join(_ path: [String]) -> String {
+        var text = ""
+        for component in path {
+            if component.hasPrefix("[") {
+                text += component
+            } else {
+                text += text.isEmpty ? component : ".\(component)"
+            }
+        }
+        return text.isEmpty ? "(top level)" : text
+    }
+
+    static func join(_ codingPath: [any CodingKey]) -> String {
+        join(codingPath.map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue })
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(join(context.codingPath + [key])): required key is missing"
+        case .typeMismatch(let type, let context):
+            return "\(join(context.codingPath)): expected \(expected(type))"
+        case .valueNotFound(let type, let context):
+            return "\(join(context.codingPath)): expected \(expected(type)), found nothing"
+        case .dataCorrupted(let context):
+            return "\(join(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "invalid configuration"
+        }
+    }
+
+    private static func expected(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type, is Int64.Type: return "an integer"
+        case is Double.Type: return "a number"
+        case is Bool.Type: return "true or false"
+        default:
+            let name = "\(type)"
+            if name.hasPrefix("Array") { return "a list" }
+            if name.hasPrefix("Dictionary") { return "a mapping" }
+            return "a mapping"
+        }
+    }
+
+    private static func describe(_ error: YamlError) -> String {
+        // YamlError's description quotes the offending line, which could hold a secret: keep only the position.
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _):
+            return "\(problem) at line \(mark.line), column \(mark.column)"
+        case .composer(_, let problem, let mark, _):
+            return "\(problem) at line \(mark.line), column \(mark.column)"
+        default:
+            return "cannot parse"
+        }
+    }
+}
+
+/// Throws a `DecodingError` naming the first key of the mapping that `keys` does not list.
+func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ decoder: any Decoder, _ keys: Keys.Type) throws {
+    let container = try decoder.container(keyedBy: AnyConfigKey.self)
+    let known = Set(Keys.allCases.map(\.stringValue))
+    for key in container.allKeys where !known.contains(key.stringValue) {
+        let expected = Keys.allCases.map(\.stringValue).joined(separator: ", ")
+        throw DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: decoder.codingPath + [key], debugDescription: "unknown key (expected one of: \(expected))"))
+    }
+}
+
+struct AnyConfigKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) {
+        self.stringValue = String(intValue)
+        self.intValue = intValue
+    }
+}

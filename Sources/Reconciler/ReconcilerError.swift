@@ -1,0 +1,40 @@
+/// An error from a storerecon job or command, carrying what an operator needs to act on it.
+///
+/// Its `description` is one line, safe to log: it never contains a secret, a token or a SQL parameter.
+public struct ReconcilerError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What kind of failure this is; it decides the exit code.
+    public enum Code: String, Sendable {
+        /// The configuration is missing, unknown or wrong (exit 78).
+        case configuration
+        /// The schema is behind, ahead, or an applied migration was edited (exit 1).
+        case migration
+        /// Input data (a CSV file, an id list) is invalid (exit 1).
+        case input
+        /// A store quota or a retryable outage stopped the job early; progress is saved (exit 75).
+        case temporary
+        /// Anything else (exit 1).
+        case failed
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// One line for the operator.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The process exit code the CLI uses for this error (sysexits.h values where they fit).
+    public var exitCode: Int32 {
+        switch code {
+        case .configuration: return 78
+        case .temporary: return 75
+        case .migration, .input, .failed: return 1
+        }
+    }
+
+    public var description: String { message }
+}
