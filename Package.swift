@@ -34,6 +34,13 @@ let package = Package(
             dependencies: ["embed-migrations"]
         ),
         .target(
+            name: "StoreHTTP"
+        ),
+        .target(
+            name: "RateLimiting",
+            dependencies: ["Postgres"]
+        ),
+        .target(
             name: "Reconciler",
             dependencies: [
                 "Postgres",

@@ -1,0 +1,76 @@
+/// A rationed store API: the unit a quota is counted in, per app.
+public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// A stable name, stored in `quota_bucket.api` and `job_run.calls`.
+    public var rawValue: String
+
+    /// Creates an API name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Google `purchases.voidedpurchases.list`: 30 per 30 s, 6000 per Pacific day, per package.
+    public static let googleVoidedPurchases = StoreAPI(rawValue: "google.voidedpurchases")
+    /// Google `purchases.subscriptionsv2.get`: 3000 per minute.
+    public static let googleSubscriptions = StoreAPI(rawValue: "google.subscriptionsv2")
+    /// Google's OAuth token endpoint (rarely called; limited so a bug cannot hammer it).
+    public static let googleOAuthToken = StoreAPI(rawValue: "google.oauth")
+    /// Apple Get Refund History v2: 10 per second.
+    public static let appleRefundHistory = StoreAPI(rawValue: "apple.refundhistory")
+    /// Apple Get Notification History: 50 per second.
+    public static let appleNotificationHistory = StoreAPI(rawValue: "apple.notificationhistory")
+    /// Apple Get All Subscription Statuses: 50 per second.
+    public static let appleSubscriptionStatuses = StoreAPI(rawValue: "apple.subscriptionstatuses")
+    /// Apple Get Transaction History v2: 50 per second.
+    public static let appleTransactionHistory = StoreAPI(rawValue: "apple.transactionhistory")
+
+    public var description: String { rawValue }
+}
+
+/// Why a call is made: backfills may take only their configured share of a daily budget, so the nightly
+/// incremental sync always finds what it needs.
+public enum CallPurpose: String, Sendable, Codable {
+    /// Nightly or hourly incremental work.
+    case incremental
+    /// A manual backfill.
+    case backfill
+}
+
+/// What the store said about a call, fed back to the limiter.
+public enum QuotaFeedback: Sendable, Equatable {
+    /// The call went through.
+    case accepted
+    /// The store throttled the call (429, or Google 403 `rateLimitExceeded`). `retryAfter` is the store's
+    /// `Retry-After`, when it sent one, as seconds from now.
+    case throttled(retryAfter: Double?)
+    /// The store said the daily quota is spent ("per day"): no more calls until the Pacific day turns.
+    case dailyQuotaExhausted
+}
+
+/// The gate every store call passes. Implementations share one budget across processes (Postgres) or, in pure
+/// unit tests, within one process.
+public protocol QuotaGate: Sendable {
+    /// Waits until one call of `api` for `app` is allowed, then counts it.
+    /// - Throws: `QuotaError` when the daily budget for this purpose is spent (the job should stop with exit 75),
+    ///   or `CancellationError` when the task is cancelled while waiting.
+    func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws
+
+    /// Tells the limiter what the store answered, so a 429 drains the bucket and a "per day" answer stops the API.
+    func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async
+}
+
+/// The daily budget (or the share a backfill may take of it) is spent, or the store said so.
+public struct QuotaError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The app.
+    public var app: String
+    /// The API.
+    public var api: StoreAPI
+    /// Why no more calls are allowed today.
+    public var reason: String
+
+    /// Creates the error.
+    public init(app: String, api: StoreAPI, reason: String) {
+        self.app = app
+        self.api = api
+        self.reason = reason
+    }
+
+    public var description: String { "quota for \(api) of app \(app) is spent for today: \(reason)" }
+}

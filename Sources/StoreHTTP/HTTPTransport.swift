@@ -1,0 +1,80 @@
+import Foundation
+
+/// One HTTP request to a store.
+public struct HTTPRequest: Sendable {
+    /// GET, POST, ...
+    public var method: String
+    /// The full URL.
+    public var url: URL
+    /// Header fields. `Authorization` values are never logged.
+    public var headers: [String: String]
+    /// The body, if any.
+    public var body: Data?
+    /// How long the whole exchange may take.
+    public var timeout: Double
+
+    /// Creates a request.
+    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil,
+                timeout: Double = 30) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// A store's answer.
+public struct HTTPResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// Header fields, names lower-cased.
+    public var headers: [String: String]
+    /// The body.
+    public var body: Data
+
+    /// Creates a response.
+    public init(status: Int, headers: [String: String], body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A header by case-insensitive name.
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// Sends requests. The production implementation is ``URLSessionTransport``; the role is a protocol so it can be
+/// swapped (AsyncHTTPClient, if the benchmark ever shows URLSession's per-request leak matters).
+public protocol HTTPTransport: Sendable {
+    /// Sends a request and returns the answer, whatever its status.
+    /// - Throws: ``TransportError`` for timeouts, refused or dropped connections and oversized bodies.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// A failure below HTTP: no answer, or an answer too big to accept.
+public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Code: String, Sendable {
+        case timeout, connection, tooLarge, invalidResponse
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// The request's method and path (never its query or headers, which may hold tokens).
+    public var request: String
+    /// More detail.
+    public var message: String
+
+    /// Creates the error.
+    public init(code: Code, request: String, message: String) {
+        self.code = code
+        self.request = request
+        self.message = message
+    }
+
+    /// Timeouts and dropped connections may succeed when retried.
+    public var isRetryable: Bool { code == .timeout || code == .connection || code == .invalidResponse }
+
+    public var description: String { "\(request): \(code.rawValue): \(message)" }
+}
