@@ -59,14 +59,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["Postgres", "Reconciler"]
+        ),
         .testTarget(
             name: "PostgresTests",
-            dependencies: ["Postgres"]
+            dependencies: ["Postgres", "TestSupport"]
         ),
         .testTarget(
             name: "ReconcilerTests",
-            dependencies: ["Reconciler", "Postgres"],
-            resources: [.copy("Fixtures")]
+            dependencies: ["Reconciler", "Postgres", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -5,6 +5,7 @@ extension PostgresConnection {
     ///
     /// A rollback that fails because the connection is gone is not reported over the original error: the
     /// server discards an unfinished transaction when its session ends.
+    @discardableResult
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try execute("BEGIN")
         let value: T

@@ -14,8 +14,10 @@ public struct HTTPRequest: Sendable {
     public var timeout: Double
 
     /// Creates a request.
-    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil,
-                timeout: Double = 30) {
+    public init(
+        method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil,
+        timeout: Double = 30
+    ) {
         self.method = method
         self.url = url
         self.headers = headers

@@ -53,4 +53,3 @@ public struct ConfigDuration: Decodable, Sendable, Equatable, CustomStringConver
         return "\(seconds)s"
     }
 }
-

@@ -123,11 +123,13 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
         try rejectUnknownKeys(decoder, CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = SyncConfig()
-        googleOverlap = try container.decodeIfPresent(ConfigDuration.self, forKey: .googleOverlap)
+        googleOverlap =
+            try container.decodeIfPresent(ConfigDuration.self, forKey: .googleOverlap)
             ?? defaults.googleOverlap
         googleSkew = try container.decodeIfPresent(ConfigDuration.self, forKey: .googleSkew) ?? defaults.googleSkew
         backfillShare = try container.decodeIfPresent(Double.self, forKey: .backfillShare) ?? defaults.backfillShare
-        appleSandboxFallback = try container.decodeIfPresent(Bool.self, forKey: .appleSandboxFallback)
+        appleSandboxFallback =
+            try container.decodeIfPresent(Bool.self, forKey: .appleSandboxFallback)
             ?? defaults.appleSandboxFallback
     }
 }
@@ -189,7 +191,8 @@ public struct StatusConfig: Decodable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         try rejectUnknownKeys(decoder, CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        maxCheckpointAge = try container.decodeIfPresent(ConfigDuration.self, forKey: .maxCheckpointAge)
+        maxCheckpointAge =
+            try container.decodeIfPresent(ConfigDuration.self, forKey: .maxCheckpointAge)
             ?? .hours(36)
     }
 }

@@ -60,6 +60,13 @@ public struct Migrator {
         }
     }
 
+    /// The names of the migrations not yet applied (nothing is changed).
+    public func pendingNames() throws -> [String] {
+        let exists = try connection.query("SELECT to_regclass('schema_migration') IS NOT NULL AS present")
+        guard try exists[0].decode("present", as: Bool.self) else { return migrations.map(\.name) }
+        return try plan().map(\.name)
+    }
+
     /// The migrations not yet applied, after checking the applied ones against this binary's copies.
     func plan() throws -> [Migration] {
         let rows = try connection.query("SELECT name, checksum FROM schema_migration ORDER BY name")

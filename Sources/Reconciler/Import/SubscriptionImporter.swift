@@ -1,0 +1,254 @@
+import Foundation
+import Postgres
+
+/// `storerecon import subscriptions FILE.csv`: loads the app backend's subscriptions.
+///
+/// The CSV (RFC 4180, header row) has columns `app,store_id,product_id,expires_at` and optionally `user_ref`, in any
+/// order. Valid rows go through COPY into a session-private staging table and one statement merges them into
+/// `subscription` by `(app, store_id)`: a re-import updates changed rows and never duplicates. Every bad line is
+/// reported with its number and reason; with any bad line nothing is merged unless `skipInvalid` is set.
+public struct SubscriptionImporter {
+    /// One rejected line.
+    public struct BadLine: Sendable, Equatable, CustomStringConvertible {
+        /// The 1-based line number in the file.
+        public var line: Int
+        /// Why it was rejected.
+        public var reason: String
+
+        public var description: String { "line \(line): \(reason)" }
+    }
+
+    /// What an import did.
+    public struct Report: Sendable, Equatable {
+        /// Data rows read (header excluded).
+        public var rowsRead = 0
+        /// Rows that passed validation.
+        public var rowsValid = 0
+        /// New subscriptions.
+        public var inserted = 0
+        /// Existing subscriptions whose product, expiry or user_ref changed.
+        public var updated = 0
+        /// Number of bad lines.
+        public var badLineCount = 0
+        /// The first bad lines (at most ``SubscriptionImporter/maxReportedBadLines``).
+        public var badLines: [BadLine] = []
+        /// Whether the valid rows were merged.
+        public var merged = false
+    }
+
+    /// Bad lines kept for the report; the count covers them all.
+    public static let maxReportedBadLines = 1000
+
+    static let requiredColumns = ["app", "store_id", "product_id", "expires_at"]
+    static let optionalColumns = ["user_ref"]
+
+    private let connection: PostgresConnection
+    private let knownApps: Set<String>
+
+    /// Creates an importer.
+    /// - Parameter knownApps: the configured app ids; a row naming another app is a bad line.
+    public init(connection: PostgresConnection, knownApps: Set<String>) {
+        self.connection = connection
+        self.knownApps = knownApps
+    }
+
+    /// Imports a file.
+    /// - Parameters:
+    ///   - path: the CSV file.
+    ///   - skipInvalid: merge the valid rows even when some lines are bad.
+    ///   - dryRun: validate and count, write nothing.
+    /// - Returns: the report; `merged` is false when bad lines stopped the merge.
+    /// - Throws: `ReconcilerError` (`.input`) when the file cannot be read or its header is wrong.
+    public func importFile(path: String, skipInvalid: Bool, dryRun: Bool = false) throws -> Report {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ReconcilerError(.input, "\(path): cannot open the file")
+        }
+        defer { try? handle.close() }
+        var reader = CSVReader(fileHandle: handle)
+        return try importRecords(from: &reader, source: path, skipInvalid: skipInvalid, dryRun: dryRun)
+    }
+
+    /// Imports from a reader (tests and fuzzing use in-memory bytes).
+    public func importRecords(
+        from reader: inout CSVReader, source: String, skipInvalid: Bool, dryRun: Bool = false
+    ) throws -> Report {
+        let header: CSVReader.Record
+        do {
+            guard let first = try reader.next() else { throw ReconcilerError(.input, "\(source): the file is empty") }
+            header = first
+        } catch let malformed as CSVReader.Malformed {
+            throw ReconcilerError(.input, "\(source): line \(malformed.line): \(malformed.reason)")
+        }
+        let columns = try Self.columnPositions(header.fields, source: source)
+        var report = Report()
+        try connection.transaction { connection in
+            try connection.execute(
+                """
+                CREATE TEMP TABLE subscription_import (
+                    line_no bigint NOT NULL, app_id text NOT NULL, store_id text NOT NULL,
+                    product_id text NOT NULL, expires_at timestamptz, user_ref text
+                ) ON COMMIT DROP
+                """)
+            try connection.copyIn(
+                "COPY subscription_import (line_no, app_id, store_id, product_id, expires_at, user_ref) FROM STDIN"
+            ) { writer in
+                var firstLine: [Int: Int] = [:]
+                let hasher = KeyHasher()
+                while true {
+                    let record: CSVReader.Record
+                    do {
+                        guard let next = try reader.next() else { break }
+                        record = next
+                    } catch let malformed as CSVReader.Malformed {
+                        report.rowsRead += 1
+                        Self.note(BadLine(line: malformed.line, reason: malformed.reason), in: &report)
+                        continue
+                    }
+                    if record.fields.count == 1 && record.fields[0].isEmpty { continue }  // blank line
+                    report.rowsRead += 1
+                    switch validate(record, columns: columns) {
+                    case .failure(let bad):
+                        Self.note(bad, in: &report)
+                    case .success(let row):
+                        let key = hasher.hash(row.app, row.storeId)
+                        if let previous = firstLine[key] {
+                            Self.note(
+                                BadLine(
+                                    line: record.line, reason: "duplicate of line \(previous) (same app and store_id)"),
+                                in: &report)
+                            continue
+                        }
+                        firstLine[key] = record.line
+                        report.rowsValid += 1
+                        try writer.writeRow([
+                            String(record.line), row.app, row.storeId, row.productId, row.expiresAt, row.userRef,
+                        ])
+                    }
+                }
+            }
+            guard !dryRun, report.badLineCount == 0 || skipInvalid else { return }
+            let merged = try connection.query(
+                """
+                WITH merged AS (
+                    INSERT INTO subscription AS s (app_id, store_id, product_id, expires_at, user_ref)
+                    SELECT app_id, store_id, product_id, expires_at, user_ref FROM subscription_import
+                    ON CONFLICT (app_id, store_id) DO UPDATE SET
+                        product_id = EXCLUDED.product_id,
+                        expires_at = EXCLUDED.expires_at,
+                        user_ref = COALESCE(EXCLUDED.user_ref, s.user_ref),
+                        expiry_changed_at = CASE WHEN s.expires_at IS DISTINCT FROM EXCLUDED.expires_at
+                                                 THEN now() ELSE s.expiry_changed_at END,
+                        updated_at = now()
+                    WHERE (s.product_id, s.expires_at) IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.expires_at)
+                       OR (EXCLUDED.user_ref IS NOT NULL AND s.user_ref IS DISTINCT FROM EXCLUDED.user_ref)
+                    RETURNING (xmax = 0) AS inserted
+                )
+                SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
+                FROM merged
+                """)[0]
+            report.inserted = try merged.decode("inserted")
+            report.updated = try merged.decode("updated")
+            report.merged = true
+        }
+        return report
+    }
+
+    private static func note(_ bad: BadLine, in report: inout Report) {
+        report.badLineCount += 1
+        if report.badLines.count < maxReportedBadLines { report.badLines.append(bad) }
+    }
+
+    struct Columns {
+        var app: Int
+        var storeId: Int
+        var productId: Int
+        var expiresAt: Int
+        var userRef: Int?
+        var count: Int
+    }
+
+    static func columnPositions(_ header: [String], source: String) throws -> Columns {
+        var positions: [String: Int] = [:]
+        for (index, raw) in header.enumerated() {
+            let name = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            guard requiredColumns.contains(name) || optionalColumns.contains(name) else {
+                throw ReconcilerError(
+                    .input,
+                    "\(source): line 1: unknown column \"\(name)\" (expected app, store_id, product_id, expires_at "
+                        + "and optionally user_ref)")
+            }
+            guard positions[name] == nil else {
+                throw ReconcilerError(.input, "\(source): line 1: column \"\(name)\" appears twice")
+            }
+            positions[name] = index
+        }
+        for name in requiredColumns where positions[name] == nil {
+            throw ReconcilerError(.input, "\(source): line 1: the header has no \"\(name)\" column")
+        }
+        return Columns(
+            app: positions["app"]!, storeId: positions["store_id"]!, productId: positions["product_id"]!,
+            expiresAt: positions["expires_at"]!, userRef: positions["user_ref"], count: header.count)
+    }
+
+    struct Row {
+        var app: String
+        var storeId: String
+        var productId: String
+        var expiresAt: String?
+        var userRef: String?
+    }
+
+    func validate(_ record: CSVReader.Record, columns: Columns) -> Result<Row, BadLine> {
+        let fields = record.fields
+        func bad(_ reason: String) -> Result<Row, BadLine> { .failure(BadLine(line: record.line, reason: reason)) }
+        guard fields.count == columns.count else {
+            return bad("expected \(columns.count) fields, found \(fields.count)")
+        }
+        if let nul = fields.firstIndex(where: { $0.utf8.contains(0) }) {
+            return bad("field \(nul + 1) contains a NUL byte")
+        }
+        let app = fields[columns.app]
+        guard !app.isEmpty else { return bad("app is empty") }
+        guard knownApps.contains(app) else { return bad("app \"\(Self.clip(app))\" is not configured") }
+        let storeId = fields[columns.storeId]
+        guard !storeId.isEmpty else { return bad("store_id is empty") }
+        guard storeId.utf8.count <= 4096 else { return bad("store_id is longer than 4096 bytes") }
+        let productId = fields[columns.productId]
+        guard !productId.isEmpty else { return bad("product_id is empty") }
+        guard productId.utf8.count <= 1024 else { return bad("product_id is longer than 1024 bytes") }
+        let expiresText = fields[columns.expiresAt].trimmingCharacters(in: .whitespaces)
+        var expiresAt: String?
+        if !expiresText.isEmpty {
+            guard let date = PostgresTimestamp.parse(expiresText),
+                date != .distantPast, date != .distantFuture
+            else {
+                return bad(
+                    "expires_at \"\(Self.clip(expiresText))\" is not an RFC 3339 time such as 2026-12-01T00:00:00Z")
+            }
+            expiresAt = PostgresTimestamp.format(date)
+        }
+        var userRef: String?
+        if let position = columns.userRef, !fields[position].isEmpty {
+            guard fields[position].utf8.count <= 1024 else { return bad("user_ref is longer than 1024 bytes") }
+            userRef = fields[position]
+        }
+        return .success(Row(app: app, storeId: storeId, productId: productId, expiresAt: expiresAt, userRef: userRef))
+    }
+
+    /// Shortens a value quoted in an error so a hostile line cannot flood the terminal.
+    static func clip(_ text: String) -> String {
+        text.count <= 60 ? text : String(text.prefix(57)) + "..."
+    }
+}
+
+extension SubscriptionImporter.BadLine: Error {}
+
+/// Hashes (app, store_id) pairs for duplicate detection without keeping a million strings alive.
+private struct KeyHasher {
+    func hash(_ app: String, _ storeId: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(app)
+        hasher.combine(storeId)
+        return hasher.finalize()
+    }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "Configuration file (default: $STORERECON_CONFIG, else ./storerecon.yaml).")
+    var config: String?
+
+    @Flag(name: .long, help: "Call the stores (within quota) but write nothing; say what would have been written.")
+    var dryRun = false
+
+    @Option(name: .long, help: "Log line format: text or json.")
+    var logFormat: LogFormat = .text
+
+    @Option(name: .long, help: "Lowest log level shown: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    @Flag(name: .long, help: "Only warnings and errors on stderr, and no progress display.")
+    var quiet = false
+}
+
+/// How log lines are written to stderr.
+enum LogFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case text, json
+}

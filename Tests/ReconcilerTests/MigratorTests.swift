@@ -1,0 +1,75 @@
+import Foundation
+import Postgres
+import Reconciler
+import TestSupport
+import Testing
+
+@Suite("Migrator")
+struct MigratorTests {
+    @Test func migratesAnEmptyDatabaseThenChangesNothing() throws {
+        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "mig"))
+        let applied = try Migrator(connection: connection).migrate()
+        #expect(applied == Migration.embedded.map(\.name))
+        for table in [
+            "app", "subscription", "subscription_transition", "refund", "sync_checkpoint", "sync_gap",
+            "apple_refund_cursor", "quota_bucket", "quota_day", "job_run",
+        ] {
+            let present = try connection.query("SELECT to_regclass($1) IS NOT NULL AS ok", [table])[0]
+            #expect(try present.decode("ok", as: Bool.self), "table \(table)")
+        }
+        #expect(try Migrator(connection: connection).migrate().isEmpty)
+        try Migrator(connection: connection).verifyCurrent()
+        let count = try connection.query("SELECT count(*) AS c FROM schema_migration")[0]
+        #expect(try count.decode("c", as: Int.self) == Migration.embedded.count)
+    }
+
+    @Test func anEditedAppliedMigrationStopsWithItsName() throws {
+        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "migedit"))
+        let original = [Migration(name: "0001_a.sql", sql: "CREATE TABLE a (x int);")]
+        try Migrator(connection: connection, migrations: original).migrate()
+        let edited = [Migration(name: "0001_a.sql", sql: "CREATE TABLE a (x bigint);")]
+        let error = #expect(throws: ReconcilerError.self) {
+            try Migrator(connection: connection, migrations: edited).migrate()
+        }
+        #expect(error?.code == .migration)
+        #expect(error?.message.contains("0001_a.sql") == true)
+        #expect(error?.exitCode != 0)
+    }
+
+    @Test func aFailingMigrationLeavesNothingBehind() throws {
+        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "migfail"))
+        let migrations = [
+            Migration(name: "0001_ok.sql", sql: "CREATE TABLE ok (x int);"),
+            Migration(name: "0002_bad.sql", sql: "CREATE TABLE half (x int); SELECT * FROM missing_table;"),
+        ]
+        let error = #expect(throws: ReconcilerError.self) {
+            try Migrator(connection: connection, migrations: migrations).migrate()
+        }
+        #expect(error?.message.contains("0002_bad.sql") == true)
+        let half = try connection.query("SELECT to_regclass('half') IS NULL AS gone")[0]
+        #expect(try half.decode("gone", as: Bool.self))
+        let names = try connection.query("SELECT name FROM schema_migration").map {
+            try $0.decode("name", as: String.self)
+        }
+        #expect(names == ["0001_ok.sql"])
+    }
+
+    @Test func pendingMigrationsFailTheCurrentCheck() throws {
+        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "migpend"))
+        #expect(throws: ReconcilerError.self) { try Migrator(connection: connection).verifyCurrent() }
+    }
+
+    /// The binary embeds `sql/` at build time; this proves the embedded copy is byte-for-byte the folder.
+    @Test func embeddedMigrationsEqualTheSQLFolder() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let folder = root.appendingPathComponent("sql")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(names == Migration.embedded.map(\.name))
+        for migration in Migration.embedded {
+            let onDisk = try String(contentsOf: folder.appendingPathComponent(migration.name), encoding: .utf8)
+            #expect(onDisk == migration.sql, "\(migration.name) differs from the embedded copy")
+        }
+    }
+}
