@@ -68,6 +68,10 @@ let package = Package(
             dependencies: ["Postgres", "TestSupport"]
         ),
         .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["Postgres", "TestSupport"]
+        ),
+        .testTarget(
             name: "ReconcilerTests",
             dependencies: ["Reconciler", "Postgres", "TestSupport"]
         ),
