@@ -41,6 +41,10 @@ let package = Package(
             dependencies: ["Postgres"]
         ),
         .target(
+            name: "Reports",
+            dependencies: ["Postgres"]
+        ),
+        .target(
             name: "Reconciler",
             dependencies: [
                 "Postgres",
@@ -54,6 +58,7 @@ let package = Package(
             name: "storerecon",
             dependencies: [
                 "Reconciler",
+                "Reports",
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -70,6 +75,10 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["Postgres", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: ["Reports", "Reconciler", "Postgres", "TestSupport"]
         ),
         .testTarget(
             name: "ReconcilerTests",

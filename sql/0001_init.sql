@@ -103,7 +103,10 @@ CREATE TABLE refund (
     refund_type     text NOT NULL CHECK (refund_type IN ('full', 'prorated', 'partial_quantity', 'family_revoke')),
     quantity        integer NOT NULL DEFAULT 1,
     percentage_milli integer,                       -- Apple revocationPercentage (50000 = 50 %)
-    price_milli     bigint,                         -- store-reported price, milliunits; NULL when unknown
+    price_milli     bigint,                         -- store-reported unit price, milliunits; NULL when unknown
+    -- Refunded amount in milliunits: price x quantity, or for Apple prorated refunds
+    -- round(price x revocationPercentage / 100000); NULL when the price is unknown. Reports sum this exactly.
+    amount_milli    bigint,
     currency        text,
     environment     text,
     reversed_at     timestamptz,                    -- set by REFUND_REVERSED
