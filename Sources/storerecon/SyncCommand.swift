@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Reconciler
+
+/// `storerecon sync ...`.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Incremental pulls from the stores.",
+        subcommands: [SyncGoogleVoidedCommand.self]
+    )
+}
+
+/// `storerecon sync google-voided [--app ID]`.
+struct SyncGoogleVoidedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "google-voided",
+        abstract: "Pull Google Play voided purchases since the last checkpoint into the refund ledger.",
+        discussion: """
+            Window [checkpoint - sync.googleOverlap, now - sync.googleSkew], at most the 30 days Google keeps (an \
+            older checkpoint is reported as a gap). Every page commits with its checkpoint; a quota answer stops \
+            with exit 75 and the next run continues.
+            Example: storerecon sync google-voided --app acme-android
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(name: .long, help: "Only this app (default: every Google app).")
+    var app: String?
+
+    func run() async throws {
+        try await CommandRuntime.run(options, command: "sync google-voided") { runtime in
+            let apps = try runtime.apps(matching: app).filter { $0.platform == .google }
+            try await runtime.runJobs(GoogleVoidedSync.job, apps: apps) { app, environment in
+                let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
+                _ = try await GoogleVoidedSync(app: app, configuration: runtime.configuration, client: client)
+                    .run(.incremental, in: environment)
+            }
+        }
+    }
+}
