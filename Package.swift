@@ -41,6 +41,16 @@ let package = Package(
             dependencies: ["Postgres"]
         ),
         .target(
+            name: "PlayDeveloperAPI",
+            dependencies: [
+                "StoreHTTP",
+                "RateLimiting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "Reconciler",
             dependencies: [
                 "Postgres",
@@ -62,6 +72,17 @@ let package = Package(
         .testTarget(
             name: "PostgresTests",
             dependencies: ["Postgres"]
+        ),
+        .testTarget(
+            name: "PlayDeveloperAPITests",
+            dependencies: [
+                "PlayDeveloperAPI",
+                "StoreHTTP",
+                "RateLimiting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "ReconcilerTests",
