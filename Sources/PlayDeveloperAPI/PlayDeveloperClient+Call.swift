@@ -112,7 +112,10 @@ extension PlayDeveloperClient {
         case .keyNotFound(let key, let context):
             return (path(context.codingPath + [key]), "missing field \"\(key.stringValue)\"")
         case .dataCorrupted(let context):
-            let message = context.underlyingError == nil ? context.debugDescription : "malformed or truncated JSON"
+            // At the top level this is a syntax error: a truncated or non-JSON body.
+            let message =
+                context.codingPath.isEmpty
+                ? "malformed or truncated JSON (\(context.debugDescription))" : context.debugDescription
             return (path(context.codingPath), message)
         @unknown default:
             return (nil, "undecodable")
