@@ -55,7 +55,9 @@ struct PlayCallRunner: Sendable {
                 (verdict, feedback) = classify(response)
                 logger.debug(
                     "store call answered",
-                    metadata: ["api": "\(api)", "request": "\(label)", "status": "\(response.status)", "attempt": "\(attempt)"])
+                    metadata: [
+                        "api": "\(api)", "request": "\(label)", "status": "\(response.status)", "attempt": "\(attempt)",
+                    ])
             } catch let error as TransportError {
                 // The call may have reached the store and been counted there: count it here too.
                 feedback = .accepted

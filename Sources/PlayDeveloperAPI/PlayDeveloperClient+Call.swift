@@ -27,7 +27,8 @@ extension PlayDeveloperClient {
             classify: { classify($0, endpoint: endpoint) },
             transportError: { error in
                 PlayAPIError(
-                    error.code == .tooLarge ? .responseTooLarge : .transport, "\(error.code.rawValue): \(error.message)",
+                    error.code == .tooLarge ? .responseTooLarge : .transport,
+                    "\(error.code.rawValue): \(error.message)",
                     app: app, packageName: endpoint.packageName, request: endpoint.label)
             },
             renewCredentials: {
@@ -70,7 +71,10 @@ extension PlayDeveloperClient {
             return (verdict, .throttled(retryAfter: retryAfter))
         case .dailyQuotaExhausted:
             return (
-                .fail(error(.dailyQuotaExhausted, "the daily quota of \(endpoint.api) is spent until the Pacific day turns")),
+                .fail(
+                    error(
+                        .dailyQuotaExhausted, "the daily quota of \(endpoint.api) is spent until the Pacific day turns")
+                ),
                 .dailyQuotaExhausted
             )
         case .unauthorized:

@@ -13,7 +13,8 @@ enum PlayURL {
                 UInt8(ascii: "~"):
                 encoded.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                encoded += "%" + String(byte >> 4, radix: 16, uppercase: true)
+                encoded +=
+                    "%" + String(byte >> 4, radix: 16, uppercase: true)
                     + String(byte & 0xF, radix: 16, uppercase: true)
             }
         }

@@ -121,7 +121,8 @@ public struct RFC3339Timestamp: Sendable, Hashable, Comparable, Codable, CustomS
             index += 1
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             let sign: Int64 = bytes[index] == UInt8(ascii: "-") ? -1 : 1
-            guard bytes.count - index == 6, let offsetHours = number(index + 1, 2), bytes[index + 3] == UInt8(ascii: ":"),
+            guard bytes.count - index == 6, let offsetHours = number(index + 1, 2),
+                bytes[index + 3] == UInt8(ascii: ":"),
                 let offsetMinutes = number(index + 4, 2), offsetHours <= 23, offsetMinutes <= 59
             else { return nil }
             offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)

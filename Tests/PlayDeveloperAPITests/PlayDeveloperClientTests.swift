@@ -20,7 +20,8 @@ import Testing
         let harness = try ClientHarness([.token(), try page()])
         let response = try await harness.client.listVoidedPurchases(
             packageName: "com.acme.app", startTime: Date(timeIntervalSince1970: 1_788_000_000.123),
-            endTime: Date(timeIntervalSince1970: 1_790_000_000), maxResults: 1000, type: .oneTimeProductsAndSubscriptions,
+            endTime: Date(timeIntervalSince1970: 1_790_000_000), maxResults: 1000,
+            type: .oneTimeProductsAndSubscriptions,
             includeQuantityBasedPartialRefund: true, purpose: .incremental)
         #expect(response.voidedPurchases.count == 3)
 
@@ -40,7 +41,8 @@ import Testing
     @Test func continuationPageSendsTheTokenAndNoWindow() async throws {
         let harness = try ClientHarness([.token(), try page()])
         _ = try await harness.client.listVoidedPurchases(
-            packageName: "com.acme.app", startTime: Date(timeIntervalSince1970: 1), endTime: Date(timeIntervalSince1970: 2),
+            packageName: "com.acme.app", startTime: Date(timeIntervalSince1970: 1),
+            endTime: Date(timeIntervalSince1970: 2),
             token: "CgwI+ZuQ/wY=&x=1", maxResults: 1000, purpose: .incremental)
         let request = try #require(harness.transport.requests.last)
         #expect(request.queryItems == ["token": "CgwI+ZuQ/wY=&x=1", "maxResults": "1000"])
@@ -65,7 +67,8 @@ import Testing
     @Test func subscriptionTokenIsPercentEncodedIntoThePath() async throws {
         let harness = try ClientHarness([.token(), .json(200, data: try Fixtures.data("subscriptionsv2-active.json"))])
         let token = "abc/def+ghi=.AO-J1O?x#y"
-        let subscription = try await harness.client.subscriptionV2(packageName: "com.acme.app", token: token, purpose: .incremental)
+        let subscription = try await harness.client.subscriptionV2(
+            packageName: "com.acme.app", token: token, purpose: .incremental)
         #expect(subscription.subscriptionState == .active)
         let url = try #require(harness.transport.requests.last?.url)
         #expect(
@@ -80,7 +83,8 @@ import Testing
     func maxResultsOutOfRangeIsRejectedWithoutACall(maxResults: Int) async throws {
         let harness = try ClientHarness()
         let error = try await #require(throws: PlayAPIError.self) {
-            try await harness.client.listVoidedPurchases(packageName: "com.acme.app", maxResults: maxResults, purpose: .incremental)
+            try await harness.client.listVoidedPurchases(
+                packageName: "com.acme.app", maxResults: maxResults, purpose: .incremental)
         }
         #expect(error.code == .invalidArgument)
         #expect(harness.transport.requests.isEmpty && harness.gate.events.isEmpty)
@@ -94,7 +98,11 @@ import Testing
             _ = try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .backfill)
         }
         let events = harness.gate.events
-        #expect(events.map(\.api) == [.googleOAuthToken, .googleOAuthToken, .googleVoidedPurchases, .googleVoidedPurchases, .googleVoidedPurchases, .googleVoidedPurchases])
+        #expect(
+            events.map(\.api) == [
+                .googleOAuthToken, .googleOAuthToken, .googleVoidedPurchases, .googleVoidedPurchases,
+                .googleVoidedPurchases, .googleVoidedPurchases,
+            ])
         #expect(events.map { $0.feedback == nil } == [true, false, true, false, true, false])
         #expect(harness.gate.acquires.allSatisfy { $0.purpose == .backfill && $0.app == "acme-android" })
         #expect(harness.gate.feedback(.googleVoidedPurchases) == [.accepted, .accepted])
@@ -128,13 +136,16 @@ import Testing
 
     @Test func throttledAnswersAreReportedAndRetriedAfterRetryAfter() async throws {
         let harness = try ClientHarness([
-            .token(), try error(429, "error-429.json", headers: ["retry-after": "10"]), try error(403, "error-403-per-30s.json"),
+            .token(), try error(429, "error-429.json", headers: ["retry-after": "10"]),
+            try error(403, "error-403-per-30s.json"),
             try page(),
         ])
         let response = try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
         #expect(response.voidedPurchases.count == 3)
         #expect(
-            harness.gate.feedback(.googleVoidedPurchases) == [.throttled(retryAfter: 10), .throttled(retryAfter: nil), .accepted])
+            harness.gate.feedback(.googleVoidedPurchases) == [
+                .throttled(retryAfter: 10), .throttled(retryAfter: nil), .accepted,
+            ])
         #expect(harness.gate.acquires(.googleVoidedPurchases) == 3)
         #expect(harness.time.sleeps == [10, 2])
     }
@@ -152,7 +163,9 @@ import Testing
     // MARK: Retries
 
     @Test func serverErrorsAndTimeoutsAreRetriedWithBackoffEachThroughTheGate() async throws {
-        let harness = try ClientHarness([.token(), try error(503, "error-503.json"), .timeout(), .json(500, "oops"), try page()])
+        let harness = try ClientHarness([
+            .token(), try error(503, "error-503.json"), .timeout(), .json(500, "oops"), try page(),
+        ])
         let response = try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
         #expect(response.voidedPurchases.count == 3)
         #expect(harness.gate.acquires(.googleVoidedPurchases) == 4)
@@ -172,7 +185,8 @@ import Testing
 
     @Test func retriesAreBoundedInTime() async throws {
         let replies: [RecordingTransport.Reply] = [.token()] + Array(repeating: .timeout(), count: 10)
-        let harness = try ClientHarness(replies, retryPolicy: PlayRetryPolicy(maxAttempts: 10, budget: 10, maxBackoff: 30))
+        let harness = try ClientHarness(
+            replies, retryPolicy: PlayRetryPolicy(maxAttempts: 10, budget: 10, maxBackoff: 30))
         let failure = try await #require(throws: PlayAPIError.self) {
             try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
         }
@@ -184,7 +198,8 @@ import Testing
 
     @Test func oversizedAnswerIsNotRetried() async throws {
         let harness = try ClientHarness([
-            .token(), .failure(TransportError(code: .tooLarge, request: "GET /x", message: "body of 99 bytes exceeds 10")),
+            .token(),
+            .failure(TransportError(code: .tooLarge, request: "GET /x", message: "body of 99 bytes exceeds 10")),
         ])
         let failure = try await #require(throws: PlayAPIError.self) {
             try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
@@ -200,14 +215,17 @@ import Testing
             .token("ya29.stale"), try error(401, "error-401-token.json"), .token("ya29.fresh"), try page(),
         ])
         _ = try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
-        let authorizations = harness.transport.requests.filter { !$0.isTokenRequest }.map { $0.headers["Authorization"] }
+        let authorizations = harness.transport.requests.filter { !$0.isTokenRequest }.map {
+            $0.headers["Authorization"]
+        }
         #expect(authorizations == ["Bearer ya29.stale", "Bearer ya29.fresh"])
         #expect(harness.time.sleeps.isEmpty)
     }
 
     @Test func secondUnauthorizedIsAnError() async throws {
         let harness = try ClientHarness([
-            .token("ya29.a"), try error(401, "error-401-token.json"), .token("ya29.b"), try error(401, "error-401-token.json"),
+            .token("ya29.a"), try error(401, "error-401-token.json"), .token("ya29.b"),
+            try error(401, "error-401-token.json"),
         ])
         let failure = try await #require(throws: PlayAPIError.self) {
             try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
@@ -217,7 +235,9 @@ import Testing
     }
 
     @Test func tokenIsRenewedBeforeItExpires() async throws {
-        let harness = try ClientHarness([.token("ya29.one", expiresIn: 3600), try page(), .token("ya29.two"), try page()])
+        let harness = try ClientHarness([
+            .token("ya29.one", expiresIn: 3600), try page(), .token("ya29.two"), try page(),
+        ])
         _ = try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
         harness.time.advance(by: 3400)
         _ = try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
@@ -245,12 +265,15 @@ import Testing
             try await harness.client.subscriptionV2(packageName: "com.acme.app", token: token, purpose: .incremental)
         }
         #expect(failure.code == .notFound && !failure.isRetryable)
-        #expect(failure.request == "GET /androidpublisher/v3/applications/com.acme.app/purchases/subscriptionsv2/tokens/secret-p…")
+        #expect(
+            failure.request
+                == "GET /androidpublisher/v3/applications/com.acme.app/purchases/subscriptionsv2/tokens/secret-p…")
         #expect(!failure.description.contains(token))
     }
 
     @Test func malformedPageNamesRequestAndField() async throws {
-        let body = #"{"voidedPurchases":[{"purchaseToken":"a","voidedTimeMillis":"1"},{"purchaseToken":"b","voidedTimeMillis":true}]}"#
+        let body =
+            #"{"voidedPurchases":[{"purchaseToken":"a","voidedTimeMillis":"1"},{"purchaseToken":"b","voidedTimeMillis":true}]}"#
         let harness = try ClientHarness([.token(), .json(200, body)])
         let failure = try await #require(throws: PlayAPIError.self) {
             try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)

@@ -38,7 +38,8 @@ import Testing
 
     @Test func otherForbiddenIsPermissionDenied() throws {
         let body = GoogleErrorResponse(
-            error: .init(code: 403, message: "denied", status: "PERMISSION_DENIED", errors: [.init(reason: "forbidden")]))
+            error: .init(
+                code: 403, message: "denied", status: "PERMISSION_DENIED", errors: [.init(reason: "forbidden")]))
         #expect(PlayResponseClassifier.classify(status: 403, headers: [:], body: body, now: now) == .permissionDenied)
     }
 
@@ -50,7 +51,9 @@ import Testing
     @Test func serverErrorWithHTMLBodyStillRetryable() {
         let body = GoogleErrorResponse(json: Data("<html>Bad Gateway</html>".utf8))
         #expect(body == nil)
-        #expect(PlayResponseClassifier.classify(status: 502, headers: [:], body: body, now: now) == .serverError(retryAfter: nil))
+        #expect(
+            PlayResponseClassifier.classify(status: 502, headers: [:], body: body, now: now)
+                == .serverError(retryAfter: nil))
     }
 
     @Test func notFoundAndOtherClientErrors() throws {
@@ -61,10 +64,13 @@ import Testing
     @Test func resourceExhaustedStatusIsQuotaWhateverTheCode() {
         let body = GoogleErrorResponse(
             error: .init(code: 403, message: "Queries per day exceeded", status: "RESOURCE_EXHAUSTED"))
-        #expect(PlayResponseClassifier.classify(status: 403, headers: [:], body: body, now: now) == .dailyQuotaExhausted)
+        #expect(
+            PlayResponseClassifier.classify(status: 403, headers: [:], body: body, now: now) == .dailyQuotaExhausted)
     }
 
-    @Test(arguments: [("3", 3.0), ("0", 0), (" 12 ", 12), ("1.5", 1.5), ("-4", nil), ("soon", nil)] as [(String, Double?)])
+    @Test(
+        arguments: [("3", 3.0), ("0", 0), (" 12 ", 12), ("1.5", 1.5), ("-4", nil), ("soon", nil)] as [(String, Double?)]
+    )
     func retryAfterSeconds(header: String, seconds: Double?) {
         #expect(PlayResponseClassifier.parseRetryAfter(header, now: now) == seconds)
     }

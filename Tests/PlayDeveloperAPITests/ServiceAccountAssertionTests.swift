@@ -39,7 +39,9 @@ import _CryptoExtras
         let signingInput = Data("\(pieces[0]).\(pieces[1])".utf8)
         let signature = _RSA.Signing.RSASignature(rawRepresentation: try #require(Base64URL.decode(pieces[2])))
         #expect(signature.rawRepresentation.count == 256)
-        #expect(TestKeys.publicKey.isValidSignature(signature, for: SHA256.hash(data: signingInput), padding: .insecurePKCS1v1_5))
+        #expect(
+            TestKeys.publicKey.isValidSignature(
+                signature, for: SHA256.hash(data: signingInput), padding: .insecurePKCS1v1_5))
         #expect(!TestKeys.publicKey.isValidSignature(signature, for: SHA256.hash(data: signingInput), padding: .PSS))
         // PKCS#1 v1.5 is deterministic: the same input signs the same.
         let again = try ServiceAccountAssertion(key: key, audience: audience, issuedAt: issuedAt).signed(with: key)
@@ -53,7 +55,8 @@ import _CryptoExtras
     }
 
     @Test(arguments: [
-        (Data(), ""), (Data([0xFB]), "-w"), (Data([0xFF, 0xFF]), "__8"), (Data("any carnal pleas".utf8), "YW55IGNhcm5hbCBwbGVhcw"),
+        (Data(), ""), (Data([0xFB]), "-w"), (Data([0xFF, 0xFF]), "__8"),
+        (Data("any carnal pleas".utf8), "YW55IGNhcm5hbCBwbGVhcw"),
     ])
     func base64URLWithoutPadding(data: Data, text: String) {
         #expect(Base64URL.encode(data) == text)

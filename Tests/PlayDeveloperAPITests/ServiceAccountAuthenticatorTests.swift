@@ -116,7 +116,9 @@ import Testing
     }
 
     @Test func invalidClient() async throws {
-        let transport = RecordingTransport([.json(401, #"{"error":"invalid_client","error_description":"The OAuth client was not found."}"#)])
+        let transport = RecordingTransport([
+            .json(401, #"{"error":"invalid_client","error_description":"The OAuth client was not found."}"#)
+        ])
         let error = try await #require(throws: PlayAPIError.self) {
             try await makeAuthenticator(transport).accessToken(purpose: .incremental)
         }

@@ -56,7 +56,8 @@ import _CryptoExtras
     }
 
     @Test func keyThatIsNotRSA() throws {
-        let pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n"
+        let pem =
+            "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n"
         let error = try #require(throws: PlayAPIError.self) {
             try ServiceAccountKey(json: TestKeys.keyFileJSON(overriding: ["private_key": pem]), source: "k.json")
         }

@@ -54,14 +54,18 @@ import Testing
         #expect(subscription.acknowledgementState?.rawValue == "ACKNOWLEDGEMENT_STATE_NEW")
         #expect(subscription.canceledStateContext == .init(systemInitiated: true, replaced: true))
         #expect(subscription.pausedStateContext?.autoResumeTime == RFC3339Timestamp("2026-12-24T00:00:00Z"))
-        #expect(subscription.lineItems.first?.prepaidPlan?.allowExtendAfterTime == RFC3339Timestamp("2026-12-01T00:00:00Z"))
+        #expect(
+            subscription.lineItems.first?.prepaidPlan?.allowExtendAfterTime == RFC3339Timestamp("2026-12-01T00:00:00Z"))
         #expect(subscription.startTime == nil)
     }
 
     @Test(arguments: [
         (#"{"startTime":"last tuesday"}"#, "startTime"),
         (#"{"lineItems":[{"expiryTime":"2026-12-01T00:00:00.1Z"}]}"#, "lineItems[0].expiryTime"),
-        (#"{"lineItems":[{"autoRenewingPlan":{"autoRenewEnabled":"yes"}}]}"#, "lineItems[0].autoRenewingPlan.autoRenewEnabled"),
+        (
+            #"{"lineItems":[{"autoRenewingPlan":{"autoRenewEnabled":"yes"}}]}"#,
+            "lineItems[0].autoRenewingPlan.autoRenewEnabled"
+        ),
         (#"{"subscriptionState":3}"#, "subscriptionState"),
     ])
     func badFieldsAreNamed(json: String, field: String) throws {

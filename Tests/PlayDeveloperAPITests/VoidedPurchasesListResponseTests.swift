@@ -40,7 +40,9 @@ import Testing
         for row in page.voidedPurchases {
             let object = try #require(try JSONSerialization.jsonObject(with: row.rawJSON) as? [String: Any])
             #expect(object["purchaseToken"] as? String == row.purchaseToken)
-            #expect(try JSONDecoder().decode(VoidedPurchase.self, from: row.rawJSON).voidedTimeMillis == row.voidedTimeMillis)
+            #expect(
+                try JSONDecoder().decode(VoidedPurchase.self, from: row.rawJSON).voidedTimeMillis
+                    == row.voidedTimeMillis)
         }
         // The unknown field and the escaped token survive byte for byte.
         let third = String(decoding: page.voidedPurchases[2].rawJSON, as: UTF8.self)
@@ -61,12 +63,19 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"12x"}]}"#, "voidedPurchases[0].voidedTimeMillis"),
-        (#"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"1"},{"voidedTimeMillis":"2"}]}"#,
-            "voidedPurchases[1].purchaseToken"),
+        (
+            #"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"12x"}]}"#,
+            "voidedPurchases[0].voidedTimeMillis"
+        ),
+        (
+            #"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"1"},{"voidedTimeMillis":"2"}]}"#,
+            "voidedPurchases[1].purchaseToken"
+        ),
         (#"{"voidedPurchases":[{"purchaseToken":7,"voidedTimeMillis":"1"}]}"#, "voidedPurchases[0].purchaseToken"),
-        (#"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"1","voidedQuantity":"9999999999"}]}"#,
-            "voidedPurchases[0].voidedQuantity"),
+        (
+            #"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"1","voidedQuantity":"9999999999"}]}"#,
+            "voidedPurchases[0].voidedQuantity"
+        ),
         (#"{"voidedPurchases":{"purchaseToken":"t"}}"#, "voidedPurchases"),
         (#"{"tokenPagination":{"nextPageToken":5}}"#, "tokenPagination.nextPageToken"),
     ])
@@ -84,12 +93,14 @@ import Testing
         #expect(PlayDeveloperClient.describe(error).field == nil)
     }
 
-    @Test(arguments: [
-        (#"0"#, Int32(0), "other"), (#""1""#, 1, "remorse"), (#"2"#, 2, "not_received"), (#""3""#, 3, "defective"),
-        (#"4"#, 4, "accidental_purchase"), (#"5"#, 5, "fraud"), (#""6""#, 6, "friendly_fraud"), (#"7"#, 7, "chargeback"),
-        (#""8""#, 8, "unacknowledged_purchase"), (#"9"#, 9, "unknown"), (#""-1""#, -1, "unknown"),
-        (#""FRIENDLY_FRAUD""#, 6, "friendly_fraud"),
-    ] as [(String, Int32, String)])
+    @Test(
+        arguments: [
+            (#"0"#, Int32(0), "other"), (#""1""#, 1, "remorse"), (#"2"#, 2, "not_received"), (#""3""#, 3, "defective"),
+            (#"4"#, 4, "accidental_purchase"), (#"5"#, 5, "fraud"), (#""6""#, 6, "friendly_fraud"),
+            (#"7"#, 7, "chargeback"),
+            (#""8""#, 8, "unacknowledged_purchase"), (#"9"#, 9, "unknown"), (#""-1""#, -1, "unknown"),
+            (#""FRIENDLY_FRAUD""#, 6, "friendly_fraud"),
+        ] as [(String, Int32, String)])
     func reasonsAsNumbersOrStrings(json: String, code: Int32, label: String) throws {
         let reason = try JSONDecoder().decode(VoidedReason.self, from: Data(json.utf8))
         #expect(reason.code == code)

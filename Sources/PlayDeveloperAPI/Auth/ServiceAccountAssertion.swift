@@ -43,7 +43,7 @@ struct ServiceAccountAssertion: Sendable {
     /// - Throws: ``PlayAPIError`` (`.signing`).
     func signed(with key: ServiceAccountKey) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let signingInput: String
         do {
             signingInput = try Base64URL.encode(encoder.encode(header)) + "." + Base64URL.encode(encoder.encode(claims))

@@ -76,28 +76,36 @@ public actor ServiceAccountAuthenticator {
             api: .googleOAuthToken, purpose: purpose, label: label,
             makeRequest: { try makeRequest(issuedAt: runner.runtime.now()) },
             classify: { classify($0, label: label) },
-            transportError: { PlayAPIError(.transport, "\($0.code.rawValue): \($0.message)", app: runner.app, request: label) }
+            transportError: {
+                PlayAPIError(.transport, "\($0.code.rawValue): \($0.message)", app: runner.app, request: label)
+            }
         )
         struct TokenResponse: Decodable {
-            var access_token: String
-            var expires_in: Double?
+            var accessToken: String
+            var expiresIn: Double?
+
+            enum CodingKeys: String, CodingKey {
+                case accessToken = "access_token"
+                case expiresIn = "expires_in"
+            }
         }
         guard let decoded = try? JSONDecoder().decode(TokenResponse.self, from: response.body),
-            !decoded.access_token.isEmpty
+            !decoded.accessToken.isEmpty
         else {
             throw PlayAPIError(
                 .tokenEndpoint, "the token endpoint's answer holds no access_token", app: runner.app, request: label,
                 httpStatus: response.status)
         }
-        let lifetime = max(decoded.expires_in ?? 3600, 0)
+        let lifetime = max(decoded.expiresIn ?? 3600, 0)
         runner.logger.debug(
             "signed in as service account", metadata: ["app": "\(runner.app)", "account": "\(key.clientEmail)"])
-        return AccessToken(value: decoded.access_token, expiresAt: issuedAt.addingTimeInterval(lifetime))
+        return AccessToken(value: decoded.accessToken, expiresAt: issuedAt.addingTimeInterval(lifetime))
     }
 
     private func makeRequest(issuedAt: Date) throws -> HTTPRequest {
         let assertion = try ServiceAccountAssertion(key: key, audience: tokenURL, issuedAt: issuedAt).signed(with: key)
-        let body = "grant_type=" + PlayURL.percentEncode("urn:ietf:params:oauth:grant-type:jwt-bearer")
+        let body =
+            "grant_type=" + PlayURL.percentEncode("urn:ietf:params:oauth:grant-type:jwt-bearer")
             + "&assertion=" + PlayURL.percentEncode(assertion)
         return HTTPRequest(
             method: "POST", url: tokenURL,
@@ -109,11 +117,16 @@ public actor ServiceAccountAuthenticator {
         if (200..<300).contains(response.status) { return (.success(response), .accepted) }
         struct OAuthError: Decodable {
             var error: String?
-            var error_description: String?
+            var errorDescription: String?
+
+            enum CodingKeys: String, CodingKey {
+                case error
+                case errorDescription = "error_description"
+            }
         }
         let body = try? JSONDecoder().decode(OAuthError.self, from: response.body)
         let code = body?.error
-        let detail = body?.error_description.map { ": " + String($0.prefix(200)) } ?? ""
+        let detail = body?.errorDescription.map { ": " + String($0.prefix(200)) } ?? ""
         func error(_ kind: PlayAPIError.Code, _ message: String, retryAfter: Double? = nil) -> PlayAPIError {
             PlayAPIError(
                 kind, message + detail, app: runner.app, request: label, httpStatus: response.status,

@@ -22,7 +22,8 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible, CustomReflec
     let privateKey: _RSA.Signing.PrivateKey
 
     /// Creates a key from its parts (tests, or keys held elsewhere than in a file).
-    public init(clientEmail: String, privateKeyID: String, privateKeyPEM: String, tokenURI: URL, source: String) throws {
+    public init(clientEmail: String, privateKeyID: String, privateKeyPEM: String, tokenURI: URL, source: String) throws
+    {
         self.clientEmail = clientEmail
         self.privateKeyID = privateKeyID
         self.tokenURI = tokenURI
@@ -45,7 +46,9 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible, CustomReflec
         }
         func string(_ name: String) throws -> String {
             guard let value = fields[name] else { throw fail("missing field \"\(name)\"") }
-            guard let text = value as? String, !text.isEmpty else { throw fail("field \"\(name)\" is not a non-empty string") }
+            guard let text = value as? String, !text.isEmpty else {
+                throw fail("field \"\(name)\" is not a non-empty string")
+            }
             return text
         }
         let tokenURI: URL
@@ -53,7 +56,8 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible, CustomReflec
             tokenURI = Self.defaultTokenURI
         } else {
             let text = try string("token_uri")
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                scheme == "https" || scheme == "http",
                 url.host != nil
             else { throw fail("field \"token_uri\" is not an http(s) URL") }
             tokenURI = url

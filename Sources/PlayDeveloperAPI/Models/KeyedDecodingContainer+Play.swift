@@ -6,7 +6,9 @@ extension KeyedDecodingContainer {
         let text = try decode(String.self, forKey: key)
         guard let value = Int64(text) else {
             throw DecodingError.dataCorruptedError(
-                forKey: key, in: self, debugDescription: "expected an int64 (number or decimal string), got \(text.prefix(40).debugDescription)")
+                forKey: key, in: self,
+                debugDescription:
+                    "expected an int64 (number or decimal string), got \(text.prefix(40).debugDescription)")
         }
         return value
     }
@@ -19,7 +21,8 @@ extension KeyedDecodingContainer {
     func decodeFlexibleInt32IfPresent(forKey key: Key) throws -> Int32? {
         guard let value = try decodeFlexibleInt64IfPresent(forKey: key) else { return nil }
         guard let narrow = Int32(exactly: value) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "\(value) is out of int32 range")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "\(value) is out of int32 range")
         }
         return narrow
     }
