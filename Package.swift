@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Warnings are errors in CI through `scripts/test` (`-Xswiftc -warnings-as-errors`), not here:
-// unsafeFlags would make the package unusable as a dependency.
+// Warnings fail CI through `scripts/test` (it rejects any warning in the project's own files), not through
+// unsafeFlags, which would make the package unusable as a dependency.
 let package = Package(
     name: "storerecon",
     platforms: [.macOS(.v15)],
@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
+        // PostgreSQL through libpq.
         .systemLibrary(
             name: "CLibPQ",
             providers: [.apt(["libpq-dev"])]
@@ -24,6 +25,8 @@ let package = Package(
             name: "Postgres",
             dependencies: ["CLibPQ"]
         ),
+
+        // sql/*.sql compiled into the binary.
         .executableTarget(
             name: "embed-migrations",
             path: "Plugins/EmbedMigrationsTool"
@@ -33,13 +36,38 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["embed-migrations"]
         ),
+
+        // Store access: transport, shared quota, clients.
         .target(
             name: "StoreHTTP"
         ),
         .target(
             name: "RateLimiting",
-            dependencies: ["Postgres"]
+            dependencies: [
+                "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
+        .executableTarget(
+            name: "quota-probe",
+            dependencies: [
+                "RateLimiting",
+                "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(
+            name: "PlayDeveloperAPI",
+            dependencies: [
+                "StoreHTTP",
+                "RateLimiting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The jobs, reports and the command line.
         .target(
             name: "Reports",
             dependencies: ["Postgres"]
@@ -48,6 +76,9 @@ let package = Package(
             name: "Reconciler",
             dependencies: [
                 "Postgres",
+                "StoreHTTP",
+                "RateLimiting",
+                "PlayDeveloperAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -59,11 +90,14 @@ let package = Package(
             dependencies: [
                 "Reconciler",
                 "Reports",
+                "RateLimiting",
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+
+        // Tests.
         .target(
             name: "TestSupport",
             dependencies: ["Postgres", "Reconciler"]
@@ -73,16 +107,31 @@ let package = Package(
             dependencies: ["Postgres", "TestSupport"]
         ),
         .testTarget(
-            name: "EndToEndTests",
-            dependencies: ["Postgres", "TestSupport"]
+            name: "RateLimitingTests",
+            dependencies: ["RateLimiting", "Postgres", "Reconciler", "TestSupport", "quota-probe"]
+        ),
+        .testTarget(
+            name: "PlayDeveloperAPITests",
+            dependencies: [
+                "PlayDeveloperAPI",
+                "StoreHTTP",
+                "RateLimiting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "ReconcilerTests",
+            dependencies: ["Reconciler", "Postgres", "TestSupport"]
         ),
         .testTarget(
             name: "ReportsTests",
             dependencies: ["Reports", "Reconciler", "Postgres", "TestSupport"]
         ),
         .testTarget(
-            name: "ReconcilerTests",
-            dependencies: ["Reconciler", "Postgres", "TestSupport"]
+            name: "EndToEndTests",
+            dependencies: ["Postgres", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
