@@ -38,7 +38,18 @@ let package = Package(
         ),
         .target(
             name: "RateLimiting",
-            dependencies: ["Postgres"]
+            dependencies: [
+                "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "quota-probe",
+            dependencies: [
+                "RateLimiting",
+                "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .target(
             name: "Reconciler",
@@ -70,6 +81,10 @@ let package = Package(
         .testTarget(
             name: "ReconcilerTests",
             dependencies: ["Reconciler", "Postgres", "TestSupport"]
+        ),
+        .testTarget(
+            name: "RateLimitingTests",
+            dependencies: ["RateLimiting", "Postgres", "Reconciler", "TestSupport", "quota-probe"]
         ),
     ],
     swiftLanguageModes: [.v6]
