@@ -6,7 +6,9 @@ import Synchronization
 /// every page commits with its checkpoint).
 public final class ShutdownSignal: Sendable {
     private let requested = Mutex(false)
-    private let sources = Mutex<[any DispatchSourceSignal]>([])
+    // The dispatch sources must stay alive for the process; install() runs once, from the main command, before
+    // any job starts, so this is never touched concurrently.
+    nonisolated(unsafe) private static var retained: [any DispatchSourceSignal] = []
 
     /// A signal that is never raised (tests, library use).
     public init() {}
@@ -32,7 +34,7 @@ public final class ShutdownSignal: Sendable {
                     Data("storerecon: stopping after the page in hand (signal again to stop at once)\n".utf8))
             }
             source.resume()
-            sources.withLock { $0.append(source) }
+            Self.retained.append(source)
         }
     }
 }
