@@ -49,7 +49,8 @@ struct VoidedWindowPlannerTests {
         let plan = planner.backfill(since: since, until: now.addingTimeInterval(-10 * 86_400), now: now)
         #expect(try #require(plan.gap).from == since)
         #expect(plan.end == now.addingTimeInterval(-10 * 86_400))
-        let future = planner.backfill(since: now.addingTimeInterval(-86_400), until: now.addingTimeInterval(86_400), now: now)
+        let future = planner.backfill(
+            since: now.addingTimeInterval(-86_400), until: now.addingTimeInterval(86_400), now: now)
         #expect(future.end == now.addingTimeInterval(-60))
         #expect(future.gap == nil)
     }

@@ -8,7 +8,9 @@ extension Configuration {
         for app in apps {
             var limits = QuotaLimits.published(appleSandbox: app.platform == .apple && app.environment != "production")
             let overrides = self.limits(for: app)
-            if let value = overrides.voidedPerDay { limits = limits.overriding(.googleVoidedPurchases, dailyCap: value) }
+            if let value = overrides.voidedPerDay {
+                limits = limits.overriding(.googleVoidedPurchases, dailyCap: value)
+            }
             if let value = overrides.voidedPer30Seconds {
                 limits = limits.overriding(.googleVoidedPurchases, count: value, per: .seconds(30))
             }

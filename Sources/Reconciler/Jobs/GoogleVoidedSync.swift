@@ -106,7 +106,8 @@ public struct GoogleVoidedSync {
             if let gap = plan.gap {
                 summary.gap = gap
                 logger.error(
-                    "gap: voids recorded \(Self.text(gap.from)) – \(Self.text(gap.to)) are older than Google keeps (30 days) and cannot be fetched any more")
+                    "gap: voids recorded \(Self.text(gap.from)) – \(Self.text(gap.to)) are older than Google keeps (30 days) and cannot be fetched any more"
+                )
                 if !environment.dryRun {
                     try SyncGap.record(job: job, app: app.id, from: gap.from, to: gap.to, on: connection)
                 }
@@ -122,10 +123,13 @@ public struct GoogleVoidedSync {
                     packageName: app.storeAppId, startTime: token == nil ? start : nil,
                     endTime: token == nil ? end : nil, token: token, maxResults: Self.pageSize,
                     type: .oneTimeProductsAndSubscriptions, includeQuantityBasedPartialRefund: true, purpose: purpose)
-            } catch let error as PlayAPIError where token != nil && error.code == .badRequest && !restartedAfterTokenError {
+            } catch let error as PlayAPIError
+                where token != nil && error.code == .badRequest && !restartedAfterTokenError
+            {
                 // An expired or unknown page token: the window is re-read from its start. Upserts make that safe;
                 // it costs the pages already read.
-                logger.warning("the page token was refused (\(error.code.rawValue)); restarting the window from its start")
+                logger.warning(
+                    "the page token was refused (\(error.code.rawValue)); restarting the window from its start")
                 restartedAfterTokenError = true
                 token = nil
                 environment.counters.add("token_restarts")
@@ -175,7 +179,8 @@ public struct GoogleVoidedSync {
         environment.progress?.finish()
         summary.drained = true
         logger.info(
-            "\(environment.dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(environment.dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(environment.dryRun ? "unchanged" : "at \(Self.text(end))")")
+            "\(environment.dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(environment.dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(environment.dryRun ? "unchanged" : "at \(Self.text(end))")"
+        )
         return summary
     }
 
