@@ -152,6 +152,10 @@ CREATE TABLE apple_refund_cursor (
     last_checked_at timestamptz,
     queued_at       timestamptz,                    -- set when a notification names the customer
     queue_reason    text,                           -- REFUND, REFUND_REVERSED, REVOKE, backfill
+    -- A process working on this customer holds a short lease, so concurrent processes (FOR UPDATE SKIP LOCKED when
+    -- claiming) never ask for the same customer twice; a crashed worker's lease simply runs out.
+    claimed_until   timestamptz,
+    claimed_by      text,
     PRIMARY KEY (app_id, original_transaction_id)
 );
 CREATE INDEX apple_refund_cursor_queue ON apple_refund_cursor (app_id, queued_at) WHERE queued_at IS NOT NULL;

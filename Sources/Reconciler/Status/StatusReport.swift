@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import RateLimiting
 
 /// What `storerecon status` shows: whether the database answers, whether the schema is current, and per configured
 /// app its row counts. Later jobs add checkpoints, gaps, quota use and last runs.
@@ -24,6 +25,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var lastRuns: [LastRun] = []
         /// Subscriptions by state and entitlement.
         public var subscriptionStates: [StateCount] = []
+        /// Today's (US-Pacific day) store calls per API.
+        public var quotaToday: [QuotaUsage] = []
     }
 
     /// A job's checkpoint for an app.
@@ -85,8 +88,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
         """
 
     /// Gathers the report (read-only).
-    public static func gather(_ configuration: Configuration, on connection: PostgresConnection) throws -> StatusReport
-    {
+    public static func gather(
+        _ configuration: Configuration, on connection: PostgresConnection,
+        quotaUsage: (String) async throws -> [QuotaUsage] = { _ in [] }
+    ) async throws -> StatusReport {
         let pending = try Migrator(connection: connection).pendingNames()
         var report = StatusReport(
             schemaCurrent: pending.isEmpty, pendingMigrations: pending, tableCounts: [:], apps: [], attention: [])
@@ -108,6 +113,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
                 id: app.id, platform: app.platform.rawValue, storeAppId: app.storeAppId,
                 subscriptions: try row.decode("subscriptions"), refunds: try row.decode("refunds"))
             try gatherJobs(into: &status, configuration: configuration, on: connection)
+            status.quotaToday = try await quotaUsage(app.id)
             for checkpoint in status.checkpoints where !checkpoint.job.hasSuffix("_backfill") {
                 if let behind = checkpoint.behindSeconds, behind > configuration.status.maxCheckpointAge.seconds {
                     report.attention.append(
