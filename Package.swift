@@ -7,13 +7,17 @@ let package = Package(
     name: "storerecon",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "storerecon", targets: ["storerecon"])
+        .executable(name: "storerecon", targets: ["storerecon"]),
+        .executable(name: "storesim", targets: ["storesim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // PostgreSQL through libpq.
@@ -101,6 +105,34 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: ["Postgres", "Reconciler"]
+        ),
+        .target(
+            name: "StoreSimulator",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .executableTarget(
+            name: "storesim",
+            dependencies: [
+                "StoreSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "StoreSimulatorTests",
+            dependencies: [
+                "StoreSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
         ),
         .testTarget(
             name: "PostgresTests",

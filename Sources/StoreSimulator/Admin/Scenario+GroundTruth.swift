@@ -1,0 +1,96 @@
+/// Ground truth computed from the scenario for an instant.
+extension Scenario {
+    func groundTruth(at now: Int64) -> GroundTruth {
+        var apple: [GroundTruth.AppleRefund] = []
+        var google: [GroundTruth.GoogleVoid] = []
+        for refundIndex in refundsByPlan {
+            let refund = refunds[Int(refundIndex)]
+            guard refund.eventMillis <= now else { continue }
+            let index = Int(refund.plan)
+            let plan = plans[index]
+            let app = spec.apps[Int(plan.app)]
+            let charge = Int(refund.charge)
+            let product = product(plan, charge: charge)
+            let purchased = plan.chargeMillis(charge, periods: periods(plan))
+            if app.platform == .apple {
+                let type =
+                    switch refund.kind {
+                    case .prorated: "REFUND_PRORATED"
+                    case .familyRevoke: "FAMILY_REVOKE"
+                    case .full, .partialQuantity: "REFUND_FULL"
+                    }
+                apple.append(
+                    GroundTruth.AppleRefund(
+                        app: app.id, environment: plan.flags.contains(.sandbox) ? "Sandbox" : "Production",
+                        transactionId: String(transactionId(plan: index, charge: charge)),
+                        originalTransactionId: String(originalTransactionId(plan: index)),
+                        productId: product.productId, purchaseDate: purchased, revocationDate: refund.eventMillis,
+                        revocationReason: Int(refund.reason), revocationType: type,
+                        revocationPercentage: refund.kind == .prorated ? Int(refund.percentage) : nil,
+                        priceMilli: product.priceMilli * Int64(plan.quantity), currency: product.currency,
+                        quantity: Int(plan.quantity),
+                        reversedDate: refund.reversedMillis <= now ? refund.reversedMillis : nil))
+            }
+        }
+        for (appIndex, order) in voidedOrder.enumerated() where spec.apps[appIndex].platform == .google {
+            let app = spec.apps[appIndex]
+            for refundIndex in order {
+                let refund = refunds[Int(refundIndex)]
+                guard refund.eventMillis <= now else { continue }
+                let index = Int(refund.plan)
+                let plan = plans[index]
+                let charge = Int(refund.charge)
+                google.append(
+                    GroundTruth.GoogleVoid(
+                        app: app.id, packageName: app.storeId, orderId: orderId(plan: index, charge: charge),
+                        purchaseToken: purchaseToken(plan: index), productId: product(plan, charge: charge).productId,
+                        purchaseTimeMillis: plan.chargeMillis(charge, periods: periods(plan)),
+                        voidedTimeMillis: refund.eventMillis, recordedTimeMillis: refund.recordedMillis,
+                        recorded: refund.recordedMillis <= now, voidedSource: Int(refund.source),
+                        voidedReason: Int(refund.reason),
+                        voidedQuantity: refund.kind == .partialQuantity ? Int(refund.quantity) : nil,
+                        isSubscription: !plan.isOneTime))
+            }
+        }
+        apple.sort { ($0.revocationDate, $0.transactionId) < ($1.revocationDate, $1.transactionId) }
+        return GroundTruth(nowMillis: now, appleRefunds: apple, googleVoids: google)
+    }
+
+    /// The number of subscriptions (one-time purchases excluded).
+    var subscriptionCount: Int { spec.subscriptions }
+
+    /// The truth of subscriptions `offset..<offset+limit` (by plan index) that exist at `now`.
+    func subscriptionTruth(at now: Int64, offset: Int, limit: Int) -> [SubscriptionTruth] {
+        let end = min(spec.subscriptions, offset + max(0, limit))
+        guard offset < end else { return [] }
+        return (max(0, offset)..<end).compactMap { subscriptionTruth(plan: $0, at: now) }
+    }
+
+    /// The truth of one subscription, nil before it exists.
+    func subscriptionTruth(plan index: Int, at now: Int64) -> SubscriptionTruth? {
+        let plan = plans[index]
+        let app = spec.apps[Int(plan.app)]
+        if app.platform == .apple {
+            guard let status = appleState(plan: index, at: now) else { return nil }
+            let periods = periods(plan)
+            return SubscriptionTruth(
+                app: app.id, platform: "apple", environment: plan.flags.contains(.sandbox) ? "Sandbox" : "Production",
+                storeId: String(originalTransactionId(plan: index)),
+                productId: product(plan, charge: status.charge).productId, appleStatus: status.status,
+                googleState: nil, entitled: status.entitled,
+                expiresMillis: status.gracePeriodExpiresMillis ?? plan.expiresMillis(status.charge, periods: periods),
+                autoRenew: status.autoRenewStatus == 1,
+                latestTransaction: String(transactionId(plan: index, charge: status.charge)), linkedPurchaseToken: nil,
+                replacedByToken: nil)
+        }
+        guard let state = googleState(plan: index, at: now) else { return nil }
+        return SubscriptionTruth(
+            app: app.id, platform: "google", environment: nil, storeId: purchaseToken(plan: index),
+            productId: spec.products[Int(state.product)].productId, appleStatus: nil,
+            googleState: "SUBSCRIPTION_STATE_" + state.state, entitled: state.entitled,
+            expiresMillis: state.expiryMillis, autoRenew: state.autoRenewEnabled,
+            latestTransaction: state.charge.map { orderId(plan: index, charge: $0) },
+            linkedPurchaseToken: plan.linkedFrom >= 0 ? purchaseToken(plan: Int(plan.linkedFrom)) : nil,
+            replacedByToken: plan.replacedBy >= 0 && plan.endMillis <= now ? purchaseToken(plan: Int(plan.replacedBy)) : nil)
+    }
+}

@@ -1,0 +1,52 @@
+/// `GET /inApps/v2/refund/lookup/{transactionId}?revision=`: Get Refund History v2. The customer's refunded
+/// transactions, ascending by `revocationDate`, at most 20 a page. The `revision` encodes how many of the
+/// customer's refunds have been returned, so a later call with the final revision returns only newer ones.
+/// https://developer.apple.com/documentation/appstoreserverapi/get-refund-history
+struct RefundHistoryEndpoint {
+    static let pageSize = 20
+
+    let state: SimulatorState
+
+    func handle(_ request: StoreRequest, app: Int, sandbox: Bool, transactionId: String, faults: Set<FaultKind>)
+        -> StoreReply
+    {
+        let plan: Int
+        switch AppleCustomerLookup(state: state).find(transactionId, app: app, sandbox: sandbox) {
+        case .failed(let reply): return reply
+        case .found(let found): plan = found
+        }
+        let now = state.now
+        var position = 0
+        if let revision = request.parameter("revision"), !revision.isEmpty {
+            guard let fields = state.pageTokens.decode("refunds", revision, count: 2), fields[0] == Int64(plan),
+                fields[1] >= 0
+            else { return AppleError.invalidRevision() }
+            position = Int(fields[1])
+        }
+        let scenario = state.scenario
+        let visible = scenario.refunds(ofPlan: plan).map { scenario.refunds[Int($0)] }.filter {
+            $0.revokes && $0.eventMillis <= now
+        }
+        let start = min(position, visible.count)
+        let end = min(start + Self.pageSize, visible.count)
+        let payloads = ApplePayloads(state: state, spoilers: .init(faults))
+        let revision = state.pageTokens.encode("refunds", [Int64(plan), Int64(end)])
+        let wrongTypes = faults.contains(.wrongFieldTypes)
+        return .json { json in
+            json.object { object in
+                object.array("signedTransactions") { list in
+                    for refund in visible[start..<end] {
+                        list.string(
+                            payloads.signedTransaction(plan: plan, charge: Int(refund.charge), at: now, refund: refund))
+                    }
+                }
+                object.field("revision", revision)
+                if wrongTypes {
+                    object.field("hasMore", end < visible.count ? "true" : "false")
+                } else {
+                    object.field("hasMore", end < visible.count)
+                }
+            }
+        }
+    }
+}

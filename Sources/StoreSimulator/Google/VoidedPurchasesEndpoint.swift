@@ -1,0 +1,173 @@
+/// `GET /androidpublisher/v3/applications/{packageName}/purchases/voidedpurchases`, as the discovery document
+/// describes `purchases.voidedpurchases.list`: a window on the time each void was *recorded* (inclusive at both
+/// ends), oldest first, token paging that ignores the times, `type` 0/1, `includeQuantityBasedPartialRefund`.
+/// https://developers.google.com/android-publisher/api-ref/rest/v3/purchases.voidedpurchases/list
+///
+/// Choices where Google's documentation is silent: a `startTime` older than 30 days is refused with 400; an
+/// `endTime` after now is refused with 400 (or clamped, by option); the page token carries the position of the
+/// next row, the window's end and the first request's `type` and `includeQuantityBasedPartialRefund`.
+struct VoidedPurchasesEndpoint {
+    static let thirtyDays: Int64 = 30 * 86_400_000
+
+    let state: SimulatorState
+
+    private struct Query {
+        var position: Int
+        var end: Int64
+        var type: Int
+        var includePartial: Bool
+    }
+
+    func handle(_ request: StoreRequest, app: Int, faults: Set<FaultKind>) -> StoreReply {
+        let now = state.now
+        var maxResults = 1000
+        if let text = request.parameter("maxResults") {
+            guard let value = Int(text), value >= 0 else {
+                return GoogleError.invalidArgument("Invalid value at 'max_results' (TYPE_UINT32), \"\(text)\"")
+            }
+            maxResults = value == 0 ? 1000 : min(value, 1000)
+        }
+        let order = state.scenario.voidedOrder[app]
+        let query: Query
+        if let token = request.parameter("token"), !token.isEmpty {
+            guard !faults.contains(.expiredPageToken),
+                let fields = state.pageTokens.decode("voided", token, count: 5), fields[0] == Int64(app),
+                fields[1] >= 0, fields[1] <= Int64(order.count)
+            else {
+                return GoogleError.invalidArgument("Invalid pagination token.")
+            }
+            query = Query(position: Int(fields[1]), end: fields[2], type: Int(fields[3]), includePartial: fields[4] == 1)
+        } else {
+            switch parseWindow(request, now: now, order: order) {
+            case .failure(let reply): return reply
+            case .success(let parsed): query = parsed
+            }
+        }
+        var rows: [Int32] = []
+        var index = query.position
+        var next: Int?
+        while index < order.count {
+            let refundIndex = order[index]
+            let refund = state.scenario.refunds[Int(refundIndex)]
+            if refund.recordedMillis > query.end { break }
+            if matches(refund, query) {
+                if rows.count == maxResults {
+                    next = index
+                    break
+                }
+                rows.append(refundIndex)
+            }
+            index += 1
+        }
+        let encoding = state.options.voidedEnumEncoding
+        return .json { json in
+            json.object { object in
+                if let next {
+                    object.object("tokenPagination") { pagination in
+                        let fields: [Int64] = [
+                            Int64(app), Int64(next), query.end, Int64(query.type), query.includePartial ? 1 : 0,
+                        ]
+                        pagination.field("nextPageToken", state.pageTokens.encode("voided", fields))
+                    }
+                }
+                guard !rows.isEmpty else { return }
+                object.array("voidedPurchases") { list in
+                    for refundIndex in rows {
+                        writeRow(refundIndex, encoding: encoding, wrongTypes: faults.contains(.wrongFieldTypes), &list)
+                    }
+                }
+            }
+        }
+    }
+
+    private enum Parsed {
+        case success(Query)
+        case failure(StoreReply)
+    }
+
+    private func parseWindow(_ request: StoreRequest, now: Int64, order: [Int32]) -> Parsed {
+        var start = now - Self.thirtyDays
+        var end = now
+        if let text = request.parameter("startTime") {
+            guard let value = Int64(text) else {
+                return .failure(GoogleError.invalidArgument("Invalid value at 'start_time' (TYPE_INT64), \"\(text)\""))
+            }
+            start = value
+        }
+        if let text = request.parameter("endTime") {
+            guard let value = Int64(text) else {
+                return .failure(GoogleError.invalidArgument("Invalid value at 'end_time' (TYPE_INT64), \"\(text)\""))
+            }
+            end = value
+        }
+        var type = 0
+        if let text = request.parameter("type") {
+            guard let value = Int(text), value == 0 || value == 1 else {
+                return .failure(GoogleError.invalidArgument("Invalid type: \(text). Valid values are 0 and 1."))
+            }
+            type = value
+        }
+        let partialText = request.parameter("includeQuantityBasedPartialRefund")?.lowercased()
+        guard partialText == nil || partialText == "true" || partialText == "false" else {
+            return .failure(GoogleError.invalidArgument("Invalid value at 'include_quantity_based_partial_refund' (TYPE_BOOL)"))
+        }
+        if start < now - Self.thirtyDays {
+            return .failure(GoogleError.invalidArgument("Start time cannot be older than 30 days."))
+        }
+        if end > now {
+            if state.options.futureEndTime == .reject {
+                return .failure(GoogleError.invalidArgument("End time cannot be greater than the current time."))
+            }
+            end = now
+        }
+        if start > end {
+            return .failure(GoogleError.invalidArgument("Start time must be before end time."))
+        }
+        // The first row recorded at or after the start.
+        var low = 0
+        var high = order.count
+        while low < high {
+            let mid = (low + high) / 2
+            if state.scenario.refunds[Int(order[mid])].recordedMillis < start { low = mid + 1 } else { high = mid }
+        }
+        return .success(Query(position: low, end: end, type: type, includePartial: partialText == "true"))
+    }
+
+    private func matches(_ refund: RefundRecord, _ query: Query) -> Bool {
+        if refund.kind == .partialQuantity, !query.includePartial { return false }
+        if query.type == 0, !state.scenario.plans[Int(refund.plan)].isOneTime { return false }
+        return true
+    }
+
+    private func writeRow(
+        _ refundIndex: Int32, encoding: SimulatorOptions.EnumEncoding, wrongTypes: Bool, _ list: inout JSONWriter
+    ) {
+        let scenario = state.scenario
+        let refund = scenario.refunds[Int(refundIndex)]
+        let plan = scenario.plans[Int(refund.plan)]
+        let charge = Int(refund.charge)
+        let purchased = plan.chargeMillis(charge, periods: scenario.periods(plan))
+        let asString: Bool
+        switch encoding {
+        case .numbers: asString = false
+        case .strings: asString = true
+        case .mixed: asString = refundIndex % 2 == 0
+        }
+        list.object { row in
+            row.field("kind", "androidpublisher#voidedPurchase")
+            row.field("purchaseToken", scenario.purchaseToken(plan: Int(refund.plan)))
+            row.field("purchaseTimeMillis", String(purchased))
+            if wrongTypes {
+                row.key("voidedTimeMillis")
+                row.array { $0.string(String(refund.eventMillis)) }
+            } else {
+                row.field("voidedTimeMillis", String(refund.eventMillis))
+            }
+            row.field("orderId", scenario.orderId(plan: Int(refund.plan), charge: charge))
+            for (name, value) in [("voidedSource", Int(refund.source)), ("voidedReason", Int(refund.reason))] {
+                if asString { row.field(name, String(value)) } else { row.field(name, value) }
+            }
+            if refund.kind == .partialQuantity { row.field("voidedQuantity", Int(refund.quantity)) }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+/// Sorts a scenario's refunds into the orders the endpoints page through, and builds Apple's notification
+/// history from the plans.
+struct ScenarioIndexer {
+    let spec: ScenarioSpec
+    let plans: [PurchasePlan]
+    let refunds: [RefundRecord]
+
+    /// Notifications older than this many days before the anchor are not kept: Apple serves 180 days.
+    static let notificationDays: Int64 = 200
+
+    func build() -> Scenario {
+        let byPlan = (0..<refunds.count).map(Int32.init).sorted { lhs, rhs in
+            let left = refunds[Int(lhs)]
+            let right = refunds[Int(rhs)]
+            return (left.plan, left.eventMillis, lhs) < (right.plan, right.eventMillis, rhs)
+        }
+        var voided = [[Int32]](repeating: [], count: spec.apps.count)
+        for (index, refund) in refunds.enumerated() {
+            let app = Int(plans[Int(refund.plan)].app)
+            if spec.apps[app].platform == .google { voided[app].append(Int32(index)) }
+        }
+        for app in voided.indices {
+            voided[app].sort { lhs, rhs in
+                (refunds[Int(lhs)].recordedMillis, lhs) < (refunds[Int(rhs)].recordedMillis, rhs)
+            }
+        }
+        var notifications = [[NotificationEvent]](repeating: [], count: spec.apps.count * 2)
+        let floor = spec.anchorMillis - Self.notificationDays * 86_400_000
+        let periodMillis = spec.products.map(\.periodMillis)
+        var refundCursor = 0
+        for (index, plan) in plans.enumerated() where spec.apps[Int(plan.app)].platform == .apple {
+            while refundCursor < byPlan.count, refunds[Int(byPlan[refundCursor])].plan < Int32(index) {
+                refundCursor += 1
+            }
+            var planRefunds: [RefundRecord] = []
+            var cursor = refundCursor
+            while cursor < byPlan.count, refunds[Int(byPlan[cursor])].plan == Int32(index) {
+                planRefunds.append(refunds[Int(byPlan[cursor])])
+                cursor += 1
+            }
+            let slot = Scenario.notificationSlot(app: Int(plan.app), sandbox: plan.flags.contains(.sandbox))
+            let periods = (periodMillis[Int(plan.product)], periodMillis[Int(plan.secondProduct)])
+            appendNotifications(
+                plan: plan, index: index, periods: periods, refunds: planRefunds, floor: floor,
+                into: &notifications[slot])
+        }
+        for slot in notifications.indices {
+            notifications[slot].sort { ($0.millis, $0.plan, $0.kind.rawValue) < ($1.millis, $1.plan, $1.kind.rawValue) }
+        }
+        return Scenario(
+            spec: spec, plans: plans, refunds: refunds, refundsByPlan: byPlan, voidedOrder: voided,
+            notifications: notifications)
+    }
+
+    private func appendNotifications(
+        plan: PurchasePlan, index: Int, periods: (Int64, Int64), refunds: [RefundRecord], floor: Int64,
+        into list: inout [NotificationEvent]
+    ) {
+        func add(_ millis: Int64, _ charge: Int, _ kind: NotificationEvent.Kind, _ subtype: NotificationEvent.Subtype) {
+            guard millis >= floor else { return }
+            list.append(
+                NotificationEvent(millis: millis, plan: Int32(index), charge: UInt16(charge), kind: kind, subtype: subtype))
+        }
+        for refund in refunds {
+            add(refund.eventMillis, Int(refund.charge), refund.kind == .familyRevoke ? .revoke : .refund, .none)
+            if refund.reversedMillis != .max { add(refund.reversedMillis, Int(refund.charge), .refundReversed, .none) }
+        }
+        if plan.isOneTime {
+            add(plan.startMillis, 0, .oneTimeCharge, .none)
+            return
+        }
+        let count = plan.chargeCount
+        let first = Int(plan.firstCount)
+        // Skip charges before the floor cheaply: only the first segment can reach far back.
+        var start = 0
+        if periods.0 > 0, plan.startMillis < floor {
+            start = min(first, Int((floor - plan.startMillis) / periods.0))
+        }
+        for charge in start..<count {
+            let at = plan.chargeMillis(charge, periods: periods)
+            if charge == 0 {
+                add(at, 0, .subscribed, .initialBuy)
+            } else if charge == first {
+                switch plan.transition {
+                case .upgrade: add(at, charge, .didChangeRenewalPref, .upgrade)
+                case .downgrade:
+                    add(plan.downgradeDecisionMillis(periods: periods), charge - 1, .didChangeRenewalPref, .downgrade)
+                    add(at, charge, .didRenew, .none)
+                case .recovery:
+                    let lapse = plan.expiresMillis(first - 1, periods: periods)
+                    add(lapse, first - 1, .didFailToRenew, plan.graceDays > 0 ? .gracePeriod : .none)
+                    let graceEnd = lapse + Int64(plan.graceDays) * 86_400_000
+                    if plan.graceDays > 0, graceEnd < at { add(graceEnd, first - 1, .gracePeriodExpired, .none) }
+                    add(at, charge, .didRenew, .billingRecovery)
+                case .none, .resume: add(at, charge, .didRenew, .none)
+                }
+            } else {
+                add(at, charge, .didRenew, .none)
+            }
+        }
+        if plan.cancelMillis != 0 {
+            let charge = max(0, plan.visibleCharges(at: plan.cancelMillis, periods: periods) - 1)
+            add(plan.cancelMillis, charge, .didChangeRenewalStatus, .autoRenewDisabled)
+        }
+        let last = count - 1
+        let lapse = plan.finalExpiryMillis(periods: periods)
+        switch plan.ending {
+        case .voluntary:
+            add(lapse, last, .expired, .voluntary)
+        case .billingExpired:
+            add(lapse, last, .didFailToRenew, plan.graceDays > 0 ? .gracePeriod : .none)
+            let graceEnd = lapse + Int64(plan.graceDays) * 86_400_000
+            if plan.graceDays > 0 { add(graceEnd, last, .gracePeriodExpired, .none) }
+            add(graceEnd + Int64(plan.holdDays) * 86_400_000, last, .expired, .billingRetry)
+        case .renewing, .replaced, .pendingCanceled, .revoked, .oneTime:
+            break
+        }
+    }
+}

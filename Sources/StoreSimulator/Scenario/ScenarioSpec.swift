@@ -1,0 +1,75 @@
+/// What a generated scenario is made from: a seed, sizes, apps and products. `storesim init` writes it as
+/// `scenario.json`; the same spec always generates the same scenario.
+///
+/// JSON keys are the property names; every key but `seed` may be left out. Example:
+/// `{"seed":42,"anchorMillis":1795000000000,"subscriptions":1000,"oneTimePurchases":200,"refunds":150}`.
+public struct ScenarioSpec: Codable, Sendable, Equatable {
+    /// The seed of every random choice.
+    public var seed: UInt64
+    /// The scenario's reference time (ms): histories end around it, and the fixed clock starts there.
+    public var anchorMillis: Int64
+    /// Subscriptions in all, shared evenly among the apps.
+    public var subscriptions: Int
+    /// One-time purchases in all (consumables with quantities, non-consumables).
+    public var oneTimePurchases: Int
+    /// Refunds and voids to generate (each on a different purchase; Google partial refunds add parts).
+    public var refunds: Int
+    /// How far before the anchor subscriptions may start, in days.
+    public var historyDays: Int
+    /// How far after the anchor events are generated (they appear as the clock advances), in days.
+    public var futureDays: Int
+    /// Share of Apple purchases made in the sandbox environment.
+    public var sandboxShare: Double
+    /// Share of Google voids recorded late (days after the void).
+    public var lateVoidShare: Double
+    /// The apps.
+    public var apps: [SimulatedApp]
+    /// The products.
+    public var products: [SimulatedProduct]
+
+    /// Creates a spec; defaults are one Apple and one Google app, the default catalogue, and a history of 400
+    /// days before the anchor and 30 after.
+    public init(
+        seed: UInt64 = 1, anchorMillis: Int64 = 1_795_000_000_000, subscriptions: Int = 1000,
+        oneTimePurchases: Int? = nil, refunds: Int? = nil, historyDays: Int = 400, futureDays: Int = 30,
+        sandboxShare: Double = 0.05, lateVoidShare: Double = 0.1, apps: [SimulatedApp] = SimulatedApp.defaults,
+        products: [SimulatedProduct] = SimulatedProduct.defaults
+    ) {
+        self.seed = seed
+        self.anchorMillis = anchorMillis
+        self.subscriptions = subscriptions
+        self.oneTimePurchases = oneTimePurchases ?? subscriptions / 5
+        self.refunds = refunds ?? max(1, subscriptions / 10)
+        self.historyDays = historyDays
+        self.futureDays = futureDays
+        self.sandboxShare = sandboxShare
+        self.lateVoidShare = lateVoidShare
+        self.apps = apps
+        self.products = products
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case seed, anchorMillis, subscriptions, oneTimePurchases, refunds, historyDays, futureDays, sandboxShare
+        case lateVoidShare, apps, products
+    }
+
+    /// Decodes a spec; missing keys take the defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let subscriptions = try container.decodeIfPresent(Int.self, forKey: .subscriptions) ?? 1000
+        self.init(
+            seed: try container.decode(UInt64.self, forKey: .seed),
+            anchorMillis: try container.decodeIfPresent(Int64.self, forKey: .anchorMillis) ?? 1_795_000_000_000,
+            subscriptions: subscriptions,
+            oneTimePurchases: try container.decodeIfPresent(Int.self, forKey: .oneTimePurchases),
+            refunds: try container.decodeIfPresent(Int.self, forKey: .refunds),
+            historyDays: try container.decodeIfPresent(Int.self, forKey: .historyDays) ?? 400,
+            futureDays: try container.decodeIfPresent(Int.self, forKey: .futureDays) ?? 30,
+            sandboxShare: try container.decodeIfPresent(Double.self, forKey: .sandboxShare) ?? 0.05,
+            lateVoidShare: try container.decodeIfPresent(Double.self, forKey: .lateVoidShare) ?? 0.1,
+            apps: try container.decodeIfPresent([SimulatedApp].self, forKey: .apps) ?? SimulatedApp.defaults,
+            products: try container.decodeIfPresent([SimulatedProduct].self, forKey: .products)
+                ?? SimulatedProduct.defaults
+        )
+    }
+}

@@ -1,0 +1,24 @@
+/// The store endpoints the simulator serves; quotas, statistics and faults are kept per endpoint.
+public enum SimulatorEndpoint: String, Sendable, CaseIterable, Codable, Comparable {
+    /// Google OAuth token endpoint (`POST /token`).
+    case googleToken
+    /// Google `purchases.voidedpurchases.list`.
+    case googleVoidedPurchases
+    /// Google `purchases.subscriptionsv2.get`.
+    case googleSubscriptionsV2
+    /// Apple Get Refund History v2.
+    case appleRefundHistory
+    /// Apple Get Notification History.
+    case appleNotificationHistory
+    /// Apple Get All Subscription Statuses.
+    case appleSubscriptionStatuses
+    /// Apple Get Transaction History v2.
+    case appleTransactionHistory
+
+    public static func < (lhs: SimulatorEndpoint, rhs: SimulatorEndpoint) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+
+    /// Whether the endpoint is Apple's.
+    var isApple: Bool { rawValue.hasPrefix("apple") }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Hummingbird
+
+/// Adapts Hummingbird requests to ``StoreRouter`` and writes its replies, including the broken ones a fault asks
+/// for: a closed connection with no answer, or a body cut short of its `Content-Length`.
+struct SimulatorResponder: HTTPResponder {
+    typealias Context = SimulatorRequestContext
+
+    /// Thrown to abandon a connection after closing it.
+    struct Abandoned: Error {}
+
+    let router: StoreRouter
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let body = try await request.body.collect(upTo: 4 << 20)
+        let path = request.uri.path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        let storeRequest = StoreRequest(
+            method: request.method.rawValue, segments: path, query: StoreRequest.parseQuery(request.uri.query),
+            authorization: request.headers[.authorization], body: Data(body.readableBytesView))
+        let reply = await router.route(storeRequest)
+        var headers = HTTPFields()
+        headers[.contentType] = reply.contentType
+        if let retryAfter = reply.retryAfter { headers[.retryAfter] = retryAfter }
+        let bytes = ByteBuffer(string: reply.body)
+        let close = context.closeConnection
+        switch reply.delivery {
+        case .normal:
+            return Response(status: .init(code: reply.status), headers: headers, body: .init(byteBuffer: bytes))
+        case .drop:
+            await close()
+            throw Abandoned()
+        case .truncate:
+            let half = bytes.getSlice(at: 0, length: bytes.readableBytes / 2) ?? bytes
+            return Response(
+                status: .init(code: reply.status), headers: headers,
+                body: ResponseBody(contentLength: bytes.readableBytes) { writer in
+                    try await writer.write(half)
+                    await close()
+                    throw Abandoned()
+                })
+        }
+    }
+}

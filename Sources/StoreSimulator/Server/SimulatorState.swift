@@ -1,0 +1,85 @@
+import Synchronization
+
+/// Everything the endpoints share while the server runs: the scenario, the clock, the quota ledger, the fault
+/// schedule, the keys, and the Google access tokens issued so far.
+final class SimulatorState: Sendable {
+    /// An issued Google access token.
+    struct AccessGrant: Sendable {
+        var expiresMillis: Int64
+    }
+
+    let options: SimulatorOptions
+    let scenario: Scenario
+    let clock: SimulatorClock
+    let ledger = QuotaLedger()
+    let faults: FaultInjector
+    let keys: SimulatorKeys
+    let signer: JWSSigner
+    let pageTokens: PageToken
+    private let accessTokens = Mutex<[String: AccessGrant]>([:])
+    private let issued = Atomic<UInt64>(0)
+    private let origin = Mutex<String>("http://127.0.0.1")
+    private let quotaOptions: Mutex<QuotaOptions>
+
+    init(options: SimulatorOptions, scenario: Scenario, keys: SimulatorKeys) {
+        self.options = options
+        self.scenario = scenario
+        self.clock = SimulatorClock(options.clock ?? .fixed(startMillis: options.scenario.anchorMillis))
+        self.faults = FaultInjector(seed: options.faultSeed ?? options.scenario.seed, settings: options.faults)
+        self.keys = keys
+        self.signer = JWSSigner(chain: keys.chain)
+        self.pageTokens = PageToken(seed: options.scenario.seed)
+        self.quotaOptions = Mutex(options.quotas)
+    }
+
+    /// The simulator's now (ms).
+    var now: Int64 { clock.nowMillis() }
+
+    /// The time JWTs are checked against.
+    var authNow: Int64 { options.authUsesWallClock ? SimulatorClock.wallMillis() : clock.nowMillis() }
+
+    /// The limits in force.
+    var quotas: QuotaOptions {
+        get { quotaOptions.withLock { $0 } }
+        set { quotaOptions.withLock { $0 = newValue } }
+    }
+
+    /// The time quota windows count on.
+    var quotaNow: Int64 { quotas.useWallClock ? SimulatorClock.wallMillis() : clock.nowMillis() }
+
+    /// `http://host:port`, once the server listens.
+    var baseURL: String {
+        get { origin.withLock { $0 } }
+        set { origin.withLock { $0 = newValue } }
+    }
+
+    /// The Google token endpoint's URL (the assertion's `aud`).
+    var tokenURL: String { baseURL + "/token" }
+
+    /// Issues a Google access token valid for the configured lifetime.
+    func issueAccessToken() -> (token: String, expiresIn: Int64) {
+        let serial = issued.add(1, ordering: .relaxed).newValue
+        let bits = SplitMix64.mix(options.scenario.seed, serial, UInt64(bitPattern: SimulatorClock.wallMillis()))
+        let token = "ya29.sim-" + String(serial) + "-" + String(bits, radix: 36)
+        let lifetime = options.accessTokenLifetimeSeconds
+        let expires = now + lifetime * 1000
+        accessTokens.withLock { $0[token] = AccessGrant(expiresMillis: expires) }
+        return (token, lifetime)
+    }
+
+    /// Whether a Google access token is known and unexpired on the simulator clock.
+    func accessTokenIsValid(_ token: String) -> Bool {
+        guard let grant = accessTokens.withLock({ $0[token] }) else { return false }
+        return now < grant.expiresMillis
+    }
+
+    /// The index of the Google app with this package name.
+    func googleApp(packageName: String) -> Int? {
+        scenario.spec.apps.firstIndex { $0.platform == .google && $0.storeId == packageName }
+    }
+
+    /// The index of the Apple app with this bundle id.
+    func appleApp(bundleId: String) -> Int? {
+        scenario.spec.apps.firstIndex { $0.platform == .apple && $0.storeId == bundleId }
+    }
+}

@@ -1,0 +1,139 @@
+/// Sends each request to its endpoint through the same steps a store takes: authentication, quota, then the
+/// answer, with the fault schedule spoiling some on the way. Quota is granted before faults strike, so a call
+/// answered with a 5xx or a dropped connection still counts as granted.
+///
+/// URL layout (one port): Google's API at `/androidpublisher/v3/...` and its token endpoint at `/token`; Apple
+/// production at `/inApps/...` and Apple sandbox at `/sandbox/inApps/...`; the admin API at `/admin/...`.
+struct StoreRouter {
+    let state: SimulatorState
+
+    func route(_ request: StoreRequest) async -> StoreReply {
+        let path = request.segments
+        if path.first == "admin" {
+            return AdminEndpoint(state: state).handle(request)
+        }
+        if path == ["token"] {
+            return await serve(.googleToken, request) { _ in
+                (QuotaLedger.Key(app: "google-oauth", environment: nil, endpoint: .googleToken), nil, false)
+            } answer: { faults, _ in
+                GoogleTokenEndpoint(state: state).handle(request, faults: faults)
+            }
+        }
+        if path.count >= 6, path[0] == "androidpublisher", path[1] == "v3", path[2] == "applications",
+            path[4] == "purchases", request.method == "GET"
+        {
+            return await routeGoogle(request, packageName: path[3], rest: Array(path[5...]))
+        }
+        let sandbox = path.first == "sandbox"
+        let apple = sandbox ? Array(path.dropFirst()) : path
+        if apple.count >= 3, apple[0] == "inApps" {
+            return await routeApple(request, sandbox: sandbox, path: apple)
+        }
+        return StoreReply(status: 404, body: "Not Found\n", contentType: "text/plain")
+    }
+
+    private func routeGoogle(_ request: StoreRequest, packageName: String, rest: [String]) async -> StoreReply {
+        let endpoint: SimulatorEndpoint
+        if rest == ["voidedpurchases"] {
+            endpoint = .googleVoidedPurchases
+        } else if rest.count == 3, rest[0] == "subscriptionsv2", rest[1] == "tokens" {
+            endpoint = .googleSubscriptionsV2
+        } else {
+            return GoogleError.notFound()
+        }
+        return await serve(endpoint, request) { faults in
+            guard !faults.contains(.expiredAccessToken), let token = request.bearerToken,
+                state.accessTokenIsValid(token)
+            else { return (nil, GoogleError.unauthenticated(), false) }
+            guard let app = state.googleApp(packageName: packageName) else {
+                return (nil, GoogleError.applicationNotFound(packageName), false)
+            }
+            return (QuotaLedger.Key(app: state.scenario.spec.apps[app].id, environment: nil, endpoint: endpoint), nil, false)
+        } answer: { faults, key in
+            let app = state.scenario.spec.apps.firstIndex { $0.id == key.app } ?? 0
+            switch endpoint {
+            case .googleVoidedPurchases:
+                return VoidedPurchasesEndpoint(state: state).handle(request, app: app, faults: faults)
+            default:
+                return SubscriptionsV2Endpoint(state: state).handle(app: app, token: rest[2], faults: faults)
+            }
+        }
+    }
+
+    private func routeApple(_ request: StoreRequest, sandbox: Bool, path: [String]) async -> StoreReply {
+        let endpoint: SimulatorEndpoint
+        var transactionId = ""
+        switch (request.method, path.count, path[1], path[2]) {
+        case ("GET", 5, "v2", "refund") where path[3] == "lookup":
+            endpoint = .appleRefundHistory
+            transactionId = path[4]
+        case ("POST", 4, "v1", "notifications") where path[3] == "history":
+            endpoint = .appleNotificationHistory
+        case ("GET", 4, "v1", "subscriptions"):
+            endpoint = .appleSubscriptionStatuses
+            transactionId = path[3]
+        case ("GET", 4, "v2", "history"):
+            endpoint = .appleTransactionHistory
+            transactionId = path[3]
+        default:
+            return StoreReply(status: 404, body: "Not Found\n", contentType: "text/plain")
+        }
+        return await serve(endpoint, request) { faults in
+            guard !faults.contains(.expiredAccessToken),
+                let app = AppleBearerVerifier(state: state).verify(request.bearerToken)
+            else { return (nil, AppleError.unauthorized(), true) }
+            let key = QuotaLedger.Key(
+                app: state.scenario.spec.apps[app].id, environment: sandbox ? "sandbox" : "production", endpoint: endpoint)
+            return (key, nil, true)
+        } answer: { faults, key in
+            let app = state.scenario.spec.apps.firstIndex { $0.id == key.app } ?? 0
+            switch endpoint {
+            case .appleRefundHistory:
+                return RefundHistoryEndpoint(state: state).handle(
+                    request, app: app, sandbox: sandbox, transactionId: transactionId, faults: faults)
+            case .appleNotificationHistory:
+                return NotificationHistoryEndpoint(state: state).handle(request, app: app, sandbox: sandbox, faults: faults)
+            case .appleSubscriptionStatuses:
+                return SubscriptionStatusesEndpoint(state: state).handle(
+                    request, app: app, sandbox: sandbox, transactionId: transactionId, faults: faults)
+            default:
+                return TransactionHistoryEndpoint(state: state).handle(
+                    request, app: app, sandbox: sandbox, transactionId: transactionId, faults: faults)
+            }
+        }
+    }
+
+    /// The common steps. `authorize` names the quota counter or answers with a refusal (and says whether the
+    /// endpoint is Apple's, for the error shapes); `answer` makes the reply.
+    private func serve(
+        _ endpoint: SimulatorEndpoint, _ request: StoreRequest,
+        authorize: (Set<FaultKind>) -> (QuotaLedger.Key?, StoreReply?, Bool),
+        answer: (Set<FaultKind>, QuotaLedger.Key) -> StoreReply
+    ) async -> StoreReply {
+        let (faults, slowMillis) = state.faults.draw(for: endpoint)
+        let (key, refusal, apple) = authorize(faults)
+        guard let key else { return refusal ?? StoreReply(status: 401, body: "") }
+        let quotas = state.quotas
+        let decision = state.ledger.admit(
+            key, at: state.quotaNow, rules: quotas.rules(for: endpoint, sandbox: key.environment == "sandbox"))
+        if case .refused(let rule, let retryAt) = decision {
+            return apple
+                ? AppleError.rateLimitExceeded(retryAtMillis: retryAt)
+                : GoogleError.quotaExceeded(rule: rule, style: quotas.googleStyle)
+        }
+        if faults.contains(.slow) {
+            try? await Task.sleep(for: .milliseconds(slowMillis))
+        }
+        if faults.contains(.serverError) {
+            let second = request.segments.count % 2 == 0
+            return apple ? AppleError.serverError(retryable: second) : GoogleError.serverError(second: second)
+        }
+        if faults.contains(.dropConnection) {
+            return StoreReply(status: 500, body: "", delivery: .drop)
+        }
+        var reply = answer(faults, key)
+        if faults.contains(.malformedJSON) { reply.malform() }
+        if faults.contains(.truncatedBody) { reply.delivery = .truncate }
+        return reply
+    }
+}

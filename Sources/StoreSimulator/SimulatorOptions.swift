@@ -1,0 +1,56 @@
+/// Everything a simulator run is started with. The defaults are the stores' published behaviour with a fixed
+/// clock at the scenario's anchor and no faults.
+public struct SimulatorOptions: Sendable {
+    /// How Google's `voidedSource` and `voidedReason` are sent.
+    public enum EnumEncoding: String, Sendable, Codable {
+        /// As JSON numbers (the schema).
+        case numbers
+        /// As JSON strings (Google's own example).
+        case strings
+        /// Strings or numbers, varying by row.
+        case mixed
+    }
+
+    /// What voided purchases does with an `endTime` after now.
+    public enum FutureEndTime: String, Sendable, Codable {
+        /// 400 INVALID_ARGUMENT (the default: the documentation says it cannot be later than now).
+        case reject
+        /// Treat it as now.
+        case clamp
+    }
+
+    /// The scenario to generate.
+    public var scenario: ScenarioSpec
+    /// The clock; nil means fixed at the scenario's anchor.
+    public var clock: SimulatorClock.Mode?
+    /// The limits.
+    public var quotas = QuotaOptions()
+    /// Fault rates per endpoint.
+    public var faults: [SimulatorEndpoint: FaultSettings] = [:]
+    /// Seed of the fault schedule (default: the scenario seed).
+    public var faultSeed: UInt64?
+    /// Address to listen on.
+    public var host = "127.0.0.1"
+    /// Port; 0 picks a free one.
+    public var port = 0
+    /// Google `voidedSource`/`voidedReason` encoding.
+    public var voidedEnumEncoding = EnumEncoding.numbers
+    /// Google voided purchases `endTime` after now.
+    public var futureEndTime = FutureEndTime.reject
+    /// Check JWT times (Google assertion, Apple bearer) against the wall clock instead of the simulator clock,
+    /// for clients that sign with real time while the simulator clock is moved.
+    public var authUsesWallClock = false
+    /// Google access token lifetime, seconds.
+    public var accessTokenLifetimeSeconds: Int64 = 3600
+    /// Allowed clock skew for JWT `iat`/`exp`, seconds.
+    public var clockSkewSeconds: Int64 = 300
+    /// Apple pagination tokens expire this long after they were issued, seconds.
+    public var pageTokenLifetimeSeconds: Int64 = 86_400
+    /// Key material; nil generates new keys at start.
+    public var keys: SimulatorKeys?
+
+    /// Creates options for a scenario.
+    public init(scenario: ScenarioSpec = ScenarioSpec()) {
+        self.scenario = scenario
+    }
+}

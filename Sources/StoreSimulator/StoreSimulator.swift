@@ -1,0 +1,166 @@
+import Foundation
+import Hummingbird
+import Logging
+import Synchronization
+
+/// A running store simulator: Google Play Developer API, Google OAuth and the App Store Server API (production
+/// and sandbox) on one loopback port, answering from a generated scenario on its own clock.
+///
+/// ```swift
+/// try await StoreSimulator.withRunning(SimulatorOptions(scenario: ScenarioSpec(seed: 7))) { sim in
+///     let voided = sim.googleAPIBaseURL.appending(path: "androidpublisher/v3/applications/com.example.demo/purchases/voidedpurchases")
+///     sim.clock.advance(millis: 86_400_000)
+///     let truth = sim.groundTruth()
+/// }
+/// ```
+///
+/// URL layout: Google's API under ``googleAPIBaseURL`` (`/androidpublisher/v3/...`), its token endpoint at
+/// ``googleTokenURL`` (`/token`), Apple production under ``appleProductionBaseURL`` (`/inApps/...`), Apple sandbox
+/// under ``appleSandboxBaseURL`` (`/sandbox/inApps/...`), the admin API under ``adminURL`` (see `AdminEndpoint`).
+public final class StoreSimulator: Sendable {
+    let state: SimulatorState
+
+    private init(state: SimulatorState) {
+        self.state = state
+    }
+
+    /// Builds the scenario and keys, starts the server, runs `body`, and stops the server when it returns.
+    /// - Parameters:
+    ///   - options: scenario, clock, quotas, faults, address (port 0 picks a free port).
+    ///   - body: the work to do while the simulator runs.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``SimulatorError`` when the scenario is invalid or the server cannot listen; what `body` throws.
+    public static func withRunning<Result>(
+        _ options: SimulatorOptions, _ body: (StoreSimulator) async throws -> Result
+    ) async throws -> Result {
+        let simulator = try prepare(options)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let application = simulator.application(signals: false) { port in continuation.yield(port) }
+        return try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { group in
+            group.addTask {
+                defer { continuation.finish() }
+                try await application.runService(gracefulShutdownSignals: [])
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                try await group.next()
+                throw SimulatorError(.server, "the server stopped before it listened")
+            }
+            simulator.state.baseURL = "http://\(options.host):\(port)"
+            do {
+                let result = try await body(simulator)
+                group.cancelAll()
+                return result
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    /// Runs the simulator until SIGTERM or SIGINT (for `storesim serve`).
+    /// - Parameters:
+    ///   - options: as for ``withRunning(_:_:)``.
+    ///   - onListening: called once the server listens, with the simulator (its URLs are known by then).
+    public static func serve(_ options: SimulatorOptions, onListening: @escaping @Sendable (StoreSimulator) -> Void)
+        async throws
+    {
+        let simulator = try prepare(options)
+        let application = simulator.application(signals: true) { port in
+            simulator.state.baseURL = "http://\(options.host):\(port)"
+            onListening(simulator)
+        }
+        try await application.runService()
+    }
+
+    /// Builds the scenario and the keys without serving.
+    static func prepare(_ options: SimulatorOptions) throws -> StoreSimulator {
+        let scenario = try ScenarioGenerator(spec: options.scenario).generate()
+        let keys = try options.keys ?? SimulatorKeys.generate(seed: options.scenario.seed)
+        return StoreSimulator(state: SimulatorState(options: options, scenario: scenario, keys: keys))
+    }
+
+    private func application(signals: Bool, listening: @escaping @Sendable (Int) -> Void)
+        -> Application<SimulatorResponder>
+    {
+        var logger = Logger(label: "storesim")
+        logger.logLevel = .warning
+        let options = state.options
+        return Application(
+            responder: SimulatorResponder(router: StoreRouter(state: state)),
+            configuration: ApplicationConfiguration(
+                address: .hostname(options.host, port: options.port), serverName: nil),
+            onServerRunning: { channel in listening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
+    // MARK: Addresses
+
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: URL { URL(string: state.baseURL)! }
+    /// Google Play Developer API base: requests go to `BASE/androidpublisher/v3/...`.
+    public var googleAPIBaseURL: URL { baseURL }
+    /// Google OAuth token endpoint (the service-account key's `token_uri`, the assertion's `aud`).
+    public var googleTokenURL: URL { URL(string: state.tokenURL)! }
+    /// App Store Server API, production: `BASE/inApps/...`.
+    public var appleProductionBaseURL: URL { baseURL }
+    /// App Store Server API, sandbox: `BASE/sandbox/inApps/...`.
+    public var appleSandboxBaseURL: URL { baseURL.appendingPathComponent("sandbox") }
+    /// The admin API: `BASE/admin/...`.
+    public var adminURL: URL { baseURL.appendingPathComponent("admin") }
+
+    // MARK: Scenario, keys, truth
+
+    /// The apps of the scenario.
+    public var apps: [SimulatedApp] { state.scenario.spec.apps }
+    /// The products of the scenario.
+    public var products: [SimulatedProduct] { state.scenario.spec.products }
+    /// The scenario spec.
+    public var spec: ScenarioSpec { state.scenario.spec }
+    /// Key material: the Apple signing chain (trust its root), the App Store key, the Google service account.
+    public var keys: SimulatorKeys { state.keys }
+    /// The service-account key file JSON, with `token_uri` pointing at this simulator.
+    public var serviceAccountJSON: String { state.keys.serviceAccount.json(tokenURI: state.tokenURL) }
+
+    /// The simulator clock (set and advance it to play time forward).
+    public var clock: SimulatorClock { state.clock }
+
+    /// Every refund and void that has happened by the clock's now.
+    public func groundTruth() -> GroundTruth {
+        state.scenario.groundTruth(at: state.now)
+    }
+
+    /// The true state of subscriptions `offset..<offset+limit` at the clock's now (those not started yet are left
+    /// out).
+    public func subscriptionTruth(offset: Int = 0, limit: Int = .max) -> [SubscriptionTruth] {
+        state.scenario.subscriptionTruth(at: state.now, offset: offset, limit: limit == .max ? Int.max - offset : limit)
+    }
+
+    // MARK: Quotas and faults
+
+    /// Calls granted and refused per app and endpoint, with the most seen in any window.
+    public func statistics() -> [EndpointStatistics] {
+        state.ledger.statistics()
+    }
+
+    /// Forgets every call count.
+    public func resetStatistics() {
+        state.ledger.reset()
+    }
+
+    /// The limits in force (changeable while running).
+    public var quotas: QuotaOptions {
+        get { state.quotas }
+        set { state.quotas = newValue }
+    }
+
+    /// Sets an endpoint's fault rates.
+    public func setFaults(_ settings: FaultSettings, for endpoint: SimulatorEndpoint) {
+        state.faults.set(settings, for: endpoint)
+    }
+
+    /// Removes every fault.
+    public func clearFaults() {
+        state.faults.setAll([:])
+    }
+}
