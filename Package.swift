@@ -101,6 +101,27 @@ let package = Package(
             ]
         ),
 
+        // The store simulator: Apple and Google on loopback, for tests, benchmarks and the demo. It shares no model or
+        // JSON code with the clients above, so a client bug cannot hide behind a matching simulator bug.
+        .target(
+            name: "StoreSimulator",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .executableTarget(
+            name: "storesim",
+            dependencies: [
+                "StoreSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // Tests.
         .target(
             name: "TestSupport",
@@ -122,6 +143,16 @@ let package = Package(
             dependencies: [
                 "StoreSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "StoreSimulatorTests",
+            dependencies: [
+                "StoreSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .testTarget(
