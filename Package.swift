@@ -127,34 +127,6 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["Postgres", "Reconciler"]
         ),
-        .target(
-            name: "StoreSimulator",
-            dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]
-        ),
-        .executableTarget(
-            name: "storesim",
-            dependencies: [
-                "StoreSimulator",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        .testTarget(
-            name: "StoreSimulatorTests",
-            dependencies: [
-                "StoreSimulator",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]
-        ),
         .testTarget(
             name: "StoreSimulatorTests",
             dependencies: [
