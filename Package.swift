@@ -8,7 +8,6 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "storerecon", targets: ["storerecon"]),
-        .executable(name: "storesim", targets: ["storesim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -114,28 +113,11 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        .executableTarget(
-            name: "storesim",
-            dependencies: [
-                "StoreSimulator",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
 
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["Postgres", "Reconciler"]
-        ),
-        .testTarget(
-            name: "StoreSimulatorTests",
-            dependencies: [
-                "StoreSimulator",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]
+            dependencies: ["Postgres", "Reconciler", "StoreSimulator"]
         ),
         .testTarget(
             name: "PostgresTests",
@@ -158,7 +140,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ReconcilerTests",
-            dependencies: ["Reconciler", "Postgres", "TestSupport"]
+            dependencies: [
+                "Reconciler", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting", "PlayDeveloperAPI",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "ReportsTests",
