@@ -32,7 +32,7 @@ public struct QuotaGateStatistics: Sendable, Hashable {
     public var waits = 0
     /// Time asked to wait in all (before jitter).
     public var waited = Duration.zero
-    /// Connections opened again after one was lost.
+    /// Round trips that failed on a lost or unreachable database and were tried again on a new connection.
     public var reconnects = 0
 
     /// Creates empty statistics.
