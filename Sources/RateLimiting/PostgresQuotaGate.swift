@@ -83,7 +83,8 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
         let backfillCap = policy.backfillCap(of: limit)
         if let day = localExhausted[key], day == PacificDay(containing: Date()) {
             throw QuotaError(
-                app: app, api: api, reason: QuotaRefusal.storeExhausted.reason(day: day, cap: limit?.dailyCap, backfillCap: backfillCap))
+                app: app, api: api,
+                reason: QuotaRefusal.storeExhausted.reason(day: day, cap: limit?.dailyCap, backfillCap: backfillCap))
         }
         let parameters: [any PostgresEncodable] = [
             app, api.rawValue, purpose == .backfill,

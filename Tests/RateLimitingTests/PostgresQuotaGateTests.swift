@@ -75,7 +75,8 @@ struct PostgresQuotaGateTests {
         let meanMilliseconds = try #require(statistics.meanAttemptRoundTrip).secondsValue * 1000
         print(
             "quota: 4 gates, \(limit) (enforced over \(limit.enforcedWindow)): achieved ÷ allowed rate = "
-                + String(format: "%.3f", ratio) + " (at most \(String(format: "%.3f", limit.sustainedRate / published))), "
+                + String(format: "%.3f", ratio)
+                + " (at most \(String(format: "%.3f", limit.sustainedRate / published))), "
                 + "\(statistics.attempts) attempts, mean round trip " + String(format: "%.3f ms", meanMilliseconds))
         // A loose floor: the machine is shared; the figure itself is printed above.
         #expect(ratio >= 0.8)

@@ -23,7 +23,9 @@ struct QuotaBucketTests {
                 RateLimit(5, per: .seconds(1), margin: .zero), RateLimit(20, per: .seconds(10), margin: .zero),
             ])),
         Case(name: "3000/60s, split", limit: QuotaLimit(windows: [RateLimit(3000, per: .seconds(60))])),
-        Case(name: "Apple refund history, sandbox", limit: QuotaLimits.published(appleSandbox: true)[.appleRefundHistory]!),
+        Case(
+            name: "Apple refund history, sandbox",
+            limit: QuotaLimits.published(appleSandbox: true)[.appleRefundHistory]!),
     ]
 
     /// Attempts at random times, in phases: bursts, a backlog (callers that come back exactly when told), steady

@@ -31,7 +31,9 @@ struct RateLimitTests {
         let scaled = limit.scaled(by: 0.1)
         #expect(scaled.count == count)
         #expect(scaled.window == window)
-        #expect(Double(scaled.count) / scaled.window.secondsValue <= Double(limit.count) / limit.window.secondsValue * 0.1 + 1e-12)
+        #expect(
+            Double(scaled.count) / scaled.window.secondsValue <= Double(limit.count) / limit.window.secondsValue * 0.1
+                + 1e-12)
     }
 
     @Test func aLongWindowIsSplitSoTheLogStaysShort() {
