@@ -82,6 +82,33 @@ struct PostgresQuotaGateTests {
         #expect(ratio >= 0.8)
     }
 
+    @Test func everyWindowOfAnAPIHolds() async throws {
+        let conninfo = try Self.database("qwindows")
+        let short = RateLimit(2, per: .milliseconds(200), margin: .milliseconds(10))
+        let long = RateLimit(5, per: .seconds(1))
+        let gates = (0..<2).map { _ in
+            PostgresQuotaGate(conninfo: conninfo, policy: Self.policy(QuotaLimit(windows: [short, long])))
+        }
+        let grants = try await withThrowingTaskGroup(of: [QuotaGrant].self) { group in
+            for gate in gates {
+                group.addTask {
+                    var grants: [QuotaGrant] = []
+                    for _ in 0..<6 {
+                        grants.append(try await gate.acquireGrant(app: "a", api: Self.api, purpose: .incremental))
+                    }
+                    return grants
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let times = GrantTimes(grants.map { Self.microseconds($0.grantedAt) })
+        #expect(times.times.count == 12)
+        for window in [short, long] {
+            #expect(times.maximumInAnyHalfOpenWindow(window.enforcedWindow) <= window.count, "\(window)")
+            #expect(try #require(times.smallestSpan(ofGrants: window.count)) >= window.enforcedWindow, "\(window)")
+        }
+    }
+
     @Test func aCapReachedThroughOneGateStopsTheOthers() async throws {
         let conninfo = try Self.database("qcap")
         let policy = Self.policy(QuotaLimit(windows: [], dailyCap: 5))
