@@ -174,8 +174,8 @@ CREATE TABLE quota_bucket (
     -- when, for every window "n calls in any w seconds", the n-th most recent grant is at least w old.
     grants          timestamptz[] NOT NULL DEFAULT '{}',
     blocked_until   timestamptz,                    -- no grants before this: the store's Retry-After, or a backoff
-    throttle_streak integer NOT NULL DEFAULT 0,     -- throttles in a row (each within 10 minutes of the one before):
-                                                    -- the backoff's exponent when the store sent no Retry-After
+    throttle_streak integer NOT NULL DEFAULT 0,     -- throttles in a row (each within 10 minutes, by default, of the
+                                                    -- one before): the backoff's exponent when there is no Retry-After
     throttled_at    timestamptz,                    -- when the store last throttled this API
     PRIMARY KEY (app_id, api)
 );

@@ -24,9 +24,6 @@ public actor LocalQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration {
     private var streaks: [Key: ThrottleStreak] = [:]
     private var generator = SystemRandomNumberGenerator()
 
-    /// Throttles further apart than this start the backoff again from its base.
-    public static var streakReset: Duration { .seconds(600) }
-
     /// Creates a gate.
     /// - Parameters:
     ///   - policy: the limits and shares.
@@ -78,7 +75,7 @@ public actor LocalQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration {
         case .throttled(let retryAfter):
             let now = clock.now
             var streak = streaks[key] ?? ThrottleStreak(count: 0, last: now)
-            if streak.last.duration(to: now) > Self.streakReset { streak.count = 0 }
+            if streak.last.duration(to: now) > policy.throttleStreakReset { streak.count = 0 }
             streak.count += 1
             streak.last = now
             streaks[key] = streak

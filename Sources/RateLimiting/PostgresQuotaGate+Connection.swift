@@ -16,6 +16,7 @@ extension PostgresQuotaGate {
                     "quota database unavailable, trying again",
                     metadata: ["error": "\(error)", "attempt": "\(attempt)"])
                 close()
+                statistics.reconnects += 1
                 let pause: Duration = attempt == 1 ? .milliseconds(500) : .seconds(2)
                 try await clock.sleep(until: clock.now.advanced(by: pause), tolerance: nil)
                 attempt += 1
@@ -25,10 +26,7 @@ extension PostgresQuotaGate {
 
     private func openConnection() throws -> PostgresConnection {
         if let connection, connection.isOpen { return connection }
-        if connection != nil {
-            statistics.reconnects += 1
-            close()
-        }
+        close()
         let opened = try PostgresConnection(conninfo: conninfo)
         connection = opened
         return opened

@@ -2,9 +2,6 @@ import Foundation
 import Postgres
 
 extension PostgresQuotaGate {
-    /// Throttles further apart than this start the backoff again from its base.
-    public static var streakReset: Duration { .seconds(600) }
-
     /// Applies the store's answer for every process: a throttle blocks the (app, API) until `retryAfter` (or a
     /// growing backoff) has passed; a "per day" answer makes every `acquire` throw `QuotaError` until the Pacific
     /// day turns. `.accepted` costs nothing.
@@ -52,7 +49,7 @@ extension PostgresQuotaGate {
     @discardableResult
     func throttle(app: String, api: StoreAPI, retryAfter: Double?) async throws -> Date {
         let backoff = policy.throttleBackoff
-        let reset = Self.streakReset.seconds
+        let reset = policy.throttleStreakReset.seconds
         let random = Double.random(in: 0...1, using: &generator)
         return try await withConnection { connection in
             try connection.transaction { connection in

@@ -86,10 +86,11 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
                 app: app, api: api,
                 reason: QuotaRefusal.storeExhausted.reason(day: day, cap: limit?.dailyCap, backfillCap: backfillCap))
         }
+        let counts = windows.map { String($0.count) }
+        // Rounded up to PostgreSQL's microsecond, so the database never enforces a shorter window.
+        let lengths = windows.map { String(format: "%.6f", ($0.enforcedWindow.seconds * 1e6).rounded(.up) / 1e6) }
         let parameters: [any PostgresEncodable] = [
-            app, api.rawValue, purpose == .backfill,
-            "{" + windows.map { String($0.count) }.joined(separator: ",") + "}",
-            "{" + windows.map { "\($0.enforcedWindow.seconds)" }.joined(separator: ",") + "}",
+            app, api.rawValue, purpose == .backfill, Self.arrayLiteral(counts), Self.arrayLiteral(lengths),
             limit?.dailyCap, backfillCap,
         ]
         let measure = ContinuousClock()
@@ -124,6 +125,11 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
     public func close() {
         connection?.close()
         connection = nil
+    }
+
+    /// `{1,2,3}`: a PostgreSQL array literal of numbers.
+    static func arrayLiteral(_ numbers: [String]) -> String {
+        "{" + numbers.joined(separator: ",") + "}"
     }
 
     static var acquireSQL: String {

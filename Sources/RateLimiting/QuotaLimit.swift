@@ -27,17 +27,21 @@ public struct QuotaLimit: Sendable, Hashable, CustomStringConvertible {
             dailyCap: dailyCap.map { max(1, Int((Double($0) * factor).rounded(.down))) })
     }
 
-    /// The windows the limiter enforces: each split to fit the log, and any window that a shorter one already
-    /// implies dropped.
+    /// The windows the limiter enforces: any window that another already implies dropped, the rest split to fit
+    /// the log.
     ///
     /// Window B (n₂ in w₂) is implied by window A (n₁ in w₁) when n₁ · ⌈w₂ / w₁⌉ ≤ n₂: an interval of length w₂
     /// is covered by ⌈w₂ / w₁⌉ intervals of length w₁, each holding at most n₁ grants. Google's 3000/min is
     /// implied by 30/30s (at most 60 a minute), so the log need not hold 3000 entries.
     public var enforcedWindows: [RateLimit] {
-        let split = windows.map { $0.split(maximumCount: Self.maximumLogLength) }
+        let needed = Self.withoutImplied(windows)
+        return Self.withoutImplied(needed.map { $0.split(maximumCount: Self.maximumLogLength) })
+    }
+
+    static func withoutImplied(_ windows: [RateLimit]) -> [RateLimit] {
         var kept: [RateLimit] = []
-        for (index, candidate) in split.enumerated() {
-            let implied = split.enumerated().contains { otherIndex, other in
+        for (index, candidate) in windows.enumerated() {
+            let implied = windows.enumerated().contains { otherIndex, other in
                 guard otherIndex != index, Self.implies(other, candidate) else { return false }
                 // Two windows that imply each other are the same constraint: keep the first.
                 return !Self.implies(candidate, other) || otherIndex < index
@@ -63,8 +67,7 @@ public struct QuotaLimit: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether every schedule that keeps `first` also keeps `second`, measured on the enforced windows.
     static func implies(_ first: RateLimit, _ second: RateLimit) -> Bool {
-        first.enforcedWindow <= second.enforcedWindow
-            && first.count * ceilingRatio(second.enforcedWindow, first.enforcedWindow) <= second.count
+        first.count * ceilingRatio(second.enforcedWindow, first.enforcedWindow) <= second.count
     }
 
     /// ⌈a / b⌉ for positive durations.

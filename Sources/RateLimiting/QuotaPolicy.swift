@@ -13,6 +13,8 @@ public struct QuotaPolicy: Sendable {
     public var backfillShare: Double
     /// The backoff when a store throttles without saying how long to wait.
     public var throttleBackoff: Backoff
+    /// Throttles further apart than this start the backoff again from its base.
+    public var throttleStreakReset: Duration
     /// The largest random delay added to a wait, so processes woken for the same slot do not all ask at once.
     public var maximumWaitJitter: Duration
 
@@ -22,18 +24,21 @@ public struct QuotaPolicy: Sendable {
     ///   - appLimits: limits per app id.
     ///   - backfillShare: the share of a daily cap a backfill may take, clamped to 0...1.
     ///   - throttleBackoff: the backoff after a throttle without `Retry-After`.
+    ///   - throttleStreakReset: how long after a throttle the next one still counts as "in a row".
     ///   - maximumWaitJitter: the largest random delay added to a wait.
     public init(
         defaultLimits: QuotaLimits = .published,
         appLimits: [String: QuotaLimits] = [:],
         backfillShare: Double = 0.5,
         throttleBackoff: Backoff = Backoff(base: .seconds(1), maximum: .seconds(120)),
+        throttleStreakReset: Duration = .seconds(600),
         maximumWaitJitter: Duration = .milliseconds(20)
     ) {
         self.defaultLimits = defaultLimits
         self.appLimits = appLimits
         self.backfillShare = min(max(backfillShare, 0), 1)
         self.throttleBackoff = throttleBackoff
+        self.throttleStreakReset = throttleStreakReset
         self.maximumWaitJitter = maximumWaitJitter
     }
 

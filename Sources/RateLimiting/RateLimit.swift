@@ -65,15 +65,17 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
 
     /// This limit as windows whose counts are at most `maximumCount`, so the grant log stays short.
     ///
-    /// A limit of N in W becomes ⌊N / k⌋ in W / k with k = ⌈N / maximumCount⌉. Any interval of length W is the
-    /// union of k intervals of length W / k, each holding at most ⌊N / k⌋ grants, so at most N in all: the bound
-    /// still holds, and the sustained rate stays (almost) the same. Only the burst allowance shrinks.
+    /// A limit of N in W (margin M) becomes ⌊N / k⌋ in W / k with k = ⌈N / maximumCount⌉, and a margin m of at
+    /// least M / k. Any interval of length W + M ≤ k · (W / k + m) is covered by k intervals of the part's
+    /// enforced length, each holding at most ⌊N / k⌋ grants, so at most N in all: the original bound still holds.
+    /// The sustained rate stays close; only the burst allowance shrinks.
     public func split(maximumCount: Int) -> RateLimit {
         precondition(maximumCount >= 1, "a grant log holds at least one entry")
         guard count > maximumCount else { return self }
         let parts = (count + maximumCount - 1) / maximumCount
         let part = window / parts
-        return RateLimit(count / parts, per: part, margin: min(margin, Self.defaultMargin(for: part)))
+        let partMargin = max(margin / parts, min(margin, Self.defaultMargin(for: part)))
+        return RateLimit(count / parts, per: part, margin: partMargin)
     }
 
     /// `30/30s`, `3000/60s`, `10/1s`, `10/500ms`.
