@@ -188,3 +188,8 @@ public struct SignedPayloadVerifier: Sendable {
         }
     }
 }
+
+extension SignedPayloadVerifier {
+    /// How many validated chains are cached (for tests and diagnostics).
+    public var cachedChainCount: Int { cache.count }
+}

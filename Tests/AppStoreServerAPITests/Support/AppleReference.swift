@@ -22,8 +22,11 @@ enum AppleReference {
 
     static func path(_ path: String) -> String { root.appendingPathComponent(path).path }
 
-    /// The base64 body of a PEM certificate, which is what `x5c` holds.
+    /// The base64 body of a PEM certificate, which is what `x5c` holds (some files carry a text dump before it).
     static func certificateBase64(_ path: String) throws -> String {
-        try text(path).split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let lines = try text(path).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let begin = try #require(lines.firstIndex(of: "-----BEGIN CERTIFICATE-----"))
+        let end = try #require(lines.firstIndex(of: "-----END CERTIFICATE-----"))
+        return lines[(begin + 1)..<end].joined()
     }
 }
