@@ -57,7 +57,8 @@ import Testing
 
         let request = try #require(h.transport.requests.first)
         #expect(request.method == "GET")
-        #expect(request.url.absoluteString == "https://prod.test/inApps/v2/refund/lookup/2000000123?revision=rev%2B1%2F%3D")
+        #expect(
+            request.url.absoluteString == "https://prod.test/inApps/v2/refund/lookup/2000000123?revision=rev%2B1%2F%3D")
         #expect(request.timeout == 7)
         let authorization = try #require(request.headers["Authorization"])
         #expect(authorization.hasPrefix("Bearer "))
@@ -97,7 +98,9 @@ import Testing
     @Test func retriesAreBoundedAndTheErrorSaysRetryable() async throws {
         let h = try Self.harness([RecordingTransport.json(503, "")])
         let error = try #require(
-            await Self.apiError { _ = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental) })
+            await Self.apiError {
+                _ = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental)
+            })
         #expect(error.isRetryable)
         #expect(error.httpStatus == 503)
         #expect(error.app == "acme-ios")
@@ -123,7 +126,9 @@ import Testing
             RecordingTransport.json(429, "", headers: ["retry-after": "3600"])
         ])
         let error = try #require(
-            await Self.apiError { _ = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental) })
+            await Self.apiError {
+                _ = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental)
+            })
         #expect(error.isRetryable)
         #expect(error.retryAfter == 3600)
         #expect(h.transport.requests.count == 1)
@@ -137,7 +142,9 @@ import Testing
         ] {
             let h = try Self.harness([RecordingTransport.json(400, body)])
             let error = try #require(
-                await Self.apiError { _ = try await h.client.refundHistory(transactionId: "x", revision: nil, purpose: .incremental) })
+                await Self.apiError {
+                    _ = try await h.client.refundHistory(transactionId: "x", revision: nil, purpose: .incremental)
+                })
             #expect(error.apiErrorCode == code)
             #expect(error.httpStatus == 400)
             #expect(!error.isRetryable)
@@ -148,23 +155,28 @@ import Testing
     }
 
     @Test func notFoundInProductionFallsBackToSandboxWhenEnabled() async throws {
-        let notFound = RecordingTransport.json(404, #"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#)
+        let notFound = RecordingTransport.json(
+            404, #"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#)
         let h = try Self.harness([notFound, RecordingTransport.json(200, Self.refundPage)], fallback: true)
-        let (_, environment) = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental)
+        let (_, environment) = try await h.client.refundHistory(
+            transactionId: "1", revision: nil, purpose: .incremental)
         #expect(environment == .sandbox)
         #expect(h.transport.requests.map(\.url.host) == ["prod.test", "sandbox.test"])
         #expect(h.gate.acquireCount == 2)
 
         let off = try Self.harness([notFound, RecordingTransport.json(200, Self.refundPage)], fallback: false)
         let error = try #require(
-            await Self.apiError { _ = try await off.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental) })
+            await Self.apiError {
+                _ = try await off.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental)
+            })
         #expect(error.apiErrorCode == .transactionIdNotFound)
         #expect(off.transport.requests.count == 1)
     }
 
     @Test func sandboxConfigurationCallsSandboxOnly() async throws {
         let h = try Self.harness([RecordingTransport.json(200, Self.refundPage)], environment: .sandbox, fallback: true)
-        let (_, environment) = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental)
+        let (_, environment) = try await h.client.refundHistory(
+            transactionId: "1", revision: nil, purpose: .incremental)
         #expect(environment == .sandbox)
         #expect(h.transport.requests.map(\.url.host) == ["sandbox.test"])
     }
@@ -178,7 +190,9 @@ import Testing
 
         let failing = try Self.harness([.failure(timeout)])
         let error = try #require(
-            await Self.apiError { _ = try await failing.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental) })
+            await Self.apiError {
+                _ = try await failing.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental)
+            })
         #expect(error.code == .transport)
         #expect(error.isRetryable)
         #expect(failing.transport.requests.count == 3)
@@ -186,7 +200,8 @@ import Testing
 
     @Test func quotaRefusalStopsBeforeAnyCall() async throws {
         let refusal = QuotaError(app: "acme-ios", api: .appleRefundHistory, reason: "backfill share spent")
-        let h = try Self.harness([RecordingTransport.json(200, Self.refundPage)], gate: CountingQuotaGate(refuse: refusal))
+        let h = try Self.harness(
+            [RecordingTransport.json(200, Self.refundPage)], gate: CountingQuotaGate(refuse: refusal))
         await #expect(throws: QuotaError.self) {
             _ = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .backfill)
         }
@@ -196,7 +211,9 @@ import Testing
     @Test func errorsNeverHoldTheToken() async throws {
         let h = try Self.harness([RecordingTransport.json(401, "")])
         let error = try #require(
-            await Self.apiError { _ = try await h.client.refundHistory(transactionId: "1", revision: "secret-rev", purpose: .incremental) })
+            await Self.apiError {
+                _ = try await h.client.refundHistory(transactionId: "1", revision: "secret-rev", purpose: .incremental)
+            })
         let authorization = try #require(h.transport.requests.first?.headers["Authorization"])
         let token = String(authorization.dropFirst("Bearer ".count))
         #expect(!error.description.contains(token))
@@ -209,7 +226,9 @@ import Testing
     @Test func malformedSuccessIsAnInvalidResponse() async throws {
         let h = try Self.harness([RecordingTransport.json(200, "<html>")])
         let error = try #require(
-            await Self.apiError { _ = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental) })
+            await Self.apiError {
+                _ = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental)
+            })
         #expect(error.code == .invalidResponse)
         #expect(!error.isRetryable)
     }
@@ -219,7 +238,8 @@ import Testing
         let h = try Self.harness([RecordingTransport.json(200, body)])
         let request = NotificationHistoryRequest(
             startDate: Date(timeIntervalSince1970: 1_690_000_000), endDate: Self.now, notificationType: .refund)
-        let (page, _) = try await h.client.notificationHistory(request, paginationToken: "tok en", purpose: .incremental)
+        let (page, _) = try await h.client.notificationHistory(
+            request, paginationToken: "tok en", purpose: .incremental)
         #expect(page.notificationHistory.count == 2)
         let sent = try #require(h.transport.requests.first)
         #expect(sent.method == "POST")
@@ -248,7 +268,9 @@ import Testing
         let (response, _) = try await h.client.subscriptionStatuses(
             transactionId: "42", status: [.active, .billingGracePeriod], purpose: .incremental)
         #expect(response.data.count == 2)
-        #expect(h.transport.requests.first?.url.absoluteString == "https://prod.test/inApps/v1/subscriptions/42?status=1&status=4")
+        #expect(
+            h.transport.requests.first?.url.absoluteString
+                == "https://prod.test/inApps/v1/subscriptions/42?status=1&status=4")
         #expect(h.gate.apis == [.appleSubscriptionStatuses])
     }
 
@@ -256,7 +278,8 @@ import Testing
         let body = try AppleReference.text("models/transactionHistoryResponse.json")
         let h = try Self.harness([RecordingTransport.json(200, body)])
         let filter = TransactionHistoryRequest(
-            startDate: Date(timeIntervalSince1970: 1_600_000_000), productIds: ["a", "b"], productTypes: [.autoRenewable],
+            startDate: Date(timeIntervalSince1970: 1_600_000_000), productIds: ["a", "b"],
+            productTypes: [.autoRenewable],
             sort: .ascending, revoked: true)
         let (page, _) = try await h.client.transactionHistory(
             transactionId: "7", revision: "r1", filter: filter, purpose: .backfill)
@@ -272,7 +295,9 @@ import Testing
         let big = "{\"signedTransactions\":[\"" + String(repeating: "a", count: 5 << 20) + "\"]}"
         let h = try Self.harness([RecordingTransport.json(200, big)])
         let error = try #require(
-            await Self.apiError { _ = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental) })
+            await Self.apiError {
+                _ = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental)
+            })
         #expect(error.code == .invalidResponse)
     }
 }

@@ -165,7 +165,8 @@ import Testing
 
     @Test func notificationHistoryRequestEncodesMilliseconds() throws {
         let request = NotificationHistoryRequest(
-            startDate: Date(timeIntervalSince1970: 1_698_148_900), endDate: Date(timeIntervalSince1970: 1_698_148_950.5),
+            startDate: Date(timeIntervalSince1970: 1_698_148_900),
+            endDate: Date(timeIntervalSince1970: 1_698_148_950.5),
             notificationType: .refund, onlyFailures: false)
         let object = try #require(
             try JSONSerialization.jsonObject(with: JSONEncoder().encode(request)) as? [String: Any])

@@ -124,7 +124,9 @@ import X509
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(caKey.publicKey),
             notValidBefore: testCA.notValidBefore, notValidAfter: testCA.notValidAfter, issuer: testCA.subject,
             subject: testCA.subject, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions { Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)) },
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+            },
             issuerPrivateKey: .init(caKey))
         var serializer = DER.Serializer()
         try serializer.serialize(impostor)
@@ -214,7 +216,9 @@ import X509
             .map(String.init)
         parts[1] = TestJWS.base64URL(Data("not json".utf8))
         let verifier = try Self.verifier()
-        #expect(await Self.code { _ = try await verifier.verifyTransaction(parts.joined(separator: ".")) } == .invalidPayload)
+        #expect(
+            await Self.code { _ = try await verifier.verifyTransaction(parts.joined(separator: ".")) }
+                == .invalidPayload)
     }
 
     @Test func chainsAreCachedByLeaf() async throws {
@@ -262,7 +266,8 @@ import X509
         let verifier = try SignedPayloadVerifier(
             rootCertificates: [], bundleId: "com.example.naturelab.backyardbirds.example", appAppleId: nil,
             environment: .xcode, verifiesSignatures: false)
-        let transaction = try await verifier.verifyTransaction(try AppleReference.text("xcode/xcode-signed-transaction"))
+        let transaction = try await verifier.verifyTransaction(
+            try AppleReference.text("xcode/xcode-signed-transaction"))
         #expect(transaction.payload.purchaseDate == Date(timeIntervalSince1970: 1_697_679_936.050))
         #expect(transaction.payload.signedDate == Date(timeIntervalSince1970: 1_697_679_936.056))
         #expect(transaction.payload.productId == "pass.premium")

@@ -19,7 +19,8 @@ extension AppStoreServerClient {
         do {
             body = try JSONEncoder().encode(request)
         } catch {
-            throw AppStoreServerAPIError(code: .configuration, message: "cannot encode the notification history request")
+            throw AppStoreServerAPIError(
+                code: .configuration, message: "cannot encode the notification history request")
         }
         let apiRequest = APIRequest(
             api: .appleNotificationHistory, method: "POST", pathSegments: ["inApps", "v1", "notifications", "history"],

@@ -11,7 +11,7 @@ extension AppStoreServerClient {
         let retryable =
             response.status == 429 || response.status >= 500 || code == .generalInternalRetryable
             || code == .rateLimitExceeded
-        var message = payload?.errorMessage ?? "no error body"
+        var message = payload?.errorMessage ?? (payload == nil ? "no error body" : "no error message")
         if response.status == 401 {
             message += " (check the key, key ID and issuer ID; production answers 401 for an app never released)"
         }

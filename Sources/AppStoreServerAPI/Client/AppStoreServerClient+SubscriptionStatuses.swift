@@ -15,7 +15,8 @@ extension AppStoreServerClient {
         transactionId: String, status: [SubscriptionStatus] = [], purpose: CallPurpose
     ) async throws -> (response: StatusResponse, environment: Environment) {
         let request = APIRequest(
-            api: .appleSubscriptionStatuses, method: "GET", pathSegments: ["inApps", "v1", "subscriptions", transactionId],
+            api: .appleSubscriptionStatuses, method: "GET",
+            pathSegments: ["inApps", "v1", "subscriptions", transactionId],
             query: status.map { ("status", String($0.rawValue)) }, isTransactionLookup: true)
         let (response, environment) = try await perform(request, purpose: purpose, as: StatusResponse.self)
         return (response, environment)

@@ -1,4 +1,5 @@
-/// How the App Store revoked a transaction: a full or prorated refund, or a Family Sharing revoke. Unknown values are kept.
+/// How the App Store revoked a transaction: a full or prorated refund, or a Family Sharing revoke.
+/// Unknown values are kept.
 ///
 /// [Apple documentation](https://developer.apple.com/documentation/appstoreserverapi/revocationtype)
 public struct RevocationType: StoreStringValue {

@@ -1,4 +1,5 @@
-/// The status of an auto-renewable subscription (Apple's `status` type). Entitled: active and billing grace period. Unknown values are kept.
+/// The status of an auto-renewable subscription (Apple's `status` type). Entitled: active and billing grace period.
+/// Unknown values are kept.
 ///
 /// [Apple documentation](https://developer.apple.com/documentation/appstoreserverapi/status)
 public struct SubscriptionStatus: StoreIntValue {

@@ -1,8 +1,11 @@
-@_spi(FixedExpiryValidationTime) import X509
 import Crypto
 import Foundation
+@_spi(FixedExpiryValidationTime) import X509
 
 extension SignedPayloadVerifier {
+    /// How many validated chains are cached (for tests and diagnostics).
+    public var cachedChainCount: Int { cache.count }
+
     /// The leaf key of a JWS whose header and chain are valid at `date`: from the cache when the chain was seen
     /// before, otherwise after full validation.
     func leafKey(of jws: CompactJWS, at date: Date) async throws -> P256.Signing.PublicKey {

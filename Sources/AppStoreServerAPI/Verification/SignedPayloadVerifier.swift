@@ -188,8 +188,3 @@ public struct SignedPayloadVerifier: Sendable {
         }
     }
 }
-
-extension SignedPayloadVerifier {
-    /// How many validated chains are cached (for tests and diagnostics).
-    public var cachedChainCount: Int { cache.count }
-}

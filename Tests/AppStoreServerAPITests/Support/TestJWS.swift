@@ -35,8 +35,7 @@ enum TestJWS {
     }
 
     /// A transaction payload for com.example in Sandbox signed at `signedDate` (ms).
-    static func transaction(signedDate: Int64 = 1_700_000_000_000, bundleId: String = "com.example") -> [String: Any]
-    {
+    static func transaction(signedDate: Int64 = 1_700_000_000_000, bundleId: String = "com.example") -> [String: Any] {
         [
             "transactionId": "23456", "originalTransactionId": "12345", "bundleId": bundleId,
             "environment": "Sandbox", "signedDate": signedDate, "price": 10990, "currency": "USD",
