@@ -60,6 +60,17 @@ let package = Package(
             ]
         ),
         .target(
+            name: "AppStoreServerAPI",
+            dependencies: [
+                "StoreHTTP",
+                "RateLimiting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "PlayDeveloperAPI",
             dependencies: [
                 "StoreHTTP",
@@ -82,6 +93,7 @@ let package = Package(
                 "StoreHTTP",
                 "RateLimiting",
                 "PlayDeveloperAPI",
+                "AppStoreServerAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -128,6 +140,17 @@ let package = Package(
             dependencies: ["RateLimiting", "Postgres", "Reconciler", "TestSupport", "quota-probe"]
         ),
         .testTarget(
+            name: "AppStoreServerAPITests",
+            dependencies: [
+                "AppStoreServerAPI",
+                "StoreHTTP",
+                "RateLimiting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .testTarget(
             name: "PlayDeveloperAPITests",
             dependencies: [
                 "PlayDeveloperAPI",
@@ -142,6 +165,7 @@ let package = Package(
             name: "ReconcilerTests",
             dependencies: [
                 "Reconciler", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting", "PlayDeveloperAPI",
+                "AppStoreServerAPI",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
