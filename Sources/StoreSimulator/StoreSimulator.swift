@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// A running store simulator: Google Play Developer API, Google OAuth and the App Store Server API (production
@@ -35,26 +36,31 @@ public final class StoreSimulator: Sendable {
     ) async throws -> Result {
         let simulator = try prepare(options)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = simulator.application(signals: false) { port in continuation.yield(port) }
+        let application = simulator.application { port in continuation.yield(port) }
+        let services = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [application], gracefulShutdownSignals: [], logger: application.logger))
         return try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { group in
             group.addTask {
                 defer { continuation.finish() }
-                try await application.runService(gracefulShutdownSignals: [])
+                try await services.run()
             }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else {
-                try await group.next()
+                try await group.waitForAll()
                 throw SimulatorError(.server, "the server stopped before it listened")
             }
             simulator.state.baseURL = "http://\(options.host):\(port)"
+            let result: Swift.Result<Result, any Error>
             do {
-                let result = try await body(simulator)
-                group.cancelAll()
-                return result
+                result = .success(try await body(simulator))
             } catch {
-                group.cancelAll()
-                throw error
+                result = .failure(error)
             }
+            // Graceful: stop listening, close idle connections, let answers in flight finish.
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
+            return try result.get()
         }
     }
 
@@ -66,7 +72,7 @@ public final class StoreSimulator: Sendable {
         async throws
     {
         let simulator = try prepare(options)
-        let application = simulator.application(signals: true) { port in
+        let application = simulator.application { port in
             simulator.state.baseURL = "http://\(options.host):\(port)"
             onListening(simulator)
         }
@@ -80,7 +86,7 @@ public final class StoreSimulator: Sendable {
         return StoreSimulator(state: SimulatorState(options: options, scenario: scenario, keys: keys))
     }
 
-    private func application(signals: Bool, listening: @escaping @Sendable (Int) -> Void)
+    private func application(listening: @escaping @Sendable (Int) -> Void)
         -> Application<SimulatorResponder>
     {
         var logger = Logger(label: "storesim")
@@ -162,5 +168,16 @@ public final class StoreSimulator: Sendable {
     /// Removes every fault.
     public func clearFaults() {
         state.faults.setAll([:])
+    }
+}
+
+extension StoreSimulator {
+    /// Generates a scenario and describes its size (`storesim init` prints it).
+    /// - Throws: ``SimulatorError`` when the spec is invalid.
+    public static func summarize(_ spec: ScenarioSpec) throws -> String {
+        let scenario = try ScenarioGenerator(spec: spec).generate()
+        let notifications = scenario.notifications.reduce(0) { $0 + $1.count }
+        return "\(scenario.plans.count) purchases, \(scenario.refunds.count) refunds and voids, "
+            + "\(notifications) Apple notifications"
     }
 }

@@ -18,10 +18,10 @@ public struct ServiceAccountKey: Sendable {
     public static func generate(projectId: String = "storesim-demo", seed: UInt64 = 0) throws -> ServiceAccountKey {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         var random = SplitMix64(seed: SplitMix64.mix(seed, 0x5A))
-        let keyId = (0..<5).map { _ in String(random.next() >> 32 & 0xFF, radix: 16) }.joined()
+        let keyId = (0..<3).map { _ in String(random.next(), radix: 16) }.joined()
         return ServiceAccountKey(
             clientEmail: "storerecon@\(projectId).iam.gserviceaccount.com",
-            privateKeyId: String(repeating: "0", count: max(0, 40 - keyId.count)) + keyId,
+            privateKeyId: String((String(repeating: "0", count: 48) + keyId).suffix(40)),
             privateKeyPEM: key.pkcs8PEMRepresentation, publicKey: key.publicKey)
     }
 
