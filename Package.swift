@@ -128,10 +128,28 @@ let package = Package(
             ]
         ),
 
+        .executableTarget(
+            name: "storesim",
+            dependencies: [
+                "StoreSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // Tests.
         .target(
             name: "TestSupport",
             dependencies: ["Postgres", "Reconciler", "StoreSimulator"]
+        ),
+        .testTarget(
+            name: "StoreSimulatorTests",
+            dependencies: [
+                "StoreSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
         ),
         .testTarget(
             name: "PostgresTests",
