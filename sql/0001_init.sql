@@ -161,6 +161,15 @@ CREATE TABLE apple_refund_cursor (
 CREATE INDEX apple_refund_cursor_queue ON apple_refund_cursor (app_id, queued_at) WHERE queued_at IS NOT NULL;
 CREATE INDEX apple_refund_cursor_sweep ON apple_refund_cursor (app_id, last_checked_at NULLS FIRST);
 
+-- Apple REFUND_REVERSED notifications, kept by transaction so a reversal seen before its refund (or whose refund
+-- arrives later from Refund History) still nets the refund out when it is stored.
+CREATE TABLE apple_refund_reversal (
+    app_id          text NOT NULL REFERENCES app (id),
+    transaction_id  text NOT NULL,
+    reversed_at     timestamptz NOT NULL,
+    PRIMARY KEY (app_id, transaction_id)
+);
+
 -- Shared rate limiting (module RateLimiting). Every process on every host takes its store calls through
 -- quota_acquire(), which locks the (app, API) row, so the limits hold for all of them together. All times come
 -- from the database server's clock (clock_timestamp()): the one clock every host shares. No foreign key to app:

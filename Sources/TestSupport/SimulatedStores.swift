@@ -5,7 +5,7 @@ import StoreSimulator
 
 /// Wires a running store simulator to a fresh database: writes the key files it issued, and a configuration whose
 /// apps and products are the scenario's, pointing at the simulator's loopback URLs.
-public struct SimulatedStores {
+public struct SimulatedStores: Sendable {
     /// The running simulator.
     public let simulator: StoreSimulator
     /// Where the key files and `storerecon.yaml` are.

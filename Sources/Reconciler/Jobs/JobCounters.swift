@@ -4,6 +4,7 @@ import Synchronization
 public final class JobCounters: Sendable {
     private let values = Mutex<[String: Int]>([:])
     private let calls = Mutex<[String: Int]>([:])
+    private let seen = Mutex<[String]>([])
 
     /// Empty counters.
     public init() {}
@@ -26,4 +27,10 @@ public final class JobCounters: Sendable {
 
     /// Calls per API.
     public var callSnapshot: [String: Int] { calls.withLock { $0 } }
+
+    /// Customers a dry run has already looked at (a dry run reserves nothing in the database).
+    public var seenCustomers: [String] { seen.withLock { $0 } }
+
+    /// Remembers a customer a dry run looked at.
+    public func markSeen(_ id: String) { seen.withLock { $0.append(id) } }
 }

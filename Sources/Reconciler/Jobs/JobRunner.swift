@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import Foundation
 import Logging
 import PlayDeveloperAPI
@@ -122,6 +123,11 @@ public struct JobRunner {
             default:
                 return (error.isRetryable ? 75 : 1, "\(error)")
             }
+        case let error as AppStoreServerAPIError:
+            if error.code == .privateKey || error.code == .configuration || error.code == .tokenSigning {
+                return (78, "\(error)")
+            }
+            return (error.isRetryable ? 75 : 1, "\(error)")
         case let error as TransportError:
             return (error.isRetryable ? 75 : 1, "\(error)")
         case let error as PostgresError:

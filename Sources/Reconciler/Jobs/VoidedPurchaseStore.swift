@@ -129,30 +129,10 @@ struct VoidedPurchaseStore {
         FROM merged
         """
 
-    /// A voided current order ends the subscription's entitlement at once (and is logged as a transition); a voided
-    /// older order flags the subscription so the recheck job asks the store.
+    /// A voided current order ends the subscription's entitlement; an older one flags it for a recheck.
     private func applyToSubscriptions(_ columns: Columns, runId: Int64?, on connection: PostgresConnection) throws {
-        try connection.execute(
-            """
-            WITH hit AS (
-                SELECT DISTINCT ON (s.id) s.id, s.state, s.entitled, i.order_id,
-                       (s.current_order_id IS NOT NULL AND s.current_order_id = i.order_id) AS is_current
-                FROM unnest($2::text[], $3::text[]) AS i(purchase_token, order_id)
-                JOIN subscription s ON s.app_id = $1 AND s.store_id = i.purchase_token
-                ORDER BY s.id, (s.current_order_id = i.order_id) DESC
-            ), revoked AS (
-                UPDATE subscription s SET entitled = false, state = 'revoked', updated_at = now()
-                FROM hit WHERE s.id = hit.id AND hit.is_current AND (hit.entitled OR hit.state <> 'revoked')
-                RETURNING s.id, hit.state AS old_state, hit.order_id
-            ), flagged AS (
-                UPDATE subscription s SET flagged_at = now(), flag_reason = 'google_voided', updated_at = now()
-                FROM hit WHERE s.id = hit.id AND NOT hit.is_current AND s.flagged_at IS NULL
-                RETURNING s.id
-            )
-            INSERT INTO subscription_transition (subscription_id, old_state, new_state, classification, order_id,
-                                                 source, job_run_id)
-            SELECT id, old_state, 'revoked', 'revoked', order_id, 'google_voided', $4 FROM revoked
-            """,
-            [app.id, PostgresTextArray(columns.tokens), PostgresTextArray(columns.orderIds), runId])
+        try RefundEffects.apply(
+            app: app.id, storeIds: columns.tokens, orderIds: columns.orderIds, source: "google_voided", runId: runId,
+            on: connection)
     }
 }

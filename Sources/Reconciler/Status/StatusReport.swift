@@ -82,6 +82,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
                (SELECT count(*) FROM sync_checkpoint) AS sync_checkpoint,
                (SELECT count(*) FROM sync_gap) AS sync_gap,
                (SELECT count(*) FROM apple_refund_cursor) AS apple_refund_cursor,
+               (SELECT count(*) FROM apple_refund_reversal) AS apple_refund_reversal,
                (SELECT count(*) FROM quota_bucket) AS quota_bucket,
                (SELECT count(*) FROM quota_day) AS quota_day,
                (SELECT count(*) FROM job_run) AS job_run

@@ -8,7 +8,7 @@ import StoreSimulator
 import TestSupport
 
 /// Runs jobs in-process against a simulator the way the CLI does (JobRunner: lock, job_run, counting gate).
-struct JobHarness {
+struct JobHarness: Sendable {
     let stores: SimulatedStores
     let gate: any QuotaGate
 
