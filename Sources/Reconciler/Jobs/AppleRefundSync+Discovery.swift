@@ -36,6 +36,9 @@ extension AppleRefundSync {
             }
         }
         var restarted = false
+        // Once a page held a payload that failed verification, later pages are still stored but the checkpoint
+        // stays before that page: the next run reads it again, so nothing rejected is skipped for good.
+        var holdCheckpoint = false
         while true {
             try environment.checkShutdown()
             let request = NotificationHistoryRequest(startDate: start, endDate: end, notificationType: type)
@@ -59,6 +62,7 @@ extension AppleRefundSync {
             for item in page.notificationHistory {
                 guard let signed = item.signedPayload else { continue }
                 guard let (notification, transaction) = await verifiedNotification(signed, in: environment) else {
+                    holdCheckpoint = true
                     continue
                 }
                 guard let original = transaction.payload.originalTransactionId else { continue }
@@ -94,7 +98,7 @@ extension AppleRefundSync {
                     let marked = try store.markReversed(
                         transactionIds: reversed.map(\.0), at: reversed.map(\.1), on: connection)
                     environment.counters.add("reversed", marked)
-                    try checkpoint.save(on: connection)
+                    if !holdCheckpoint { try checkpoint.save(on: connection) }
                 }
             }
             token = next
@@ -109,7 +113,9 @@ extension AppleRefundSync {
         do {
             let verifier = try access.verifier(for: StoreClients.appleEnvironment(app))
             let notification = try await verifier.verifyNotification(signed)
-            guard let inner = notification.payload.data?.signedTransactionInfo else { return nil }
+            guard let inner = notification.payload.data?.signedTransactionInfo else {
+                throw ReconcilerError(.failed, "the notification carries no signedTransactionInfo")
+            }
             let transactionVerifier = try access.verifier(
                 for: notification.payload.data?.environment ?? StoreClients.appleEnvironment(app))
             return (notification, try await transactionVerifier.verifyTransaction(inner))

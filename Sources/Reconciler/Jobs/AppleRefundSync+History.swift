@@ -12,15 +12,15 @@ extension AppleRefundSync {
     /// Reads the refund history of every queued customer, oldest queued first.
     func drainQueue(purpose: CallPurpose, in environment: JobEnvironment) async throws {
         // A customer given back this run (its page failed verification) stays queued for the next run.
-        let startedAt = environment.now()
+        let startedAt = try databaseNow(environment)
         while let (customer, revision) = try claim(queued: true, notCheckedSince: startedAt, in: environment) {
-            try await readHistory(customer: customer, revision: revision, purpose: purpose, in: environment)
+            try await readHistorySafely(customer: customer, revision: revision, purpose: purpose, in: environment)
         }
     }
 
     /// Re-reads up to `limit` customers no notification named, the longest unchecked first.
     func sweep(limit: Int, in environment: JobEnvironment) async throws {
-        let startedAt = environment.now()
+        let startedAt = try databaseNow(environment)
         if !environment.dryRun {
             // Known subscriptions without a cursor yet join the sweep (never checked sorts first).
             try environment.connection.execute(
@@ -36,10 +36,16 @@ extension AppleRefundSync {
         while done < limit,
             let (customer, revision) = try claim(queued: false, notCheckedSince: startedAt, in: environment)
         {
-            try await readHistory(customer: customer, revision: revision, purpose: .incremental, in: environment)
+            try await readHistorySafely(customer: customer, revision: revision, purpose: .incremental, in: environment)
             done += 1
         }
         environment.counters.add("swept", done)
+    }
+
+    /// The database's clock: `last_checked_at` is written with it, so "not checked since this run began" must
+    /// compare against it too.
+    func databaseNow(_ environment: JobEnvironment) throws -> Date {
+        try environment.connection.query("SELECT clock_timestamp() AS now")[0].decode("now")
     }
 
     /// Claims the next customer for this process: `FOR UPDATE SKIP LOCKED` picks a row no other process is claiming,
@@ -74,6 +80,26 @@ extension AppleRefundSync {
             """, [app.id, queued, worker, Self.leaseSeconds, notCheckedSince])
         guard let row = rows.first else { return nil }
         return (try row.decode("original_transaction_id"), try row.decodeIfPresent("revision"))
+    }
+
+    /// Reads one customer; on any failure the customer is given back (still queued, revision unchanged) so no
+    /// lease outlives this process's interest in it. A store error about this customer alone is counted and the
+    /// run goes on with the next one; quota answers, outages and database errors stop the run.
+    func readHistorySafely(
+        customer: String, revision: String?, purpose: CallPurpose, in environment: JobEnvironment
+    ) async throws {
+        do {
+            try await readHistory(customer: customer, revision: revision, purpose: purpose, in: environment)
+        } catch let error as AppStoreServerAPIError where !error.isRetryable && error.code == .apiError {
+            environment.counters.add("customer_errors")
+            environment.logger.error("customer \(customer): \(error); left queued for the next run")
+            if !environment.dryRun { try release(customer, on: environment.connection) }
+        } catch {
+            if !environment.dryRun, environment.connection.isOpen {
+                try? release(customer, on: environment.connection)
+            }
+            throw error
+        }
     }
 
     /// Pages one customer's refund history from `revision`; each page and the revision after it commit together.

@@ -80,7 +80,12 @@ public struct AppleRefundSync {
             try await drainQueue(purpose: purpose, in: environment)
         }
         environment.progress?.finish()
+        let customerErrors = environment.counters["customer_errors"]
         let failed = environment.counters["verification_failed"]
+        if customerErrors > 0 && failed == 0 {
+            throw ReconcilerError(
+                .failed, "\(customerErrors) customers could not be read (see the lines above); they stay queued")
+        }
         if failed > 0 {
             throw ReconcilerError(
                 .failed,
