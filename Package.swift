@@ -195,7 +195,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["Postgres", "TestSupport"]
+            dependencies: ["Postgres", "TestSupport", "StoreSimulator"]
         ),
     ],
     swiftLanguageModes: [.v6]

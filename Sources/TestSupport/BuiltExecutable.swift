@@ -54,7 +54,27 @@ public struct BuiltExecutable: Sendable {
         return (process, out, err)
     }
 
-    /// Runs the executable to completion.
+    /// Runs the executable to completion without blocking a thread of the concurrency pool (tests that host the
+    /// store simulator in-process need those threads to answer the child's requests).
+    public func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) async throws
+        -> Outcome
+    {
+        let (process, out, err) = try start(arguments, environment: environment, directory: directory)
+        await Self.waitForExit(process)
+        return Outcome(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    }
+
+    /// Waits for a started process to end, sleeping between looks rather than blocking a thread.
+    public static func waitForExit(_ process: Process) async {
+        while process.isRunning {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Runs the executable to completion, blocking the calling thread (only for tests with no in-process server).
     public func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws
         -> Outcome
     {

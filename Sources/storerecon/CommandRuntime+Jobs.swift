@@ -14,6 +14,7 @@ extension CommandRuntime {
             return
         }
         let results = try await jobRunner().run(job: job, apps: apps, body)
+        try writeMetrics(results)
         let worst = Self.worstExitCode(results.map(\.exitCode))
         if worst != 0 { throw ExitCode(worst) }
     }

@@ -16,6 +16,10 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Only warnings and errors on stderr, and no progress display.")
     var quiet = false
+
+    @Option(
+        name: .long, help: "Write Prometheus metrics of the run to this file (for node_exporter's textfile collector).")
+    var metricsFile: String?
 }
 
 /// How log lines are written to stderr.

@@ -12,7 +12,8 @@ struct StoreRecon: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            MigrateCommand.self, SyncCommand.self, BackfillCommand.self, ImportCommand.self, ReportCommand.self,
+            MigrateCommand.self, RunCommand.self, SyncCommand.self, BackfillCommand.self, ImportCommand.self,
+            ReportCommand.self,
             StatusCommand.self,
         ]
     )

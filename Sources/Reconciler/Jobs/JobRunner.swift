@@ -27,6 +27,21 @@ public struct JobRunner {
         public var calls: [String: Int]
         /// Seconds the job took.
         public var seconds: Double
+
+        /// Creates a result.
+        public init(
+            job: String, app: String, outcome: JobRunRecorder.Outcome, exitCode: Int32, error: String?,
+            counts: [String: Int], calls: [String: Int], seconds: Double
+        ) {
+            self.job = job
+            self.app = app
+            self.outcome = outcome
+            self.exitCode = exitCode
+            self.error = error
+            self.counts = counts
+            self.calls = calls
+            self.seconds = seconds
+        }
     }
 
     /// The configuration.
