@@ -12,7 +12,8 @@ struct AppleEndpointTests {
         try await StoreSimulator.withRunning(options) { sim in
             let client = TestClient(sim)
             let bearer = try client.appleBearer()
-            let truth = try #require(sim.subscriptionTruth().first { $0.platform == "apple" && $0.environment == "Production" })
+            let truth = try #require(
+                sim.subscriptionTruth().first { $0.platform == "apple" && $0.environment == "Production" })
             let url = client.appleURL("inApps/v2/refund/lookup/\(truth.storeId)")
             let first = try await client.send("GET", url, bearer: bearer)
             #expect(first.status == 200)
@@ -76,7 +77,8 @@ struct AppleEndpointTests {
             let future = sim.groundTruth()
             sim.clock.set(millis: start + 30 * 86_400_000)
             let all = sim.groundTruth().appleRefunds.filter { $0.environment == "Production" }
-            let later = try #require(all.first { $0.revocationDate > start && $0.revocationDate < start + 30 * 86_400_000 })
+            let later = try #require(
+                all.first { $0.revocationDate > start && $0.revocationDate < start + 30 * 86_400_000 })
             #expect(!future.appleRefunds.contains { $0.transactionId == later.transactionId })
             sim.clock.set(millis: start)
             let url = client.appleURL("inApps/v2/refund/lookup/\(later.originalTransactionId)")
@@ -87,7 +89,8 @@ struct AppleEndpointTests {
             sim.clock.set(millis: later.revocationDate)
             let next = try await client.send(
                 "GET",
-                client.appleURL("inApps/v2/refund/lookup/\(later.originalTransactionId)", query: ["revision": revision]),
+                client.appleURL(
+                    "inApps/v2/refund/lookup/\(later.originalTransactionId)", query: ["revision": revision]),
                 bearer: try client.appleBearer())
             let signed = try #require(try next.json["signedTransactions"] as? [String])
             #expect(signed.count == 1)
@@ -124,8 +127,11 @@ struct AppleEndpointTests {
         try await StoreSimulator.withRunning(TestKeys.options(subscriptions: 600)) { sim in
             let client = TestClient(sim)
             let bearer = try client.appleBearer()
-            for truth in sim.subscriptionTruth().filter({ $0.platform == "apple" && $0.environment == "Production" }).prefix(40) {
-                let answer = try await client.send("GET", client.appleURL("inApps/v1/subscriptions/\(truth.storeId)"), bearer: bearer)
+            for truth in sim.subscriptionTruth().filter({ $0.platform == "apple" && $0.environment == "Production" })
+                .prefix(40)
+            {
+                let answer = try await client.send(
+                    "GET", client.appleURL("inApps/v1/subscriptions/\(truth.storeId)"), bearer: bearer)
                 let json = try answer.json
                 #expect(json["bundleId"] as? String == "com.example.demo")
                 #expect(json["appAppleId"] as? Int == 1_234_567_890)
@@ -151,16 +157,22 @@ struct AppleEndpointTests {
             let now = sim.clock.nowMillis()
             let url = client.appleURL("inApps/v1/notifications/history")
             func post(_ body: [String: Any], token: String? = nil) async throws -> TestClient.Answer {
-                let target = token.map { client.appleURL("inApps/v1/notifications/history", query: ["paginationToken": $0]) } ?? url
+                let target =
+                    token.map { client.appleURL("inApps/v1/notifications/history", query: ["paginationToken": $0]) }
+                    ?? url
                 return try await client.send(
                     "POST", target, bearer: try client.appleBearer(),
                     body: try JSONSerialization.data(withJSONObject: body), contentType: "application/json")
             }
             let tooOld = try await post(["startDate": now - 181 * 86_400_000, "endDate": now])
             #expect(try tooOld.json["errorCode"] as? Int == 4_000_012)
-            let both = try await post(["startDate": now - 86_400_000, "endDate": now, "notificationType": "REFUND", "transactionId": "1"])
+            let both = try await post([
+                "startDate": now - 86_400_000, "endDate": now, "notificationType": "REFUND", "transactionId": "1",
+            ])
             #expect(try both.json["errorCode"] as? Int == 4_000_019)
-            let body: [String: Any] = ["startDate": now - 170 * 86_400_000, "endDate": now, "notificationType": "REFUND"]
+            let body: [String: Any] = [
+                "startDate": now - 170 * 86_400_000, "endDate": now, "notificationType": "REFUND",
+            ]
             var uuids: [String] = []
             var token: String?
             var pages = 0
@@ -200,10 +212,11 @@ struct AppleEndpointTests {
     func transactionHistory() async throws {
         try await StoreSimulator.withRunning(TestKeys.options(subscriptions: 600)) { sim in
             let client = TestClient(sim)
-            let truth = try #require(sim.subscriptionTruth().first {
-                $0.platform == "apple" && $0.environment == "Production"
-                    && (Int64($0.latestTransaction ?? "") ?? 0) - (Int64($0.storeId) ?? 0) >= 25
-            })
+            let truth = try #require(
+                sim.subscriptionTruth().first {
+                    $0.platform == "apple" && $0.environment == "Production"
+                        && (Int64($0.latestTransaction ?? "") ?? 0) - (Int64($0.storeId) ?? 0) >= 25
+                })
             var ids: [String] = []
             var revision: String?
             repeat {

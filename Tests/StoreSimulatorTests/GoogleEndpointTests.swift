@@ -100,7 +100,9 @@ struct GoogleEndpointTests {
         let parts = text.dropLast().split(separator: ".")
         let formatter = ISO8601DateFormatter()
         let date = try #require(formatter.date(from: String(parts[0]) + "Z"))
-        let fraction = parts.count > 1 ? Int64(String(parts[1].prefix(3)).padding(toLength: 3, withPad: "0", startingAt: 0)) ?? 0 : 0
+        let fraction =
+            parts.count > 1
+            ? Int64(String(parts[1].prefix(3)).padding(toLength: 3, withPad: "0", startingAt: 0)) ?? 0 : 0
         return Int64(date.timeIntervalSince1970) * 1000 + fraction
     }
 }

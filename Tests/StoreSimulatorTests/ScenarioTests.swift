@@ -43,14 +43,16 @@ struct ScenarioTests {
     @Test("ids parse back to their purchase; order ids follow Google's renewal pattern")
     func identifiers() throws {
         let scenario = try ScenarioGenerator(spec: ScenarioSpec(seed: 8, subscriptions: 100)).generate()
-        let google = try #require(scenario.plans.indices.first { scenario.spec.apps[Int(scenario.plans[$0].app)].platform == .google })
+        let google = try #require(
+            scenario.plans.indices.first { scenario.spec.apps[Int(scenario.plans[$0].app)].platform == .google })
         #expect(scenario.googlePlan(token: scenario.purchaseToken(plan: google)) == google)
         #expect(scenario.googlePlan(token: scenario.purchaseToken(plan: google) + "x") == nil)
         let base = scenario.orderId(plan: google, charge: 0)
         #expect(base.wholeMatch(of: /GPA\.\d{4}-\d{4}-\d{4}-\d{5}/) != nil)
         #expect(scenario.orderId(plan: google, charge: 1) == base + "..0")
         #expect(scenario.orderId(plan: google, charge: 3) == base + "..2")
-        let apple = try #require(scenario.plans.indices.first { scenario.spec.apps[Int(scenario.plans[$0].app)].platform == .apple })
+        let apple = try #require(
+            scenario.plans.indices.first { scenario.spec.apps[Int(scenario.plans[$0].app)].platform == .apple })
         let id = scenario.transactionId(plan: apple, charge: 0)
         #expect(scenario.appleTransaction(String(id))?.plan == apple)
     }
@@ -68,10 +70,12 @@ struct ScenarioTests {
         #expect(after.cancellation == .replacement)
     }
 
-    @Test("RFC 3339 formatting with 0, 3, 6 and 9 fractional digits", arguments: [
-        (0, "2026-11-01T07:00:00Z"), (3, "2026-11-01T07:00:00.000Z"), (6, "2026-11-01T07:00:00.000000Z"),
-        (9, "2026-11-01T07:00:00.000000000Z"),
-    ])
+    @Test(
+        "RFC 3339 formatting with 0, 3, 6 and 9 fractional digits",
+        arguments: [
+            (0, "2026-11-01T07:00:00Z"), (3, "2026-11-01T07:00:00.000Z"), (6, "2026-11-01T07:00:00.000000Z"),
+            (9, "2026-11-01T07:00:00.000000000Z"),
+        ])
     func times(digits: Int, text: String) {
         #expect(TimeFormat.rfc3339(millis: 1_793_516_400_000, fractionDigits: digits) == text)
     }

@@ -49,7 +49,9 @@ struct AdminEndpoint {
         case ("GET", ["quotas"]):
             return encode(state.quotas)
         case ("POST", ["quotas"]):
-            guard var merged = (try? JSONSerialization.jsonObject(with: JSONEncoder().encode(state.quotas))) as? [String: Any]
+            guard
+                var merged = (try? JSONSerialization.jsonObject(with: JSONEncoder().encode(state.quotas)))
+                    as? [String: Any]
             else { return error("cannot read quotas") }
             merged.merge(body) { $1 }
             guard let data = try? JSONSerialization.data(withJSONObject: merged),

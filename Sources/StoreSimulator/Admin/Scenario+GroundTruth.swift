@@ -91,6 +91,7 @@ extension Scenario {
             expiresMillis: state.expiryMillis, autoRenew: state.autoRenewEnabled,
             latestTransaction: state.charge.map { orderId(plan: index, charge: $0) },
             linkedPurchaseToken: plan.linkedFrom >= 0 ? purchaseToken(plan: Int(plan.linkedFrom)) : nil,
-            replacedByToken: plan.replacedBy >= 0 && plan.endMillis <= now ? purchaseToken(plan: Int(plan.replacedBy)) : nil)
+            replacedByToken: plan.replacedBy >= 0 && plan.endMillis <= now
+                ? purchaseToken(plan: Int(plan.replacedBy)) : nil)
     }
 }

@@ -139,7 +139,8 @@ struct NotificationHistoryEndpoint {
         let description = [typeName ?? "", subtypeName ?? "", transactionId ?? "", filter.onlyFailures ? "1" : "0"]
         filter.hash = Int64(
             bitPattern: SplitMix64.mix(
-                UInt64(bitPattern: start), UInt64(bitPattern: end), SplitMix64.hash(description.joined(separator: "|"))))
+                UInt64(bitPattern: start), UInt64(bitPattern: end), SplitMix64.hash(description.joined(separator: "|")))
+        )
         return .success(filter)
     }
 

@@ -31,7 +31,8 @@ struct SubscriptionStatusesEndpoint {
                 object.array("data") { data in
                     guard let status, wanted.isEmpty || wanted.contains(status.status) else { return }
                     data.object { group in
-                        group.field("subscriptionGroupIdentifier", scenario.product(purchase, charge: status.charge).group)
+                        group.field(
+                            "subscriptionGroupIdentifier", scenario.product(purchase, charge: status.charge).group)
                         group.array("lastTransactions") { list in
                             list.object { item in
                                 if wrongTypes {
@@ -43,7 +44,8 @@ struct SubscriptionStatusesEndpoint {
                                 item.field(
                                     "signedTransactionInfo",
                                     payloads.signedTransaction(plan: plan, charge: status.charge, at: now))
-                                item.field("signedRenewalInfo", ifPresent: payloads.signedRenewalInfo(plan: plan, at: now))
+                                item.field(
+                                    "signedRenewalInfo", ifPresent: payloads.signedRenewalInfo(plan: plan, at: now))
                             }
                         }
                     }

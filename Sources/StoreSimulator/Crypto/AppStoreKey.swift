@@ -19,7 +19,8 @@ public struct AppStoreKey: Sendable {
         let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         let keyId = String((0..<10).map { _ in letters[random.index(letters.count)] })
         let issuer = Scenario.uuid(random.next(), random.next())
-        return AppStoreKey(keyId: keyId, issuerId: issuer, privateKeyPEM: key.pemRepresentation, publicKey: key.publicKey)
+        return AppStoreKey(
+            keyId: keyId, issuerId: issuer, privateKeyPEM: key.pemRepresentation, publicKey: key.publicKey)
     }
 
     init(keyId: String, issuerId: String, privateKeyPEM: String, publicKey: P256.Signing.PublicKey) {

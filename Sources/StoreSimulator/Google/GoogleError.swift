@@ -57,7 +57,8 @@ enum GoogleError {
 
     static func serverError(second: Bool) -> StoreReply {
         second
-            ? reply(503, status: "UNAVAILABLE", message: "The service is currently unavailable.", reason: "backendError")
+            ? reply(
+                503, status: "UNAVAILABLE", message: "The service is currently unavailable.", reason: "backendError")
             : reply(500, status: "INTERNAL", message: "Internal error encountered.", reason: "backendError")
     }
 

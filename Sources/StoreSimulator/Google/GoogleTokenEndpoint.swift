@@ -50,7 +50,9 @@ struct GoogleTokenEndpoint {
             return "Invalid JWT: Audience must be \(state.tokenURL)."
         }
         let scopes = (jwt.string("scope") ?? "").split(separator: " ")
-        guard scopes.contains(Substring(Self.scope)) else { return "Invalid OAuth scope or ID token audience provided." }
+        guard scopes.contains(Substring(Self.scope)) else {
+            return "Invalid OAuth scope or ID token audience provided."
+        }
         guard let issued = jwt.seconds("iat"), let expires = jwt.seconds("exp") else {
             return "Invalid JWT: iat and exp are required."
         }

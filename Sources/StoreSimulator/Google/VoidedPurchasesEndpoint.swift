@@ -36,7 +36,8 @@ struct VoidedPurchasesEndpoint {
             else {
                 return GoogleError.invalidArgument("Invalid pagination token.")
             }
-            query = Query(position: Int(fields[1]), end: fields[2], type: Int(fields[3]), includePartial: fields[4] == 1)
+            query = Query(
+                position: Int(fields[1]), end: fields[2], type: Int(fields[3]), includePartial: fields[4] == 1)
         } else {
             switch parseWindow(request, now: now, order: order) {
             case .failure(let reply): return reply
@@ -109,7 +110,8 @@ struct VoidedPurchasesEndpoint {
         }
         let partialText = request.parameter("includeQuantityBasedPartialRefund")?.lowercased()
         guard partialText == nil || partialText == "true" || partialText == "false" else {
-            return .failure(GoogleError.invalidArgument("Invalid value at 'include_quantity_based_partial_refund' (TYPE_BOOL)"))
+            return .failure(
+                GoogleError.invalidArgument("Invalid value at 'include_quantity_based_partial_refund' (TYPE_BOOL)"))
         }
         if start < now - Self.thirtyDays {
             return .failure(GoogleError.invalidArgument("Start time cannot be older than 30 days."))

@@ -11,7 +11,9 @@ final class QuotaLedger: Sendable {
         var endpoint: SimulatorEndpoint
 
         static func < (lhs: Key, rhs: Key) -> Bool {
-            (lhs.app, lhs.environment ?? "", lhs.endpoint.rawValue) < (rhs.app, rhs.environment ?? "", rhs.endpoint.rawValue)
+            (lhs.app, lhs.environment ?? "", lhs.endpoint.rawValue) < (
+                rhs.app, rhs.environment ?? "", rhs.endpoint.rawValue
+            )
         }
     }
 

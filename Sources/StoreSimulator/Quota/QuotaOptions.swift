@@ -58,7 +58,9 @@ public struct QuotaOptions: Sendable, Equatable, Codable {
                 QuotaRule(limit: voidedPerDay, window: .pacificDay, name: "Queries per day"),
             ]
         case .googleSubscriptionsV2:
-            return [QuotaRule(limit: subscriptionsPerMinute, window: .rolling(millis: minute), name: "Queries per minute")]
+            return [
+                QuotaRule(limit: subscriptionsPerMinute, window: .rolling(millis: minute), name: "Queries per minute")
+            ]
         case .appleRefundHistory:
             return apple(appleRefundHistoryPerSecond)
         case .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory:

@@ -35,7 +35,8 @@ extension Scenario {
             let canceled = plan.endMillis != 0 && millis >= plan.endMillis
             return GoogleSubscriptionState(
                 state: canceled ? "PENDING_PURCHASE_CANCELED" : "PENDING", charge: nil, product: plan.product,
-                expiryMillis: nil, autoRenewEnabled: !canceled, cancellation: canceled ? .user(cancelMillis: plan.endMillis) : nil,
+                expiryMillis: nil, autoRenewEnabled: !canceled,
+                cancellation: canceled ? .user(cancelMillis: plan.endMillis) : nil,
                 autoResumeMillis: nil)
         }
         let expires = plan.expiresMillis(charge, periods: periods)

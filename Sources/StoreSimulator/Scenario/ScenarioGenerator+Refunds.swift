@@ -34,7 +34,8 @@ extension ScenarioGenerator {
         guard visible > 0 else { return nil }
         let charge = random.chance(0.7) ? visible - 1 : random.index(visible)
         let chargeAt = plan.chargeMillis(charge, periods: periods)
-        let length = plan.isOneTime ? 30 * Self.day : min(plan.expiresMillis(charge, periods: periods) - chargeAt, 20 * Self.day)
+        let length =
+            plan.isOneTime ? 30 * Self.day : min(plan.expiresMillis(charge, periods: periods) - chargeAt, 20 * Self.day)
         let at = chargeAt + random.int(in: (10 * 60_000)...max(10 * 60_000, length - 60_000))
         guard at <= horizonMillis else { return nil }
         var record = RefundRecord(

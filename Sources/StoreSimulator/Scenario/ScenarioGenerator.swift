@@ -84,11 +84,13 @@ struct ScenarioGenerator {
     ) -> PurchasePlan {
         let appIndex = index % spec.apps.count
         let apple = spec.apps[appIndex].platform == .apple
-        let productIndex = successor.map { Int($0.product) } ?? subscriptionProducts[random.index(subscriptionProducts.count)]
+        let productIndex =
+            successor.map { Int($0.product) } ?? subscriptionProducts[random.index(subscriptionProducts.count)]
         let period = spec.products[productIndex].periodMillis
         let start = successor?.start ?? randomStart(&random)
         var plan = PurchasePlan(
-            startMillis: start, product: UInt16(productIndex), secondProduct: UInt16(productIndex), app: UInt8(appIndex))
+            startMillis: start, product: UInt16(productIndex), secondProduct: UInt16(productIndex), app: UInt8(appIndex)
+        )
         plan.linkedFrom = successor?.from ?? -1
         if apple {
             if random.chance(spec.sandboxShare) { plan.flags.insert(.sandbox) }

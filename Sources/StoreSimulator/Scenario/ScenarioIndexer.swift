@@ -59,7 +59,8 @@ struct ScenarioIndexer {
         func add(_ millis: Int64, _ charge: Int, _ kind: NotificationEvent.Kind, _ subtype: NotificationEvent.Subtype) {
             guard millis >= floor else { return }
             list.append(
-                NotificationEvent(millis: millis, plan: Int32(index), charge: UInt16(charge), kind: kind, subtype: subtype))
+                NotificationEvent(
+                    millis: millis, plan: Int32(index), charge: UInt16(charge), kind: kind, subtype: subtype))
         }
         for refund in refunds {
             add(refund.eventMillis, Int(refund.charge), refund.kind == .familyRevoke ? .revoke : .refund, .none)

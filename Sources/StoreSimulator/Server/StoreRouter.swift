@@ -48,7 +48,9 @@ struct StoreRouter {
             guard let app = state.googleApp(packageName: packageName) else {
                 return (nil, GoogleError.applicationNotFound(packageName), false)
             }
-            return (QuotaLedger.Key(app: state.scenario.spec.apps[app].id, environment: nil, endpoint: endpoint), nil, false)
+            return (
+                QuotaLedger.Key(app: state.scenario.spec.apps[app].id, environment: nil, endpoint: endpoint), nil, false
+            )
         } answer: { faults, key in
             let app = state.scenario.spec.apps.firstIndex { $0.id == key.app } ?? 0
             switch endpoint {
@@ -83,7 +85,8 @@ struct StoreRouter {
                 let app = AppleBearerVerifier(state: state).verify(request.bearerToken)
             else { return (nil, AppleError.unauthorized(), true) }
             let key = QuotaLedger.Key(
-                app: state.scenario.spec.apps[app].id, environment: sandbox ? "sandbox" : "production", endpoint: endpoint)
+                app: state.scenario.spec.apps[app].id, environment: sandbox ? "sandbox" : "production",
+                endpoint: endpoint)
             return (key, nil, true)
         } answer: { faults, key in
             let app = state.scenario.spec.apps.firstIndex { $0.id == key.app } ?? 0
@@ -92,7 +95,8 @@ struct StoreRouter {
                 return RefundHistoryEndpoint(state: state).handle(
                     request, app: app, sandbox: sandbox, transactionId: transactionId, faults: faults)
             case .appleNotificationHistory:
-                return NotificationHistoryEndpoint(state: state).handle(request, app: app, sandbox: sandbox, faults: faults)
+                return NotificationHistoryEndpoint(state: state).handle(
+                    request, app: app, sandbox: sandbox, faults: faults)
             case .appleSubscriptionStatuses:
                 return SubscriptionStatusesEndpoint(state: state).handle(
                     request, app: app, sandbox: sandbox, transactionId: transactionId, faults: faults)

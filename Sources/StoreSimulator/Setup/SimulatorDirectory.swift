@@ -28,9 +28,10 @@ public struct SimulatorDirectory: Sendable {
         public var databaseURL: String
 
         /// Creates settings.
-        public init(host: String = "127.0.0.1", port: Int = 8787, clock: String = "wall",
-            databaseURL: String = "postgresql:///storerecon")
-        {
+        public init(
+            host: String = "127.0.0.1", port: Int = 8787, clock: String = "wall",
+            databaseURL: String = "postgresql:///storerecon"
+        ) {
             self.host = host
             self.port = port
             self.clock = clock
