@@ -32,7 +32,8 @@ struct AdminAndSetupTests {
             let truth = try await client.send("GET", admin.appendingPathComponent("truth/refunds"))
             #expect(try JSONDecoder().decode(GroundTruth.self, from: truth.body) == sim.groundTruth())
             let page = try await client.send(
-                "GET", admin.appendingPathComponent("truth/subscriptions").appending(queryItems: [
+                "GET",
+                admin.appendingPathComponent("truth/subscriptions").appending(queryItems: [
                     URLQueryItem(name: "offset", value: "10"), URLQueryItem(name: "limit", value: "5"),
                 ]))
             let subscriptions = try #require(try page.json["subscriptions"] as? [[String: Any]])
@@ -64,8 +65,9 @@ struct AdminAndSetupTests {
         let google = try #require(configuration.apps.first { $0.platform == .google })
         #expect(google.tokenURL == "http://127.0.0.1:9123/token")
         #expect(configuration.products["com.example.premium.monthly"]?.priceMilli == 9990)
-        let serviceAccount = try JSONSerialization.jsonObject(
-            with: try Data(contentsOf: URL(fileURLWithPath: path + "/play-sa.json"))) as? [String: Any]
+        let serviceAccount =
+            try JSONSerialization.jsonObject(
+                with: try Data(contentsOf: URL(fileURLWithPath: path + "/play-sa.json"))) as? [String: Any]
         #expect(serviceAccount?["token_uri"] as? String == "http://127.0.0.1:9123/token")
         try directory.writeEndpoints(spec: spec, keys: keys, settings: settings, port: 9200)
         let rewritten = try ConfigurationLoader(environment: [:]).load(path: path + "/storerecon.yaml")

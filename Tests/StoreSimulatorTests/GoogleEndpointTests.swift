@@ -34,7 +34,7 @@ struct GoogleEndpointTests {
             let now = sim.clock.nowMillis() / 1000
             let assertion: String
             switch problem {
-            case "aud": assertion = try client.googleAssertion(["aud": "https://oauth2.googleapis.com/token"])
+            case "aud": assertion = try client.googleAssertion(["aud": "https://example.com/token"])
             case "iss": assertion = try client.googleAssertion(["iss": "someone@example.iam.gserviceaccount.com"])
             case "scope": assertion = try client.googleAssertion(["scope": "https://www.googleapis.com/auth/drive"])
             case "lifetime": assertion = try client.googleAssertion(["iat": now, "exp": now + 3601])
@@ -48,6 +48,15 @@ struct GoogleEndpointTests {
             let answer = try await client.exchange(assertion)
             #expect(answer.status == 400)
             #expect(try answer.json["error"] as? String == "invalid_grant")
+        }
+    }
+
+    @Test("Google's own token URL as audience (what google-auth sends) is accepted")
+    func googleAudience() async throws {
+        try await StoreSimulator.withRunning(TestKeys.options()) { sim in
+            let client = TestClient(sim)
+            let assertion = try client.googleAssertion(["aud": "https://oauth2.googleapis.com/token"])
+            #expect(try await client.exchange(assertion).status == 200)
         }
     }
 
