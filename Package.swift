@@ -1,14 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Warnings are errors in CI through `scripts/test` (`-Xswiftc -warnings-as-errors`), not here:
-// unsafeFlags would make the package unusable as a dependency.
+// Warnings fail CI through `scripts/test` (it rejects any warning in the project's own files), not through
+// unsafeFlags, which would make the package unusable as a dependency.
 let package = Package(
     name: "storerecon",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "storerecon", targets: ["storerecon"]),
-        .executable(name: "storesim", targets: ["storesim"]),
+        .executable(name: "storerecon", targets: ["storerecon"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -21,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
+        // PostgreSQL through libpq.
         .systemLibrary(
             name: "CLibPQ",
             providers: [.apt(["libpq-dev"])]
@@ -29,6 +29,8 @@ let package = Package(
             name: "Postgres",
             dependencies: ["CLibPQ"]
         ),
+
+        // sql/*.sql compiled into the binary.
         .executableTarget(
             name: "embed-migrations",
             path: "Plugins/EmbedMigrationsTool"
@@ -38,17 +40,61 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["embed-migrations"]
         ),
+
+        // Store access: transport, shared quota, clients.
         .target(
             name: "StoreHTTP"
         ),
         .target(
             name: "RateLimiting",
+            dependencies: [
+                "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "quota-probe",
+            dependencies: [
+                "RateLimiting",
+                "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(
+            name: "AppStoreServerAPI",
+            dependencies: [
+                "StoreHTTP",
+                "RateLimiting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "PlayDeveloperAPI",
+            dependencies: [
+                "StoreHTTP",
+                "RateLimiting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The jobs, reports and the command line.
+        .target(
+            name: "Reports",
             dependencies: ["Postgres"]
         ),
         .target(
             name: "Reconciler",
             dependencies: [
                 "Postgres",
+                "StoreHTTP",
+                "RateLimiting",
+                "PlayDeveloperAPI",
+                "AppStoreServerAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -59,15 +105,16 @@ let package = Package(
             name: "storerecon",
             dependencies: [
                 "Reconciler",
+                "Reports",
+                "RateLimiting",
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(
-            name: "TestSupport",
-            dependencies: ["Postgres", "Reconciler"]
-        ),
+
+        // The store simulator: Apple and Google on loopback, for tests, benchmarks and the demo. It shares no model or
+        // JSON code with the clients above, so a client bug cannot hide behind a matching simulator bug.
         .target(
             name: "StoreSimulator",
             dependencies: [
@@ -80,12 +127,19 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+
         .executableTarget(
             name: "storesim",
             dependencies: [
                 "StoreSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+
+        // Tests.
+        .target(
+            name: "TestSupport",
+            dependencies: ["Postgres", "Reconciler", "StoreSimulator"]
         ),
         .testTarget(
             name: "StoreSimulatorTests",
@@ -103,8 +157,46 @@ let package = Package(
             dependencies: ["Postgres", "TestSupport"]
         ),
         .testTarget(
+            name: "RateLimitingTests",
+            dependencies: ["RateLimiting", "Postgres", "Reconciler", "TestSupport", "quota-probe"]
+        ),
+        .testTarget(
+            name: "AppStoreServerAPITests",
+            dependencies: [
+                "AppStoreServerAPI",
+                "StoreHTTP",
+                "RateLimiting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .testTarget(
+            name: "PlayDeveloperAPITests",
+            dependencies: [
+                "PlayDeveloperAPI",
+                "StoreHTTP",
+                "RateLimiting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
             name: "ReconcilerTests",
-            dependencies: ["Reconciler", "Postgres", "TestSupport"]
+            dependencies: [
+                "Reconciler", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting", "PlayDeveloperAPI",
+                "AppStoreServerAPI",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: ["Reports", "Reconciler", "Postgres", "TestSupport"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["Postgres", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

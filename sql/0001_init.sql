@@ -103,7 +103,10 @@ CREATE TABLE refund (
     refund_type     text NOT NULL CHECK (refund_type IN ('full', 'prorated', 'partial_quantity', 'family_revoke')),
     quantity        integer NOT NULL DEFAULT 1,
     percentage_milli integer,                       -- Apple revocationPercentage (50000 = 50 %)
-    price_milli     bigint,                         -- store-reported price, milliunits; NULL when unknown
+    price_milli     bigint,                         -- store-reported unit price, milliunits; NULL when unknown
+    -- Refunded amount in milliunits: price x quantity, or for Apple prorated refunds
+    -- round(price x revocationPercentage / 100000); NULL when the price is unknown. Reports sum this exactly.
+    amount_milli    bigint,
     currency        text,
     environment     text,
     reversed_at     timestamptz,                    -- set by REFUND_REVERSED
@@ -149,33 +152,143 @@ CREATE TABLE apple_refund_cursor (
     last_checked_at timestamptz,
     queued_at       timestamptz,                    -- set when a notification names the customer
     queue_reason    text,                           -- REFUND, REFUND_REVERSED, REVOKE, backfill
+    -- A process working on this customer holds a short lease, so concurrent processes (FOR UPDATE SKIP LOCKED when
+    -- claiming) never ask for the same customer twice; a crashed worker's lease simply runs out.
+    claimed_until   timestamptz,
+    claimed_by      text,
     PRIMARY KEY (app_id, original_transaction_id)
 );
 CREATE INDEX apple_refund_cursor_queue ON apple_refund_cursor (app_id, queued_at) WHERE queued_at IS NOT NULL;
 CREATE INDEX apple_refund_cursor_sweep ON apple_refund_cursor (app_id, last_checked_at NULLS FIRST);
 
--- Shared rate limiting: one row per (app, store API) with the grants of the current rolling window.
+-- Apple REFUND_REVERSED notifications, kept by transaction so a reversal seen before its refund (or whose refund
+-- arrives later from Refund History) still nets the refund out when it is stored.
+CREATE TABLE apple_refund_reversal (
+    app_id          text NOT NULL REFERENCES app (id),
+    transaction_id  text NOT NULL,
+    reversed_at     timestamptz NOT NULL,
+    PRIMARY KEY (app_id, transaction_id)
+);
+
+-- Shared rate limiting (module RateLimiting). Every process on every host takes its store calls through
+-- quota_acquire(), which locks the (app, API) row, so the limits hold for all of them together. All times come
+-- from the database server's clock (clock_timestamp()): the one clock every host shares. No foreign key to app:
+-- limits apply whether or not the app row has been written yet (--dry-run writes none).
+--
+-- One row per (app, store API): a sliding log of the most recent grants, and the block a store's throttling set.
 CREATE TABLE quota_bucket (
-    app_id          text NOT NULL,
-    api             text NOT NULL,
-    tokens          double precision NOT NULL,
-    refilled_at     timestamptz NOT NULL,
-    recent_grants   timestamptz[] NOT NULL DEFAULT '{}',   -- grant times inside the rolling window, oldest first
-    blocked_until   timestamptz,                             -- set from a 429 / Retry-After
+    app_id          text NOT NULL,                  -- the configuration's app id
+    api             text NOT NULL,                  -- the store API (StoreAPI raw value), e.g. google.voidedpurchases
+    -- The most recent grant times, oldest first, as many as the largest window's count. A call is granted only
+    -- when, for every window "n calls in any w seconds", the n-th most recent grant is at least w old.
+    grants          timestamptz[] NOT NULL DEFAULT '{}',
+    blocked_until   timestamptz,                    -- no grants before this: the store's Retry-After, or a backoff
+    throttle_streak integer NOT NULL DEFAULT 0,     -- throttles in a row (each within 10 minutes, by default, of the
+                                                    -- one before): the backoff's exponent when there is no Retry-After
+    throttled_at    timestamptz,                    -- when the store last throttled this API
     PRIMARY KEY (app_id, api)
 );
 
--- Shared daily budgets, counted per US-Pacific day.
+-- Shared daily budgets, counted per US-Pacific day (the day the stores' daily quotas run on).
 CREATE TABLE quota_day (
-    app_id          text NOT NULL,
-    api             text NOT NULL,
-    pacific_day     date NOT NULL,
-    used            integer NOT NULL DEFAULT 0,
-    used_backfill   integer NOT NULL DEFAULT 0,
-    refused         integer NOT NULL DEFAULT 0,
-    exhausted_at    timestamptz,                   -- the store said "per day": no more calls until the day turns
+    app_id          text NOT NULL,                  -- the configuration's app id
+    api             text NOT NULL,                  -- the store API, as in quota_bucket
+    pacific_day     date NOT NULL,                  -- the day in America/Los_Angeles: quota_pacific_day(time of call)
+    used            integer NOT NULL DEFAULT 0,     -- calls granted, all purposes
+    used_backfill   integer NOT NULL DEFAULT 0,     -- of those, calls granted to backfills (capped at their share)
+    refused         integer NOT NULL DEFAULT 0,     -- calls refused: the day's budget (or the backfill share) was spent
+    throttled       integer NOT NULL DEFAULT 0,     -- throttles and quota answers the store sent
+    exhausted_at    timestamptz,                    -- the store said "per day": no more calls until the day turns
+    last_grant_at   timestamptz,                    -- the latest grant of the day
     PRIMARY KEY (app_id, api, pacific_day)
 );
+
+-- The US-Pacific day (America/Los_Angeles, daylight saving aware, from the server's time zone database) that
+-- contains an instant.
+CREATE FUNCTION quota_pacific_day(instant timestamptz) RETURNS date
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$ SELECT (instant AT TIME ZONE 'America/Los_Angeles')::date $$;
+
+-- Takes one call of an (app, API) when every limit allows it now, in one round trip:
+--   SELECT * FROM quota_acquire(app, api, backfill, counts, windows, daily_cap, backfill_cap)
+-- Parameters: p_backfill says the call is a backfill's; window i allows p_counts[i] calls in any p_windows[i]
+-- seconds (the caller's safety margin included); p_daily_cap is the calls per Pacific day (NULL: no cap);
+-- p_backfill_cap the calls backfills may take of them (NULL: no separate limit).
+-- Returns granted_at (the grant's time, NULL when not granted); wait_seconds (when not granted and not refused:
+-- how long until the limits allow the next call); refusal (store_exhausted, cap_reached or backfill_share_reached
+-- when the day's budget is spent: ask no more today); and the day's counts after this call.
+-- It locks the bucket row, then the day row, always in that order (so no two callers can deadlock), and reads
+-- the clock only once it holds the bucket lock, so the log stays in time order.
+CREATE FUNCTION quota_acquire(
+    p_app text, p_api text, p_backfill boolean, p_counts integer[], p_windows double precision[],
+    p_daily_cap integer, p_backfill_cap integer,
+    OUT granted_at timestamptz, OUT wait_seconds double precision, OUT refusal text,
+    OUT grant_day date, OUT day_used integer, OUT day_used_backfill integer
+) LANGUAGE plpgsql AS $$
+DECLARE
+    v_grants    timestamptz[];
+    v_blocked   timestamptz;
+    v_exhausted timestamptz;
+    v_now       timestamptz;
+    v_opens     timestamptz;
+    v_length    integer;
+    v_keep      integer := 0;
+BEGIN
+    SELECT b.grants, b.blocked_until INTO v_grants, v_blocked
+        FROM quota_bucket b WHERE b.app_id = p_app AND b.api = p_api FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO quota_bucket (app_id, api) VALUES (p_app, p_api) ON CONFLICT DO NOTHING;
+        SELECT b.grants, b.blocked_until INTO v_grants, v_blocked
+            FROM quota_bucket b WHERE b.app_id = p_app AND b.api = p_api FOR UPDATE;
+    END IF;
+    v_length := coalesce(array_length(v_grants, 1), 0);
+    v_now := clock_timestamp();
+    IF v_length > 0 AND v_grants[v_length] > v_now THEN
+        v_now := v_grants[v_length];                -- the server's clock stepped back: keep the log in order
+    END IF;
+    grant_day := quota_pacific_day(v_now);
+
+    SELECT d.used, d.used_backfill, d.exhausted_at INTO day_used, day_used_backfill, v_exhausted
+        FROM quota_day d WHERE d.app_id = p_app AND d.api = p_api AND d.pacific_day = grant_day FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO quota_day (app_id, api, pacific_day) VALUES (p_app, p_api, grant_day) ON CONFLICT DO NOTHING;
+        SELECT d.used, d.used_backfill, d.exhausted_at INTO day_used, day_used_backfill, v_exhausted
+            FROM quota_day d WHERE d.app_id = p_app AND d.api = p_api AND d.pacific_day = grant_day FOR UPDATE;
+    END IF;
+    refusal := CASE
+        WHEN v_exhausted IS NOT NULL THEN 'store_exhausted'
+        WHEN day_used >= p_daily_cap THEN 'cap_reached'
+        WHEN p_backfill AND day_used_backfill >= p_backfill_cap THEN 'backfill_share_reached'
+    END;                                            -- a NULL cap compares as unknown: no refusal
+    IF refusal IS NOT NULL THEN
+        UPDATE quota_day d SET refused = d.refused + 1
+            WHERE d.app_id = p_app AND d.api = p_api AND d.pacific_day = grant_day;
+        RETURN;
+    END IF;
+
+    v_opens := v_blocked;
+    FOR i IN 1 .. coalesce(array_length(p_counts, 1), 0) LOOP
+        v_keep := greatest(v_keep, p_counts[i]);
+        IF v_length >= p_counts[i] THEN             -- the p_counts[i]-th most recent grant opens the window again
+            v_opens := greatest(v_opens, v_grants[v_length - p_counts[i] + 1] + make_interval(secs => p_windows[i]));
+        END IF;
+    END LOOP;
+    IF v_opens > v_now THEN
+        wait_seconds := extract(epoch FROM v_opens - v_now);
+        RETURN;
+    END IF;
+
+    UPDATE quota_bucket b SET grants = (v_grants || v_now)[greatest(1, v_length + 2 - v_keep) : v_length + 1]
+        WHERE b.app_id = p_app AND b.api = p_api;
+    UPDATE quota_day d
+        SET used = d.used + 1, used_backfill = d.used_backfill + CASE WHEN p_backfill THEN 1 ELSE 0 END,
+            last_grant_at = v_now
+        WHERE d.app_id = p_app AND d.api = p_api AND d.pacific_day = grant_day
+        RETURNING d.used, d.used_backfill INTO day_used, day_used_backfill;
+    granted_at := v_now;
+    wait_seconds := 0;
+END
+$$;
 
 -- Every run of every job.
 CREATE TABLE job_run (

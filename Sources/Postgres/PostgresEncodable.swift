@@ -90,3 +90,30 @@ public struct PostgresTextArray: PostgresEncodable, Equatable {
         return out + "}"
     }
 }
+
+/// An array of text values that may be NULL, for a typed array parameter (`$1::bigint[]`, `$1::int[]`).
+public struct PostgresNullableTextArray: PostgresEncodable, Equatable {
+    /// The elements; `nil` is SQL NULL.
+    public var elements: [String?]
+
+    /// Wraps the elements.
+    public init(_ elements: [String?]) { self.elements = elements }
+
+    public var postgresText: String? {
+        var out = "{"
+        for (index, element) in elements.enumerated() {
+            if index > 0 { out += "," }
+            guard let element else {
+                out += "NULL"
+                continue
+            }
+            out += "\""
+            for character in element.unicodeScalars {
+                if character == "\"" || character == "\\" { out += "\\" }
+                out.unicodeScalars.append(character)
+            }
+            out += "\""
+        }
+        return out + "}"
+    }
+}

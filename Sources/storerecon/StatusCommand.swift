@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RateLimiting
 import Reconciler
 
 /// `storerecon status`.
@@ -29,7 +30,11 @@ struct StatusCommand: AsyncParsableCommand {
             configuration.apps = try runtime.apps(matching: app)
             let connection = try runtime.connect()
             defer { connection.close() }
-            let report = try StatusReport.gather(configuration, on: connection)
+            let gate = PostgresQuotaGate(
+                conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock())
+            let report = try await StatusReport.gather(configuration, on: connection) { app in
+                try await gate.usageToday(app: app)
+            }
             switch format {
             case .json:
                 let encoder = JSONEncoder()
@@ -56,6 +61,32 @@ enum StatusTable {
             lines.append(row(["app", "platform", "store id", "subscriptions", "refunds"]))
             for app in report.apps {
                 lines.append(row([app.id, app.platform, app.storeAppId, "\(app.subscriptions)", "\(app.refunds)"]))
+            }
+        }
+        for app in report.apps {
+            lines.append("")
+            lines.append("\(app.id):")
+            for checkpoint in app.checkpoints {
+                let behind =
+                    checkpoint.behindSeconds.map { "\($0 / 3600) h \($0 % 3600 / 60) min behind" } ?? "never run"
+                let flight = checkpoint.inFlight ? ", window in flight after \(checkpoint.pagesDone) pages" : ""
+                lines.append("  checkpoint \(checkpoint.job): \(behind)\(flight)")
+            }
+            for gap in app.gaps {
+                lines.append("  GAP \(gap.job): \(gap.from) – \(gap.to) could not be fetched")
+            }
+            for usage in app.quotaToday {
+                let cap = usage.cap.map { " of \($0)" } ?? ""
+                lines.append(
+                    "  quota today \(usage.api): \(usage.used)\(cap) used (\(usage.usedBackfill) backfill), "
+                        + "\(usage.refused) refused, \(usage.throttled) throttled\(usage.exhausted ? ", EXHAUSTED" : "")"
+                )
+            }
+            for run in app.lastRuns {
+                lines.append("  last \(run.job): \(run.outcome ?? "running or crashed") at \(run.startedAt)")
+            }
+            for state in app.subscriptionStates {
+                lines.append("  subscriptions \(state.state)\(state.entitled ? " (entitled)" : ""): \(state.count)")
             }
         }
         if !report.tableCounts.isEmpty {

@@ -11,6 +11,9 @@ struct StoreRecon: AsyncParsableCommand {
             78 bad configuration; 1 anything else.
             """,
         version: "0.1.0",
-        subcommands: [MigrateCommand.self, ImportCommand.self, StatusCommand.self]
+        subcommands: [
+            MigrateCommand.self, SyncCommand.self, BackfillCommand.self, ImportCommand.self, ReportCommand.self,
+            StatusCommand.self,
+        ]
     )
 }

@@ -106,9 +106,14 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
     public var backfillShare: Double
     /// Whether Apple apps fall back to sandbox on 4040010 (default true outside production-only setups).
     public var appleSandboxFallback: Bool
+    /// How far before its checkpoint each Apple notification-history window starts again (default 1 h).
+    public var appleOverlap: ConfigDuration
+    /// Customers not named by any notification whose refund history one run re-reads, the longest unchecked
+    /// first (default 1000; 0 turns the sweep off).
+    public var appleSweepCustomers: Int
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case googleOverlap, googleSkew, backfillShare, appleSandboxFallback
+        case googleOverlap, googleSkew, backfillShare, appleSandboxFallback, appleOverlap, appleSweepCustomers
     }
 
     /// The defaults.
@@ -117,6 +122,8 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
         googleSkew = .seconds(60)
         backfillShare = 0.5
         appleSandboxFallback = true
+        appleOverlap = .hours(1)
+        appleSweepCustomers = 1000
     }
 
     public init(from decoder: any Decoder) throws {
@@ -131,6 +138,10 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
         appleSandboxFallback =
             try container.decodeIfPresent(Bool.self, forKey: .appleSandboxFallback)
             ?? defaults.appleSandboxFallback
+        appleOverlap =
+            try container.decodeIfPresent(ConfigDuration.self, forKey: .appleOverlap) ?? defaults.appleOverlap
+        appleSweepCustomers =
+            try container.decodeIfPresent(Int.self, forKey: .appleSweepCustomers) ?? defaults.appleSweepCustomers
     }
 }
 

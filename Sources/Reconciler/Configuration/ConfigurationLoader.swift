@@ -165,9 +165,9 @@ public struct ConfigurationLoader: Sendable {
         case is Bool.Type: return "true or false"
         default:
             let name = "\(type)"
-            if name.hasPrefix("Array") { return "a list" }
-            if name.hasPrefix("Dictionary") { return "a mapping" }
-            return "a mapping"
+            if name.contains("Array") || name.contains("Sequence") { return "a list" }
+            if name.contains("Dictionary") || name.contains("Mapping") { return "a mapping" }
+            return "a value of type \(name)"
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import RateLimiting
 
 /// What `storerecon status` shows: whether the database answers, whether the schema is current, and per configured
 /// app its row counts. Later jobs add checkpoints, gaps, quota use and last runs.
@@ -16,6 +17,50 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var subscriptions: Int
         /// Refunds in the ledger.
         public var refunds: Int
+        /// Each job's checkpoint.
+        public var checkpoints: [Checkpoint] = []
+        /// Windows that could not be fetched, not yet acknowledged.
+        public var gaps: [Gap] = []
+        /// The last run of each job.
+        public var lastRuns: [LastRun] = []
+        /// Subscriptions by state and entitlement.
+        public var subscriptionStates: [StateCount] = []
+        /// Today's (US-Pacific day) store calls per API.
+        public var quotaToday: [QuotaUsage] = []
+    }
+
+    /// A job's checkpoint for an app.
+    public struct Checkpoint: Codable, Sendable, Equatable {
+        public var job: String
+        public var highWater: Date?
+        /// Seconds from the high-water mark to now.
+        public var behindSeconds: Int?
+        public var inFlight: Bool
+        public var pagesDone: Int
+    }
+
+    /// A window lost for good.
+    public struct Gap: Codable, Sendable, Equatable {
+        public var job: String
+        public var from: Date
+        public var to: Date
+        public var detectedAt: Date
+    }
+
+    /// The last run of a job.
+    public struct LastRun: Codable, Sendable, Equatable {
+        public var job: String
+        public var startedAt: Date
+        public var finishedAt: Date?
+        public var outcome: String?
+        public var error: String?
+    }
+
+    /// Subscriptions in one state.
+    public struct StateCount: Codable, Sendable, Equatable {
+        public var state: String
+        public var entitled: Bool
+        public var count: Int
     }
 
     /// Whether the schema is exactly current.
@@ -37,14 +82,17 @@ public struct StatusReport: Codable, Sendable, Equatable {
                (SELECT count(*) FROM sync_checkpoint) AS sync_checkpoint,
                (SELECT count(*) FROM sync_gap) AS sync_gap,
                (SELECT count(*) FROM apple_refund_cursor) AS apple_refund_cursor,
+               (SELECT count(*) FROM apple_refund_reversal) AS apple_refund_reversal,
                (SELECT count(*) FROM quota_bucket) AS quota_bucket,
                (SELECT count(*) FROM quota_day) AS quota_day,
                (SELECT count(*) FROM job_run) AS job_run
         """
 
     /// Gathers the report (read-only).
-    public static func gather(_ configuration: Configuration, on connection: PostgresConnection) throws -> StatusReport
-    {
+    public static func gather(
+        _ configuration: Configuration, on connection: PostgresConnection,
+        quotaUsage: (String) async throws -> [QuotaUsage] = { _ in [] }
+    ) async throws -> StatusReport {
         let pending = try Migrator(connection: connection).pendingNames()
         var report = StatusReport(
             schemaCurrent: pending.isEmpty, pendingMigrations: pending, tableCounts: [:], apps: [], attention: [])
@@ -62,11 +110,75 @@ public struct StatusReport: Codable, Sendable, Equatable {
                 SELECT (SELECT count(*) FROM subscription WHERE app_id = $1) AS subscriptions,
                        (SELECT count(*) FROM refund WHERE app_id = $1) AS refunds
                 """, [app.id])[0]
-            report.apps.append(
-                AppStatus(
-                    id: app.id, platform: app.platform.rawValue, storeAppId: app.storeAppId,
-                    subscriptions: try row.decode("subscriptions"), refunds: try row.decode("refunds")))
+            var status = AppStatus(
+                id: app.id, platform: app.platform.rawValue, storeAppId: app.storeAppId,
+                subscriptions: try row.decode("subscriptions"), refunds: try row.decode("refunds"))
+            try gatherJobs(into: &status, configuration: configuration, on: connection)
+            status.quotaToday = try await quotaUsage(app.id)
+            for checkpoint in status.checkpoints where !checkpoint.job.hasSuffix("_backfill") {
+                if let behind = checkpoint.behindSeconds, behind > configuration.status.maxCheckpointAge.seconds {
+                    report.attention.append(
+                        "\(app.id): \(checkpoint.job) checkpoint is \(behind / 3600) h behind "
+                            + "(more than status.maxCheckpointAge \(configuration.status.maxCheckpointAge))")
+                }
+            }
+            for gap in status.gaps {
+                report.attention.append(
+                    "\(app.id): \(gap.job) gap \(PostgresTimestamp.format(gap.from)) – \(PostgresTimestamp.format(gap.to)) "
+                        + "could not be fetched (older than the store keeps)")
+            }
+            for run in status.lastRuns where run.outcome == "failed" || run.outcome == "config" {
+                report.attention.append("\(app.id): last \(run.job) run failed: \(run.error ?? "no error recorded")")
+            }
+            report.apps.append(status)
         }
         return report
+    }
+
+    static func gatherJobs(
+        into status: inout AppStatus, configuration: Configuration, on connection: PostgresConnection
+    ) throws {
+        status.checkpoints = try connection.query(
+            """
+            SELECT job, high_water, extract(epoch FROM now() - high_water)::bigint AS behind,
+                   page_token IS NOT NULL AS in_flight, pages_done
+            FROM sync_checkpoint WHERE app_id = $1 ORDER BY job
+            """, [status.id]
+        ).map { row in
+            Checkpoint(
+                job: try row.decode("job"), highWater: try row.decodeIfPresent("high_water"),
+                behindSeconds: try row.decodeIfPresent("behind"), inFlight: try row.decode("in_flight"),
+                pagesDone: try row.decode("pages_done"))
+        }
+        status.gaps = try connection.query(
+            """
+            SELECT job, gap_from, gap_to, detected_at FROM sync_gap
+            WHERE app_id = $1 AND acknowledged_at IS NULL ORDER BY gap_from
+            """, [status.id]
+        ).map { row in
+            Gap(
+                job: try row.decode("job"), from: try row.decode("gap_from"), to: try row.decode("gap_to"),
+                detectedAt: try row.decode("detected_at"))
+        }
+        status.lastRuns = try connection.query(
+            """
+            SELECT DISTINCT ON (job) job, started_at, finished_at, outcome, error
+            FROM job_run WHERE app_id = $1 AND outcome IS DISTINCT FROM 'skipped'
+            ORDER BY job, started_at DESC
+            """, [status.id]
+        ).map { row in
+            LastRun(
+                job: try row.decode("job"), startedAt: try row.decode("started_at"),
+                finishedAt: try row.decodeIfPresent("finished_at"), outcome: try row.decodeIfPresent("outcome"),
+                error: try row.decodeIfPresent("error"))
+        }
+        status.subscriptionStates = try connection.query(
+            """
+            SELECT state, entitled, count(*) AS n FROM subscription WHERE app_id = $1
+            GROUP BY state, entitled ORDER BY state, entitled DESC
+            """, [status.id]
+        ).map { row in
+            StateCount(state: try row.decode("state"), entitled: try row.decode("entitled"), count: try row.decode("n"))
+        }
     }
 }

@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import RateLimiting
+import StoreHTTP
+
+extension AppStoreServerClient {
+    /// Sends `request` to the configured environment and, for transaction lookups answered with 4040010 when
+    /// fallback is on, to sandbox; returns the decoded answer and the environment that gave it.
+    func perform<Response: Decodable & Sendable>(
+        _ request: APIRequest, purpose: CallPurpose, as type: Response.Type = Response.self
+    ) async throws -> (Response, Environment) {
+        let first = configuration.environment
+        do {
+            return (try await send(request, environment: first, purpose: purpose), first)
+        } catch let error as AppStoreServerAPIError where shouldFallBack(after: error, request: request) {
+            logger.debug(
+                "transaction not found in production, asking sandbox",
+                metadata: ["app": "\(configuration.app)", "request": "\(request.label)"])
+            return (try await send(request, environment: .sandbox, purpose: purpose), .sandbox)
+        }
+    }
+
+    /// Whether a failed lookup should be asked again in sandbox.
+    func shouldFallBack(after error: AppStoreServerAPIError, request: APIRequest) -> Bool {
+        configuration.sandboxFallback && configuration.environment == .production && request.isTransactionLookup
+            && error.apiErrorCode == .transactionIdNotFound
+    }
+
+    /// One logical call with retries; each attempt passes the quota gate.
+    func send<Response: Decodable & Sendable>(
+        _ request: APIRequest, environment: Environment, purpose: CallPurpose
+    ) async throws -> Response {
+        let app = configuration.app
+        let base = configuration.baseURL(for: environment)
+        guard let url = request.url(base: base) else {
+            throw AppStoreServerAPIError(
+                code: .configuration, message: "cannot build a URL on \(base)", app: app, request: request.label)
+        }
+        return try await configuration.retryPolicy.run(
+            timing: timing,
+            isRetryable: { ($0 as? AppStoreServerAPIError)?.isRetryable ?? false },
+            retryAfter: { ($0 as? AppStoreServerAPIError)?.retryAfter }
+        ) { attempt in
+            try await quota.acquire(app: app, api: request.api, purpose: purpose)
+            let token = try tokens.token()
+            var headers = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
+            if request.body != nil { headers["Content-Type"] = "application/json" }
+            let http = HTTPRequest(
+                method: request.method, url: url, headers: headers, body: request.body,
+                timeout: configuration.requestTimeout)
+            logger.debug(
+                "calling the App Store Server API",
+                metadata: [
+                    "app": "\(app)", "request": "\(request.label)", "environment": "\(environment)",
+                    "attempt": "\(attempt)",
+                ])
+            let response: HTTPResponse
+            do {
+                response = try await transport.send(http)
+            } catch let error as TransportError {
+                throw AppStoreServerAPIError(
+                    code: .transport, message: "\(error.code.rawValue): \(error.message)", app: app,
+                    request: request.label, isRetryable: error.isRetryable)
+            }
+            let error = Self.error(for: response, app: app, request: request.label, now: now())
+            if response.status == 429 {
+                await quota.report(app: app, api: request.api, feedback: .throttled(retryAfter: error?.retryAfter))
+            } else {
+                await quota.report(app: app, api: request.api, feedback: .accepted)
+            }
+            if let error {
+                if error.isRetryable {
+                    logger.info(
+                        "the App Store Server API answered with a retryable error",
+                        metadata: ["app": "\(app)", "request": "\(request.label)", "error": "\(error)"])
+                }
+                throw error
+            }
+            return try Self.decode(
+                Response.self, from: response, maxBytes: configuration.maxResponseBytes, app: app,
+                request: request.label)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// One page of notification history (Get Notification History): at most 20 notifications.
+///
+/// [Apple documentation](https://developer.apple.com/documentation/appstoreserverapi/notificationhistoryresponse)
+public struct NotificationHistoryResponse: Decodable, Sendable, Hashable {
+    /// The token for the next page.
+    public var paginationToken: String?
+    /// Whether another page follows; `false` when absent.
+    public var hasMore: Bool
+    /// The notifications; empty when absent.
+    public var notificationHistory: [NotificationHistoryResponseItem]
+
+    enum CodingKeys: String, CodingKey {
+        case paginationToken, hasMore, notificationHistory
+    }
+
+    /// Decodes leniently.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        paginationToken = c.lenientString(.paginationToken)
+        hasMore = c.lenientBool(.hasMore) ?? false
+        notificationHistory = c.lenientNested(.notificationHistory) ?? []
+    }
+}

@@ -1,0 +1,23 @@
+/// One page of a customer's refunded transactions (Get Refund History v2): at most 20, ascending by revocation date.
+///
+/// [Apple documentation](https://developer.apple.com/documentation/appstoreserverapi/refundhistoryresponse)
+public struct RefundHistoryResponse: Decodable, Sendable, Hashable {
+    /// JWS, each a ``JWSTransactionDecodedPayload``; empty when absent.
+    public var signedTransactions: [String]
+    /// The token for the next page, and after the last page the one to store for "only what is new since".
+    public var revision: String?
+    /// Whether another page follows; `false` when absent.
+    public var hasMore: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case signedTransactions, revision, hasMore
+    }
+
+    /// Decodes leniently.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        signedTransactions = c.lenientStrings(.signedTransactions) ?? []
+        revision = c.lenientString(.revision)
+        hasMore = c.lenientBool(.hasMore) ?? false
+    }
+}

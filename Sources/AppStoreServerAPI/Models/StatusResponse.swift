@@ -1,0 +1,26 @@
+/// The statuses of all of a customer's subscriptions (Get All Subscription Statuses). Arrays have no guaranteed order.
+///
+/// [Apple documentation](https://developer.apple.com/documentation/appstoreserverapi/statusresponse)
+public struct StatusResponse: Decodable, Sendable, Hashable {
+    /// The server environment.
+    public var environment: Environment?
+    /// The app's bundle identifier.
+    public var bundleId: String?
+    /// The app's Apple ID.
+    public var appAppleId: Int64?
+    /// One item per subscription group; empty when absent.
+    public var data: [SubscriptionGroupIdentifierItem]
+
+    enum CodingKeys: String, CodingKey {
+        case environment, bundleId, appAppleId, data
+    }
+
+    /// Decodes leniently.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        environment = c.lenient(.environment)
+        bundleId = c.lenientString(.bundleId)
+        appAppleId = c.lenientInt64(.appAppleId)
+        data = c.lenientNested(.data) ?? []
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+// Apple's payloads are decoded leniently: a missing field, a null, or a value of an unexpected type becomes nil
+// instead of failing the whole payload (the verified raw JSON is kept beside the model, so nothing is lost).
+// Numbers sent as strings and strings sent as numbers are accepted.
+extension KeyedDecodingContainer {
+    func lenientString(_ key: Key) -> String? {
+        guard contains(key) else { return nil }
+        if let value = try? decode(String.self, forKey: key) { return value }
+        if let value = try? decode(Int64.self, forKey: key) { return String(value) }
+        return nil
+    }
+
+    func lenientInt64(_ key: Key) -> Int64? {
+        guard contains(key) else { return nil }
+        if let value = try? decode(Int64.self, forKey: key) { return value }
+        if let value = try? decode(Double.self, forKey: key) { return Self.rounded(value) }
+        if let text = try? decode(String.self, forKey: key) {
+            if let value = Int64(text) { return value }
+            if let value = Double(text) { return Self.rounded(value) }
+        }
+        return nil
+    }
+
+    func lenientInt(_ key: Key) -> Int? {
+        lenientInt64(key).flatMap { Int(exactly: $0) }
+    }
+
+    func lenientBool(_ key: Key) -> Bool? {
+        guard contains(key) else { return nil }
+        if let value = try? decode(Bool.self, forKey: key) { return value }
+        if let value = try? decode(Int64.self, forKey: key) { return value != 0 }
+        if let text = try? decode(String.self, forKey: key) {
+            switch text.lowercased() {
+            case "true", "1": return true
+            case "false", "0": return false
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// A time in milliseconds since 1970; Xcode-signed payloads carry fractions of a millisecond, rounded here.
+    func lenientDate(_ key: Key) -> Date? {
+        lenientInt64(key).map(Date.init(millisecondsSince1970:))
+    }
+
+    /// A UUID; absent, empty or malformed gives nil.
+    func lenientUUID(_ key: Key) -> UUID? {
+        lenientString(key).flatMap { UUID(uuidString: $0) }
+    }
+
+    func lenientStrings(_ key: Key) -> [String]? {
+        guard contains(key) else { return nil }
+        return try? decode([String].self, forKey: key)
+    }
+
+    func lenient<Value: StoreStringValue>(_ key: Key, as type: Value.Type = Value.self) -> Value? {
+        lenientString(key).map(Value.init(rawValue:))
+    }
+
+    func lenient<Value: StoreIntValue>(_ key: Key, as type: Value.Type = Value.self) -> Value? {
+        lenientInt(key).map(Value.init(rawValue:))
+    }
+
+    /// A nested object; one that does not decode gives nil.
+    func lenientNested<Value: Decodable>(_ key: Key, as type: Value.Type = Value.self) -> Value? {
+        guard contains(key) else { return nil }
+        return (try? decodeIfPresent(Value.self, forKey: key)) ?? nil
+    }
+
+    private static func rounded(_ value: Double) -> Int64? {
+        guard value.isFinite, abs(value) < 9.0e18 else { return nil }
+        return Int64(value.rounded())
+    }
+}
+
+extension Date {
+    /// A date from milliseconds since 1970.
+    init(millisecondsSince1970 milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// Milliseconds since 1970, rounded to the nearest millisecond.
+    var millisecondsSince1970: Int64 {
+        Int64((timeIntervalSince1970 * 1000).rounded())
+    }
+}

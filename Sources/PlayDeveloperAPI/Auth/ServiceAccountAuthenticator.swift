@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+import RateLimiting
+import StoreHTTP
+
+/// Signs in as a service account and caches the access token, renewing it a few minutes before it expires.
+///
+/// Concurrent callers share one sign-in. Each exchange passes the quota gate as ``StoreAPI/googleOAuthToken``.
+/// See [Using OAuth 2.0 for server to server applications](https://developers.google.com/identity/protocols/oauth2/service-account).
+public actor ServiceAccountAuthenticator {
+    private let key: ServiceAccountKey
+    private let tokenURL: URL
+    private let runner: PlayCallRunner
+    private let renewalMargin: Double
+    private let requestTimeout: Double
+    private var cached: AccessToken?
+    private var waiters: [CheckedContinuation<AccessToken, any Error>]?
+
+    /// Creates an authenticator.
+    /// - Parameters:
+    ///   - app: the configured app id, for the quota gate and errors.
+    ///   - key: the service-account key.
+    ///   - tokenURL: overrides the key file's `token_uri` (e.g. the simulator).
+    ///   - renewalMargin: seconds before expiry at which a new token is fetched (default 300).
+    public init(
+        app: String, key: ServiceAccountKey, tokenURL: URL? = nil, transport: any HTTPTransport,
+        quotaGate: any QuotaGate, retryPolicy: PlayRetryPolicy = PlayRetryPolicy(), requestTimeout: Double = 30,
+        renewalMargin: Double = 300, runtime: PlayRuntime = .live, logger: Logger = Logger(label: "storerecon.play")
+    ) {
+        self.key = key
+        self.tokenURL = tokenURL ?? key.tokenURI
+        self.runner = PlayCallRunner(
+            app: app, transport: transport, quotaGate: quotaGate, policy: retryPolicy, runtime: runtime,
+            logger: logger)
+        self.renewalMargin = renewalMargin
+        self.requestTimeout = requestTimeout
+    }
+
+    /// A valid access token: the cached one while it has more than the renewal margin left, else a new one.
+    /// - Throws: ``PlayAPIError`` (`.invalidGrant`, `.invalidClient`, `.tokenEndpoint`, `.signing`, `.transport`,
+    ///   `.serverError`, `.rateLimited`), `QuotaError` from the gate, or `CancellationError`.
+    public func accessToken(purpose: CallPurpose) async throws -> AccessToken {
+        if let cached, runner.runtime.now() < renewalTime(of: cached) { return cached }
+        if waiters != nil {
+            return try await withCheckedThrowingContinuation { continuation in
+                waiters?.append(continuation)
+            }
+        }
+        waiters = []
+        let result: Result<AccessToken, any Error>
+        do {
+            result = .success(try await exchange(purpose: purpose))
+        } catch {
+            result = .failure(error)
+        }
+        let pending = waiters ?? []
+        waiters = nil
+        if case .success(let token) = result { cached = token }
+        for waiter in pending { waiter.resume(with: result) }
+        return try result.get()
+    }
+
+    /// Forgets `token` if it is the cached one (the API answered 401), so the next call signs in again.
+    public func invalidate(_ token: AccessToken) {
+        if cached == token { cached = nil }
+    }
+
+    private func renewalTime(of token: AccessToken) -> Date {
+        token.expiresAt.addingTimeInterval(-renewalMargin)
+    }
+
+    private func exchange(purpose: CallPurpose) async throws -> AccessToken {
+        let label = "POST \(tokenURL.path.isEmpty ? "/" : tokenURL.path)"
+        let issuedAt = runner.runtime.now()
+        let response = try await runner.run(
+            api: .googleOAuthToken, purpose: purpose, label: label,
+            makeRequest: { try makeRequest(issuedAt: runner.runtime.now()) },
+            classify: { classify($0, label: label) },
+            transportError: {
+                PlayAPIError(.transport, "\($0.code.rawValue): \($0.message)", app: runner.app, request: label)
+            }
+        )
+        struct TokenResponse: Decodable {
+            var accessToken: String
+            var expiresIn: Double?
+
+            enum CodingKeys: String, CodingKey {
+                case accessToken = "access_token"
+                case expiresIn = "expires_in"
+            }
+        }
+        guard let decoded = try? JSONDecoder().decode(TokenResponse.self, from: response.body),
+            !decoded.accessToken.isEmpty
+        else {
+            throw PlayAPIError(
+                .tokenEndpoint, "the token endpoint's answer holds no access_token", app: runner.app, request: label,
+                httpStatus: response.status)
+        }
+        let lifetime = max(decoded.expiresIn ?? 3600, 0)
+        runner.logger.debug(
+            "signed in as service account", metadata: ["app": "\(runner.app)", "account": "\(key.clientEmail)"])
+        return AccessToken(value: decoded.accessToken, expiresAt: issuedAt.addingTimeInterval(lifetime))
+    }
+
+    private func makeRequest(issuedAt: Date) throws -> HTTPRequest {
+        let assertion = try ServiceAccountAssertion(key: key, audience: tokenURL, issuedAt: issuedAt).signed(with: key)
+        let body =
+            "grant_type=" + PlayURL.percentEncode("urn:ietf:params:oauth:grant-type:jwt-bearer")
+            + "&assertion=" + PlayURL.percentEncode(assertion)
+        return HTTPRequest(
+            method: "POST", url: tokenURL,
+            headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+            body: Data(body.utf8), timeout: requestTimeout)
+    }
+
+    private func classify(_ response: HTTPResponse, label: String) -> (PlayCallRunner.Verdict, QuotaFeedback) {
+        if (200..<300).contains(response.status) { return (.success(response), .accepted) }
+        struct OAuthError: Decodable {
+            var error: String?
+            var errorDescription: String?
+
+            enum CodingKeys: String, CodingKey {
+                case error
+                case errorDescription = "error_description"
+            }
+        }
+        let body = try? JSONDecoder().decode(OAuthError.self, from: response.body)
+        let code = body?.error
+        let detail = body?.errorDescription.map { ": " + String($0.prefix(200)) } ?? ""
+        func error(_ kind: PlayAPIError.Code, _ message: String, retryAfter: Double? = nil) -> PlayAPIError {
+            PlayAPIError(
+                kind, message + detail, app: runner.app, request: label, httpStatus: response.status,
+                googleStatus: code, retryAfter: retryAfter)
+        }
+        let retryAfter = response.header("retry-after").flatMap {
+            PlayResponseClassifier.parseRetryAfter($0, now: runner.runtime.now())
+        }
+        if response.status == 429 {
+            let failure = error(.rateLimited, "the token endpoint throttled sign-in", retryAfter: retryAfter)
+            let verdict: PlayCallRunner.Verdict =
+                runner.policy.retriesThrottled ? .retry(failure, retryAfter: retryAfter) : .fail(failure)
+            return (verdict, .throttled(retryAfter: retryAfter))
+        }
+        if response.status >= 500 {
+            return (.retry(error(.serverError, "the token endpoint failed"), retryAfter: retryAfter), .accepted)
+        }
+        switch code {
+        case "invalid_grant":
+            return (
+                .fail(
+                    error(
+                        .invalidGrant,
+                        "Google refused the signed assertion for \(key.clientEmail) (key id \(key.privateKeyID)); "
+                            + "check the host clock (NTP) and that the key was not deleted or revoked in Google Cloud")),
+                .accepted
+            )
+        case "invalid_client", "unauthorized_client":
+            return (
+                .fail(
+                    error(
+                        .invalidClient,
+                        "Google does not accept service account \(key.clientEmail); is it disabled or deleted?")),
+                .accepted
+            )
+        default:
+            return (.fail(error(.tokenEndpoint, "the token endpoint refused sign-in")), .accepted)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+// Shared decoding for Google's small integer codes (`voidedSource`, `voidedReason`): a number, a decimal string,
+// or a label string; an unknown number is kept raw and labelled "unknown".
+protocol PlayEnumCode {
+    /// Labels by code, index = code.
+    static var labels: [String] { get }
+    var code: Int32? { get }
+    var label: String { get }
+    init(code: Int32?, label: String)
+}
+
+extension PlayEnumCode {
+    static func label(for code: Int32) -> String {
+        code >= 0 && Int(code) < labels.count ? labels[Int(code)] : "unknown"
+    }
+
+    var codeDescription: String {
+        if let code { return "\(code) (\(label))" }
+        return label
+    }
+
+    init(decoding decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int32.self) {
+            self.init(code: number, label: Self.label(for: number))
+            return
+        }
+        let text = try container.decode(String.self)
+        if let number = Int32(text) {
+            self.init(code: number, label: Self.label(for: number))
+        } else if let index = Self.labels.firstIndex(where: { $0.caseInsensitiveCompare(text) == .orderedSame }) {
+            self.init(code: Int32(index), label: Self.labels[index])
+        } else {
+            // An undocumented spelling: keep going (the row's raw JSON keeps what was sent).
+            self.init(code: nil, label: "unknown")
+        }
+    }
+
+    func encodeCode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let code {
+            try container.encode(code)
+        } else {
+            try container.encode(label)
+        }
+    }
+}

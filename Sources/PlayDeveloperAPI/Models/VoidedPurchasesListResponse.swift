@@ -1,0 +1,90 @@
+import Foundation
+
+/// One page of `purchases.voidedpurchases.list`.
+///
+/// See [purchases.voidedpurchases.list](https://developers.google.com/android-publisher/api-ref/rest/v3/purchases.voidedpurchases/list)
+/// and [VoidedPurchasesListResponse](https://developers.google.com/android-publisher/api-ref/rest/v3/purchases.voidedpurchases/list#response-body).
+public struct VoidedPurchasesListResponse: Sendable, Equatable, Decodable {
+    /// `tokenPagination`: where the next page starts.
+    public struct TokenPagination: Sendable, Equatable, Codable {
+        /// The token for the next page; absent on the last page.
+        public var nextPageToken: String?
+        /// The token for the previous page, if Google sends one.
+        public var previousPageToken: String?
+
+        /// Creates pagination info.
+        public init(nextPageToken: String? = nil, previousPageToken: String? = nil) {
+            self.nextPageToken = nextPageToken
+            self.previousPageToken = previousPageToken
+        }
+    }
+
+    /// `pageInfo`: Google's general page information.
+    public struct PageInfo: Sendable, Equatable, Codable {
+        /// Results in this page.
+        public var resultPerPage: Int32?
+        /// Index of the first result.
+        public var startIndex: Int32?
+        /// Total results available.
+        public var totalResults: Int32?
+
+        /// Creates page info.
+        public init(resultPerPage: Int32? = nil, startIndex: Int32? = nil, totalResults: Int32? = nil) {
+            self.resultPerPage = resultPerPage
+            self.startIndex = startIndex
+            self.totalResults = totalResults
+        }
+    }
+
+    /// Token pagination; `tokenPagination.nextPageToken` absent means this is the last page.
+    public var tokenPagination: TokenPagination?
+    /// Page information.
+    public var pageInfo: PageInfo?
+    /// The voided purchases, oldest first; empty when Google left the array out (nothing matched).
+    public var voidedPurchases: [VoidedPurchase]
+
+    /// The token for the next page, or `nil` on the last page (an empty token counts as none).
+    public var nextPageToken: String? {
+        guard let token = tokenPagination?.nextPageToken, !token.isEmpty else { return nil }
+        return token
+    }
+
+    /// Creates a page.
+    public init(tokenPagination: TokenPagination? = nil, pageInfo: PageInfo? = nil, voidedPurchases: [VoidedPurchase]) {
+        self.tokenPagination = tokenPagination
+        self.pageInfo = pageInfo
+        self.voidedPurchases = voidedPurchases
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case tokenPagination, pageInfo, voidedPurchases
+    }
+
+    /// Decodes a page; rows' ``VoidedPurchase/rawJSON`` stay empty (use ``init(json:)`` to keep them).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        tokenPagination = try container.decodeIfPresent(TokenPagination.self, forKey: .tokenPagination)
+        pageInfo = try container.decodeIfPresent(PageInfo.self, forKey: .pageInfo)
+        voidedPurchases = try container.decodeIfPresent([VoidedPurchase].self, forKey: .voidedPurchases) ?? []
+    }
+
+    /// Decodes a response body and keeps each row's JSON object as sent (``VoidedPurchase/rawJSON``).
+    /// - Throws: `DecodingError` whose coding path names the field that failed.
+    public init(json: Data) throws {
+        self = try JSONDecoder().decode(Self.self, from: json)
+        if let ranges = JSONMemberArraySlicer.elementRanges(of: "voidedPurchases", in: json),
+            ranges.count == voidedPurchases.count
+        {
+            for index in voidedPurchases.indices {
+                voidedPurchases[index].rawJSON = Data(json[ranges[index]])
+            }
+        } else {
+            // The slicer covers every valid JSON document; this is a safety net, not a path taken in practice.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            for index in voidedPurchases.indices {
+                voidedPurchases[index].rawJSON = try encoder.encode(voidedPurchases[index])
+            }
+        }
+    }
+}

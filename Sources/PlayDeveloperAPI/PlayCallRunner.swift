@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import RateLimiting
+import StoreHTTP
+
+/// Runs one logical store call: quota gate, send, classify, report, and retry within the policy's bounds.
+/// Shared by the token endpoint and the API so both obey the same rules.
+struct PlayCallRunner: Sendable {
+    /// What one answer means.
+    enum Verdict {
+        /// Done: hand the answer to the caller.
+        case success(HTTPResponse)
+        /// May succeed if tried again after a wait (5xx, timeout, throttled); `error` is thrown when the bounds are spent.
+        case retry(PlayAPIError, retryAfter: Double?)
+        /// The credentials are stale: renew them and try once more at once.
+        case renewCredentials(PlayAPIError)
+        /// Final.
+        case fail(PlayAPIError)
+    }
+
+    var app: String
+    var transport: any HTTPTransport
+    var quotaGate: any QuotaGate
+    var policy: PlayRetryPolicy
+    var runtime: PlayRuntime
+    var logger: Logger
+
+    /// Runs the call.
+    /// - Parameters:
+    ///   - makeRequest: builds the request for each attempt (it may fetch a fresh access token).
+    ///   - classify: turns an answer into a verdict and the feedback for the quota gate.
+    ///   - transportError: turns a transport failure into the error thrown when it is not retried.
+    ///   - renewCredentials: called once on `.renewCredentials`.
+    ///   - isolation: runs on the caller's actor, so the closures may use its state.
+    func run(
+        api: StoreAPI, purpose: CallPurpose, label: String,
+        makeRequest: () async throws -> HTTPRequest,
+        classify: (HTTPResponse) -> (Verdict, QuotaFeedback),
+        transportError: (TransportError) -> PlayAPIError,
+        renewCredentials: () async -> Void = {},
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> HTTPResponse {
+        let start = runtime.now()
+        var attempt = 0
+        var renewed = false
+        while true {
+            try Task.checkCancellation()
+            attempt += 1
+            let request = try await makeRequest()
+            try await quotaGate.acquire(app: app, api: api, purpose: purpose)
+            let verdict: Verdict
+            let feedback: QuotaFeedback
+            do {
+                let response = try await transport.send(request)
+                (verdict, feedback) = classify(response)
+                logger.debug(
+                    "store call answered",
+                    metadata: [
+                        "api": "\(api)", "request": "\(label)", "status": "\(response.status)", "attempt": "\(attempt)",
+                    ])
+            } catch let error as TransportError {
+                // The call may have reached the store and been counted there: count it here too.
+                feedback = .accepted
+                let failure = transportError(error)
+                verdict = error.isRetryable ? .retry(failure, retryAfter: nil) : .fail(failure)
+            }
+            await quotaGate.report(app: app, api: api, feedback: feedback)
+
+            switch verdict {
+            case .success(let response):
+                return response
+            case .fail(let error):
+                throw error
+            case .renewCredentials(let error):
+                guard !renewed else { throw error }
+                renewed = true
+                attempt -= 1
+                logger.info("access token rejected; signing in again", metadata: ["api": "\(api)", "app": "\(app)"])
+                await renewCredentials()
+            case .retry(let error, let retryAfter):
+                let delay = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, random: runtime.random)
+                let elapsed = runtime.now().timeIntervalSince(start)
+                guard policy.allowsRetry(afterAttempt: attempt, elapsed: elapsed, delay: delay) else { throw error }
+                logger.warning(
+                    "store call failed; retrying",
+                    metadata: [
+                        "api": "\(api)", "app": "\(app)", "attempt": "\(attempt)",
+                        "delay": "\(String(format: "%.2f", delay))s", "error": "\(error)",
+                    ])
+                try await runtime.sleep(delay)
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import RateLimiting
+import StoreHTTP
+
+extension PlayDeveloperClient {
+    /// Where a call goes and how it is named in logs and errors.
+    struct Endpoint {
+        var api: StoreAPI
+        var packageName: String
+        var url: URL
+        var label: String
+    }
+
+    /// GETs an API endpoint with a bearer token and returns the successful answer's body.
+    func get(_ endpoint: Endpoint, purpose: CallPurpose) async throws -> Data {
+        var lastToken: AccessToken?
+        let response = try await runner.run(
+            api: endpoint.api, purpose: purpose, label: endpoint.label,
+            makeRequest: {
+                let token = try await authenticator.accessToken(purpose: purpose)
+                lastToken = token
+                return HTTPRequest(
+                    method: "GET", url: endpoint.url,
+                    headers: ["Authorization": "Bearer \(token.value)", "Accept": "application/json"],
+                    timeout: configuration.requestTimeout)
+            },
+            classify: { classify($0, endpoint: endpoint) },
+            transportError: { error in
+                PlayAPIError(
+                    error.code == .tooLarge ? .responseTooLarge : .transport,
+                    "\(error.code.rawValue): \(error.message)",
+                    app: app, packageName: endpoint.packageName, request: endpoint.label)
+            },
+            renewCredentials: {
+                if let token = lastToken { await authenticator.invalidate(token) }
+            }
+        )
+        return response.body
+    }
+
+    /// Decodes a successful body, turning a `DecodingError` into a ``PlayAPIError`` naming the field.
+    func decode<T>(_ endpoint: Endpoint, _ body: Data, _ decode: (Data) throws -> T) throws -> T {
+        do {
+            return try decode(body)
+        } catch let error as DecodingError {
+            let (field, message) = Self.describe(error)
+            throw PlayAPIError(
+                .malformedResponse, "the answer is not the expected JSON: \(message) (\(body.count) bytes)", app: app,
+                packageName: endpoint.packageName, request: endpoint.label, httpStatus: 200, field: field)
+        }
+    }
+
+    private func classify(_ response: HTTPResponse, endpoint: Endpoint) -> (PlayCallRunner.Verdict, QuotaFeedback) {
+        let body = (200..<300).contains(response.status) ? nil : GoogleErrorResponse(json: response.body)
+        let disposition = PlayResponseClassifier.classify(
+            status: response.status, headers: response.headers, body: body, now: runner.runtime.now())
+        func error(_ code: PlayAPIError.Code, _ message: String, retryAfter: Double? = nil) -> PlayAPIError {
+            let google = body?.error.message.map { ": " + String($0.prefix(300)) } ?? ""
+            return PlayAPIError(
+                code, message + google, app: app, packageName: endpoint.packageName, request: endpoint.label,
+                httpStatus: response.status, googleStatus: body?.error.status, reasons: body?.reasons ?? [],
+                retryAfter: retryAfter)
+        }
+        switch disposition {
+        case .success:
+            return (.success(response), .accepted)
+        case .throttled(let retryAfter):
+            let failure = error(.rateLimited, "the store throttled \(endpoint.api)", retryAfter: retryAfter)
+            let verdict: PlayCallRunner.Verdict =
+                runner.policy.retriesThrottled ? .retry(failure, retryAfter: retryAfter) : .fail(failure)
+            return (verdict, .throttled(retryAfter: retryAfter))
+        case .dailyQuotaExhausted:
+            return (
+                .fail(
+                    error(
+                        .dailyQuotaExhausted, "the daily quota of \(endpoint.api) is spent until the Pacific day turns")
+                ),
+                .dailyQuotaExhausted
+            )
+        case .unauthorized:
+            return (.renewCredentials(error(.unauthenticated, "the API rejected the access token")), .accepted)
+        case .permissionDenied:
+            let hint =
+                endpoint.api == .googleVoidedPurchases
+                ? "the service account lacks the Play Console permission 'View financial data'"
+                : "the service account lacks the Play Console permission for this app (or the app is not linked)"
+            return (.fail(error(.permissionDenied, hint)), .accepted)
+        case .notFound:
+            return (.fail(error(.notFound, "not found")), .accepted)
+        case .serverError(let retryAfter):
+            return (.retry(error(.serverError, "the store failed"), retryAfter: retryAfter), .accepted)
+        case .clientError:
+            return (.fail(error(.badRequest, "the store rejected the request")), .accepted)
+        }
+    }
+
+    /// The coding path as `a.b[3].c` and a short message.
+    static func describe(_ error: DecodingError) -> (field: String?, message: String) {
+        func path(_ codingPath: [any CodingKey]) -> String? {
+            guard !codingPath.isEmpty else { return nil }
+            var text = ""
+            for key in codingPath {
+                if let index = key.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += (text.isEmpty ? "" : ".") + key.stringValue
+                }
+            }
+            return text
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return (path(context.codingPath), "wrong type, expected \(type)")
+        case .valueNotFound(let type, let context):
+            return (path(context.codingPath), "null or missing value, expected \(type)")
+        case .keyNotFound(let key, let context):
+            return (path(context.codingPath + [key]), "missing field \"\(key.stringValue)\"")
+        case .dataCorrupted(let context):
+            // At the top level this is a syntax error: a truncated or non-JSON body.
+            let message =
+                context.codingPath.isEmpty
+                ? "malformed or truncated JSON (\(context.debugDescription))" : context.debugDescription
+            return (path(context.codingPath), message)
+        @unknown default:
+            return (nil, "undecodable")
+        }
+    }
+}

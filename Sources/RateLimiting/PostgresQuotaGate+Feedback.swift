@@ -1,0 +1,144 @@
+import Foundation
+import Postgres
+
+extension PostgresQuotaGate {
+    /// Applies the store's answer for every process: a throttle blocks the (app, API) until `retryAfter` (or a
+    /// growing backoff) has passed; a "per day" answer makes every `acquire` throw `QuotaError` until the Pacific
+    /// day turns. `.accepted` costs nothing.
+    ///
+    /// When the database cannot be reached the answer is kept in this process only, and logged.
+    public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
+        let key = Key(app: app, api: api)
+        do {
+            switch feedback {
+            case .accepted:
+                return
+            case .throttled(let retryAfter):
+                let until = try await throttle(app: app, api: api, retryAfter: retryAfter)
+                logger.warning(
+                    "store throttled calls: blocking them for every process",
+                    metadata: [
+                        "app": "\(app)", "api": "\(api)", "blockedUntil": "\(PostgresTimestamp.format(until))",
+                        "retryAfter": "\(retryAfter.map { "\($0)" } ?? "none")",
+                    ])
+            case .dailyQuotaExhausted:
+                try await markExhausted(app: app, api: api)
+                logger.warning(
+                    "store says the daily quota is spent: no more calls until the Pacific day turns",
+                    metadata: ["app": "\(app)", "api": "\(api)"])
+            }
+        } catch {
+            logger.error(
+                "could not record the store's quota answer in the database; this process obeys it alone",
+                metadata: ["app": "\(app)", "api": "\(api)", "error": "\(error)"])
+            switch feedback {
+            case .accepted:
+                break
+            case .throttled(let retryAfter):
+                let delay = retryAfter.map { Duration.seconds(max(0, $0)) } ?? policy.throttleBackoff.maximum
+                localBlocks[key] = clock.now.advanced(by: delay)
+            case .dailyQuotaExhausted:
+                localExhausted[key] = PacificDay(containing: Date())
+            }
+        }
+    }
+
+    /// Records a throttle: bumps the streak, blocks the bucket for `retryAfter` seconds or the backoff of the
+    /// streak, and counts it in the day.
+    /// - Returns: the bucket's `blocked_until` (database time).
+    @discardableResult
+    func throttle(app: String, api: StoreAPI, retryAfter: Double?) async throws -> Date {
+        let backoff = policy.throttleBackoff
+        let reset = policy.throttleStreakReset.seconds
+        let random = Double.random(in: 0...1, using: &generator)
+        return try await withConnection { connection in
+            try connection.transaction { connection in
+                let streakRow = try connection.query(
+                    """
+                    INSERT INTO quota_bucket AS b (app_id, api, throttle_streak, throttled_at)
+                    VALUES ($1, $2, 1, clock_timestamp())
+                    ON CONFLICT (app_id, api) DO UPDATE SET
+                        throttle_streak = CASE WHEN b.throttled_at > clock_timestamp() - make_interval(secs => $3)
+                                               THEN b.throttle_streak + 1 ELSE 1 END,
+                        throttled_at = clock_timestamp()
+                    RETURNING b.throttle_streak AS streak
+                    """, [app, api.rawValue, reset])
+                let streak: Int = try streakRow[0].decode("streak")
+                let delay =
+                    retryAfter.map { Duration.seconds(max(0, $0)) }
+                    ?? backoff.delay(attempt: streak, fraction: random)
+                let blocked = try connection.query(
+                    """
+                    UPDATE quota_bucket
+                    SET blocked_until = greatest(blocked_until, clock_timestamp() + make_interval(secs => $3))
+                    WHERE app_id = $1 AND api = $2
+                    RETURNING blocked_until
+                    """, [app, api.rawValue, delay.seconds])
+                try connection.execute(
+                    """
+                    INSERT INTO quota_day AS d (app_id, api, pacific_day, throttled)
+                    VALUES ($1, $2, quota_pacific_day(clock_timestamp()), 1)
+                    ON CONFLICT (app_id, api, pacific_day) DO UPDATE SET throttled = d.throttled + 1
+                    """, [app, api.rawValue])
+                return try blocked[0].decode("blocked_until", as: Date.self)
+            }
+        }
+    }
+
+    /// Marks today's Pacific day spent for (app, API), as the store said.
+    func markExhausted(app: String, api: StoreAPI) async throws {
+        _ = try await withConnection { connection in
+            try connection.execute(
+                """
+                INSERT INTO quota_day AS d (app_id, api, pacific_day, throttled, exhausted_at)
+                VALUES ($1, $2, quota_pacific_day(clock_timestamp()), 1, clock_timestamp())
+                ON CONFLICT (app_id, api, pacific_day) DO UPDATE
+                SET throttled = d.throttled + 1, exhausted_at = coalesce(d.exhausted_at, EXCLUDED.exhausted_at)
+                """, [app, api.rawValue])
+        }
+    }
+
+    /// Today's use (the database's Pacific day) of every API of `app` that has a limit or was called today.
+    /// - Throws: `PostgresError` when the database stays unreachable.
+    public func usageToday(app: String) async throws -> [QuotaUsage] {
+        let limits = policy.limits(for: app)
+        let rows = try await withConnection { connection in
+            let rows = try connection.query(
+                """
+                SELECT t.day::text AS day, d.api, d.used, d.used_backfill, d.refused, d.throttled,
+                       d.exhausted_at IS NOT NULL AS store_exhausted
+                FROM (SELECT quota_pacific_day(clock_timestamp()) AS day) t
+                LEFT JOIN quota_day d ON d.app_id = $1 AND d.pacific_day = t.day
+                """, [app])
+            return try rows.map { row in
+                (
+                    day: try row.decode("day", as: String.self),
+                    api: try row.decodeIfPresent("api", as: String.self).map(StoreAPI.init(rawValue:)),
+                    used: try row.decodeIfPresent("used", as: Int.self) ?? 0,
+                    usedBackfill: try row.decodeIfPresent("used_backfill", as: Int.self) ?? 0,
+                    refused: try row.decodeIfPresent("refused", as: Int.self) ?? 0,
+                    throttled: try row.decodeIfPresent("throttled", as: Int.self) ?? 0,
+                    storeExhausted: try row.decodeIfPresent("store_exhausted", as: Bool.self) ?? false
+                )
+            }
+        }
+        let day = rows.first?.day ?? PacificDay(containing: Date()).description
+        var usage: [StoreAPI: QuotaUsage] = [:]
+        for api in limits.apis.keys {
+            let limit = limits[api]
+            usage[api] = QuotaUsage(
+                api: api, day: day, used: 0, usedBackfill: 0, refused: 0, throttled: 0, cap: limit?.dailyCap,
+                backfillCap: policy.backfillCap(of: limit), exhausted: limit?.dailyCap == 0)
+        }
+        for row in rows {
+            guard let api = row.api else { continue }
+            let limit = limits[api]
+            let cap = limit?.dailyCap
+            usage[api] = QuotaUsage(
+                api: api, day: day, used: row.used, usedBackfill: row.usedBackfill, refused: row.refused,
+                throttled: row.throttled, cap: cap, backfillCap: policy.backfillCap(of: limit),
+                exhausted: row.storeExhausted || cap.map { row.used >= $0 } == true)
+        }
+        return usage.values.sorted { $0.api.rawValue < $1.api.rawValue }
+    }
+}

@@ -1,0 +1,23 @@
+/// What a `PostgresQuotaGate` has done since it was created, for logs, `job_run` and benchmarks.
+public struct QuotaGateStatistics: Sendable, Hashable {
+    /// Attempts: `quota_acquire` round trips to the database, including failed ones.
+    public var attempts = 0
+    /// Wall time spent in those round trips.
+    public var attemptTime = Duration.zero
+    /// Calls granted.
+    public var grants = 0
+    /// Attempts answered "wait".
+    public var waits = 0
+    /// Time asked to wait in all (before jitter).
+    public var waited = Duration.zero
+    /// Round trips that failed on a lost or unreachable database and were tried again on a new connection.
+    public var reconnects = 0
+
+    /// Creates empty statistics.
+    public init() {}
+
+    /// The mean attempt round trip, or `nil` before the first.
+    public var meanAttemptRoundTrip: Duration? {
+        attempts == 0 ? nil : attemptTime / attempts
+    }
+}

@@ -1,0 +1,179 @@
+import AppStoreServerAPI
+import Foundation
+import Postgres
+
+/// Writes verified Apple refund transactions into the ledger (one statement per page), queues customers, marks
+/// reversals, and applies refunds to subscriptions. Only verified payloads ever reach it.
+struct AppleRefundStore {
+    let app: AppConfig
+
+    /// A refund as the ledger stores it.
+    struct Row {
+        var transactionId: String
+        var originalTransactionId: String
+        var productId: String?
+        var purchasedAt: Date?
+        var refundedAt: Date
+        var reasonCode: Int?
+        var reasonLabel: String
+        var type: String
+        var quantity: Int
+        var percentageMilli: Int?
+        var priceMilli: Int64?
+        var amountMilli: Int64?
+        var currency: String?
+        var environment: String?
+        var payload: String
+    }
+
+    /// The ledger row of a verified transaction, or `nil` when it carries no revocation (not a refund).
+    static func row(_ verified: VerifiedTransaction) -> Row? {
+        let transaction = verified.payload
+        guard let transactionId = transaction.transactionId, let revoked = transaction.revocationDate else {
+            return nil
+        }
+        let type: String
+        switch transaction.revocationType {
+        case .some(.refundProrated): type = "prorated"
+        case .some(.familyRevoke): type = "family_revoke"
+        default: type = "full"
+        }
+        let quantity = max(1, transaction.quantity ?? 1)
+        let percentage = transaction.revocationPercentage
+        var amount: Int64?
+        if let price = transaction.price {
+            let total = price * Int64(quantity)
+            if type == "prorated", let percentage {
+                // Milliunits x milli-percent / 100000, rounded half up: exact integer arithmetic.
+                amount = (total * Int64(percentage) + 50_000) / 100_000
+            } else {
+                amount = total
+            }
+        }
+        let reason = transaction.revocationReason?.rawValue
+        return Row(
+            transactionId: transactionId, originalTransactionId: transaction.originalTransactionId ?? transactionId,
+            productId: transaction.productId, purchasedAt: transaction.purchaseDate, refundedAt: revoked,
+            reasonCode: reason, reasonLabel: reason == 0 ? "other" : reason == 1 ? "app_issue" : "unknown",
+            type: type, quantity: quantity, percentageMilli: percentage, priceMilli: transaction.price,
+            amountMilli: amount, currency: transaction.currency, environment: transaction.environment?.rawValue,
+            payload: String(decoding: verified.json, as: UTF8.self))
+    }
+
+    /// Upserts refunds. Returns (inserted, updated).
+    func upsert(_ rows: [Row], runId: Int64?, on connection: PostgresConnection) throws -> (Int, Int) {
+        guard !rows.isEmpty else { return (0, 0) }
+        let result = try connection.query(
+            """
+            WITH incoming AS (
+                SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[],
+                                     $7::int[], $8::text[], $9::text[], $10::int[], $11::int[], $12::bigint[],
+                                     $13::bigint[], $14::text[], $15::text[], $16::jsonb[])
+                    AS t(order_id, original_id, product_id, purchased_at, refunded_at, reason_code, reason_label,
+                         refund_type, quantity, percentage_milli, price_milli, amount_milli, currency, environment,
+                         payload)
+            ), merged AS (
+                INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id,
+                                         product_id, purchased_at, refunded_at, recorded_at, reason_code,
+                                         reason_label, refund_type, quantity, percentage_milli, price_milli,
+                                         amount_milli, currency, environment, first_seen_run, last_seen_run, payload,
+                                         reversed_at)
+                SELECT $1, 'apple', i.order_id, '', i.original_id, s.id, i.product_id, i.purchased_at, i.refunded_at,
+                       now(), i.reason_code, i.reason_label, i.refund_type, i.quantity, i.percentage_milli,
+                       i.price_milli, i.amount_milli, i.currency, i.environment, $17, $17, i.payload, v.reversed_at
+                FROM incoming i
+                LEFT JOIN subscription s ON s.app_id = $1 AND s.store_id = i.original_id
+                LEFT JOIN apple_refund_reversal v ON v.app_id = $1 AND v.transaction_id = i.order_id
+                ON CONFLICT (app_id, order_id, part_key) DO UPDATE SET
+                    refunded_at = EXCLUDED.refunded_at, reason_code = EXCLUDED.reason_code,
+                    reason_label = EXCLUDED.reason_label, refund_type = EXCLUDED.refund_type,
+                    quantity = EXCLUDED.quantity, percentage_milli = EXCLUDED.percentage_milli,
+                    price_milli = EXCLUDED.price_milli, amount_milli = EXCLUDED.amount_milli,
+                    currency = EXCLUDED.currency, payload = EXCLUDED.payload,
+                    subscription_id = coalesce(r.subscription_id, EXCLUDED.subscription_id),
+                    reversed_at = coalesce(r.reversed_at, EXCLUDED.reversed_at),
+                    last_seen_run = EXCLUDED.last_seen_run
+                WHERE (r.refunded_at, r.refund_type, r.percentage_milli, r.amount_milli)
+                      IS DISTINCT FROM (EXCLUDED.refunded_at, EXCLUDED.refund_type, EXCLUDED.percentage_milli,
+                                        EXCLUDED.amount_milli)
+                   OR (r.subscription_id IS NULL AND EXCLUDED.subscription_id IS NOT NULL)
+                RETURNING (xmax = 0) AS inserted
+            )
+            SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
+            FROM merged
+            """,
+            [
+                app.id, PostgresTextArray(rows.map(\.transactionId)),
+                PostgresTextArray(rows.map(\.originalTransactionId)),
+                PostgresNullableTextArray(rows.map(\.productId)),
+                PostgresNullableTextArray(rows.map { $0.purchasedAt.map(PostgresTimestamp.format) }),
+                PostgresTextArray(rows.map { PostgresTimestamp.format($0.refundedAt) }),
+                PostgresNullableTextArray(rows.map { $0.reasonCode.map(String.init) }),
+                PostgresTextArray(rows.map(\.reasonLabel)), PostgresTextArray(rows.map(\.type)),
+                PostgresTextArray(rows.map { String($0.quantity) }),
+                PostgresNullableTextArray(rows.map { $0.percentageMilli.map(String.init) }),
+                PostgresNullableTextArray(rows.map { $0.priceMilli.map(String.init) }),
+                PostgresNullableTextArray(rows.map { $0.amountMilli.map(String.init) }),
+                PostgresNullableTextArray(rows.map(\.currency)), PostgresNullableTextArray(rows.map(\.environment)),
+                PostgresTextArray(rows.map(\.payload)), runId,
+            ])[0]
+        try RefundEffects.apply(
+            app: app.id, storeIds: rows.map(\.originalTransactionId), orderIds: rows.map(\.transactionId),
+            source: "apple_refunds", runId: runId, on: connection)
+        return (try result.decode("inserted"), try result.decode("updated"))
+    }
+
+    /// How many of these refunds are not in the ledger yet (for `--dry-run`).
+    func countNew(_ rows: [Row], on connection: PostgresConnection) throws -> Int {
+        guard !rows.isEmpty else { return 0 }
+        let row = try connection.query(
+            """
+            SELECT count(*) AS n FROM unnest($2::text[]) AS i(order_id)
+            WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = i.order_id
+                              AND r.part_key = '')
+            """, [app.id, PostgresTextArray(rows.map(\.transactionId))])[0]
+        return try row.decode("n")
+    }
+
+    /// Queues customers for a refund-history call (a customer already queued keeps its place).
+    func queue(_ originalTransactionIds: [String], reason: String, on connection: PostgresConnection) throws {
+        guard !originalTransactionIds.isEmpty else { return }
+        try connection.execute(
+            """
+            INSERT INTO apple_refund_cursor (app_id, original_transaction_id, queued_at, queue_reason)
+            SELECT $1, id, now(), $3 FROM unnest($2::text[]) AS i(id)
+            ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
+                queued_at = coalesce(apple_refund_cursor.queued_at, now()),
+                queue_reason = coalesce(apple_refund_cursor.queue_reason, EXCLUDED.queue_reason)
+            """, [app.id, PostgresTextArray(originalTransactionIds), reason])
+    }
+
+    /// Marks refunds reversed (`REFUND_REVERSED`); never deletes them. The subscription is flagged for a recheck,
+    /// since the reversal may restore access.
+    func markReversed(transactionIds: [String], at dates: [Date], on connection: PostgresConnection) throws -> Int {
+        guard !transactionIds.isEmpty else { return 0 }
+        try connection.execute(
+            """
+            INSERT INTO apple_refund_reversal (app_id, transaction_id, reversed_at)
+            SELECT $1, order_id, reversed_at FROM unnest($2::text[], $3::timestamptz[]) AS i(order_id, reversed_at)
+            ON CONFLICT (app_id, transaction_id) DO NOTHING
+            """,
+            [app.id, PostgresTextArray(transactionIds), PostgresTextArray(dates.map(PostgresTimestamp.format))])
+        let row = try connection.query(
+            """
+            WITH reversed AS (
+                UPDATE refund r SET reversed_at = i.reversed_at
+                FROM unnest($2::text[], $3::timestamptz[]) AS i(order_id, reversed_at)
+                WHERE r.app_id = $1 AND r.order_id = i.order_id AND r.part_key = '' AND r.reversed_at IS NULL
+                RETURNING r.subscription_id
+            ), flagged AS (
+                UPDATE subscription s SET flagged_at = now(), flag_reason = 'refund_reversed', updated_at = now()
+                WHERE s.id IN (SELECT subscription_id FROM reversed WHERE subscription_id IS NOT NULL)
+                RETURNING s.id
+            )
+            SELECT count(*) AS n FROM reversed
+            """,
+            [app.id, PostgresTextArray(transactionIds), PostgresTextArray(dates.map(PostgresTimestamp.format))])[0]
+        return try row.decode("n")
+    }
+}

@@ -1,0 +1,128 @@
+import AppStoreServerAPI
+import Foundation
+import Logging
+import Postgres
+import RateLimiting
+
+extension AppleRefundSync {
+    /// Pages Notification History for one type from its checkpoint: queues every customer named, stores refunds the
+    /// notifications carry, marks reversals. Each page commits with its pagination token.
+    func discover(_ type: NotificationTypeV2, in environment: JobEnvironment) async throws {
+        let connection = environment.connection
+        let job = "apple_notifications:\(type.rawValue)"
+        var checkpoint = try SyncCheckpoint.load(job: job, app: app.id, on: connection)
+        let now = environment.now()
+        let oldest = now.addingTimeInterval(-Self.retention(environment: StoreClients.appleEnvironment(app)))
+        var start: Date
+        var end: Date
+        var token: String?
+        if checkpoint.inFlight, let windowStart = checkpoint.windowStart, let windowEnd = checkpoint.windowEnd {
+            start = max(windowStart, oldest)
+            end = windowEnd
+            token = checkpoint.pageToken
+        } else {
+            let wanted = checkpoint.highWater.map {
+                $0.addingTimeInterval(-TimeInterval(configuration.sync.appleOverlap.seconds))
+            }
+            start = max(wanted ?? oldest, oldest)
+            end = now
+            if let highWater = checkpoint.highWater, highWater < oldest {
+                environment.logger.error(
+                    "gap: \(type.rawValue) notifications before \(oldest) are beyond Apple's history and cannot be read"
+                )
+                if !environment.dryRun {
+                    try SyncGap.record(job: job, app: app.id, from: highWater, to: oldest, on: connection)
+                }
+            }
+        }
+        var restarted = false
+        // Once a page held a payload that failed verification, later pages are still stored but the checkpoint
+        // stays before that page: the next run reads it again, so nothing rejected is skipped for good.
+        var holdCheckpoint = false
+        while true {
+            try environment.checkShutdown()
+            let request = NotificationHistoryRequest(startDate: start, endDate: end, notificationType: type)
+            let page: NotificationHistoryResponse
+            do {
+                page = try await access.client.notificationHistory(
+                    request, paginationToken: token, purpose: .incremental
+                ).page
+            } catch let error as AppStoreServerAPIError
+                where token != nil && !restarted
+                && (error.apiErrorCode == .paginationTokenExpired || error.apiErrorCode == .invalidPaginationToken)
+            {
+                environment.logger.warning("the notification-history token was refused; restarting the window")
+                restarted = true
+                token = nil
+                continue
+            }
+            var customers: [String] = []
+            var refunds: [AppleRefundStore.Row] = []
+            var reversed: [(String, Date)] = []
+            for item in page.notificationHistory {
+                guard let signed = item.signedPayload else { continue }
+                guard let (notification, transaction) = await verifiedNotification(signed, in: environment) else {
+                    holdCheckpoint = true
+                    continue
+                }
+                guard let original = transaction.payload.originalTransactionId else { continue }
+                customers.append(original)
+                if type == .refundReversed, let id = transaction.payload.transactionId {
+                    reversed.append((id, notification.payload.signedDate ?? now))
+                } else if let row = AppleRefundStore.row(transaction) {
+                    refunds.append(row)
+                }
+            }
+            environment.counters.add("notifications", page.notificationHistory.count)
+            let next = page.hasMore ? page.paginationToken : nil
+            if environment.dryRun {
+                environment.counters.add("would_insert", try store.countNew(refunds, on: connection))
+            } else {
+                if let next {
+                    checkpoint.windowStart = start
+                    checkpoint.windowEnd = end
+                    checkpoint.pageToken = next
+                    checkpoint.pagesDone += 1
+                } else {
+                    checkpoint.highWater = end
+                    checkpoint.windowStart = nil
+                    checkpoint.windowEnd = nil
+                    checkpoint.pageToken = nil
+                    checkpoint.pagesDone = 0
+                }
+                try connection.transaction { connection in
+                    try store.queue(customers, reason: type.rawValue, on: connection)
+                    let counts = try store.upsert(refunds, runId: environment.runId, on: connection)
+                    environment.counters.add("inserted", counts.0)
+                    environment.counters.add("updated", counts.1)
+                    let marked = try store.markReversed(
+                        transactionIds: reversed.map(\.0), at: reversed.map(\.1), on: connection)
+                    environment.counters.add("reversed", marked)
+                    if !holdCheckpoint { try checkpoint.save(on: connection) }
+                }
+            }
+            token = next
+            if next == nil { break }
+        }
+    }
+
+    /// Verifies a notification and the transaction inside it; a failure is counted and logged, never stored.
+    func verifiedNotification(_ signed: String, in environment: JobEnvironment) async -> (
+        VerifiedNotification, VerifiedTransaction
+    )? {
+        do {
+            let verifier = try access.verifier(for: StoreClients.appleEnvironment(app))
+            let notification = try await verifier.verifyNotification(signed)
+            guard let inner = notification.payload.data?.signedTransactionInfo else {
+                throw ReconcilerError(.failed, "the notification carries no signedTransactionInfo")
+            }
+            let transactionVerifier = try access.verifier(
+                for: notification.payload.data?.environment ?? StoreClients.appleEnvironment(app))
+            return (notification, try await transactionVerifier.verifyTransaction(inner))
+        } catch {
+            environment.counters.add("verification_failed")
+            environment.logger.error("notification rejected, not stored: \(error)")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import AppStoreServerAPI
+import Foundation
+import Logging
+import Postgres
+import RateLimiting
+
+extension AppleRefundSync {
+    /// How long a claimed customer stays reserved for the process that claimed it (a crashed worker's claim simply
+    /// runs out).
+    static let leaseSeconds = 300
+
+    /// Reads the refund history of every queued customer, oldest queued first.
+    func drainQueue(purpose: CallPurpose, in environment: JobEnvironment) async throws {
+        // A customer given back this run (its page failed verification) stays queued for the next run.
+        let startedAt = try databaseNow(environment)
+        while let (customer, revision) = try claim(queued: true, notCheckedSince: startedAt, in: environment) {
+            try await readHistorySafely(customer: customer, revision: revision, purpose: purpose, in: environment)
+        }
+    }
+
+    /// Re-reads up to `limit` customers no notification named, the longest unchecked first.
+    func sweep(limit: Int, in environment: JobEnvironment) async throws {
+        let startedAt = try databaseNow(environment)
+        if !environment.dryRun {
+            // Known subscriptions without a cursor yet join the sweep (never checked sorts first).
+            try environment.connection.execute(
+                """
+                INSERT INTO apple_refund_cursor (app_id, original_transaction_id)
+                SELECT s.app_id, s.store_id FROM subscription s
+                WHERE s.app_id = $1 AND NOT EXISTS (
+                    SELECT 1 FROM apple_refund_cursor c WHERE c.app_id = s.app_id AND c.original_transaction_id = s.store_id)
+                ON CONFLICT DO NOTHING
+                """, [app.id])
+        }
+        var done = 0
+        while done < limit,
+            let (customer, revision) = try claim(queued: false, notCheckedSince: startedAt, in: environment)
+        {
+            try await readHistorySafely(customer: customer, revision: revision, purpose: .incremental, in: environment)
+            done += 1
+        }
+        environment.counters.add("swept", done)
+    }
+
+    /// The database's clock: `last_checked_at` is written with it, so "not checked since this run began" must
+    /// compare against it too.
+    func databaseNow(_ environment: JobEnvironment) throws -> Date {
+        try environment.connection.query("SELECT clock_timestamp() AS now")[0].decode("now")
+    }
+
+    /// Claims the next customer for this process: `FOR UPDATE SKIP LOCKED` picks a row no other process is claiming,
+    /// and the lease keeps it reserved while its pages are read and committed one by one.
+    func claim(queued: Bool, notCheckedSince: Date?, in environment: JobEnvironment) throws -> (String, String?)? {
+        try environment.checkShutdown()
+        let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
+        if environment.dryRun {
+            // A dry run reserves nothing; it reads the queue as it stands, once per customer.
+            let rows = try environment.connection.query(
+                """
+                SELECT original_transaction_id, revision FROM apple_refund_cursor
+                WHERE app_id = $1 AND ($2 = (queued_at IS NOT NULL)) AND original_transaction_id <> ALL ($3::text[])
+                ORDER BY queued_at, last_checked_at NULLS FIRST LIMIT 1
+                """, [app.id, queued, PostgresTextArray(environment.counters.seenCustomers)])
+            guard let row = rows.first else { return nil }
+            let id: String = try row.decode("original_transaction_id")
+            environment.counters.markSeen(id)
+            return (id, try row.decodeIfPresent("revision"))
+        }
+        let rows = try environment.connection.query(
+            """
+            UPDATE apple_refund_cursor c SET claimed_until = now() + make_interval(secs => $4), claimed_by = $3
+            WHERE (c.app_id, c.original_transaction_id) = (
+                SELECT app_id, original_transaction_id FROM apple_refund_cursor
+                WHERE app_id = $1 AND (claimed_until IS NULL OR claimed_until < now())
+                  AND ($2 = (queued_at IS NOT NULL))
+                  AND ($5::timestamptz IS NULL OR last_checked_at IS NULL OR last_checked_at < $5)
+                ORDER BY queued_at, last_checked_at NULLS FIRST
+                LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING c.original_transaction_id, c.revision
+            """, [app.id, queued, worker, Self.leaseSeconds, notCheckedSince])
+        guard let row = rows.first else { return nil }
+        return (try row.decode("original_transaction_id"), try row.decodeIfPresent("revision"))
+    }
+
+    /// Reads one customer; on any failure the customer is given back (still queued, revision unchanged) so no
+    /// lease outlives this process's interest in it. A store error about this customer alone is counted and the
+    /// run goes on with the next one; quota answers, outages and database errors stop the run.
+    func readHistorySafely(
+        customer: String, revision: String?, purpose: CallPurpose, in environment: JobEnvironment
+    ) async throws {
+        do {
+            try await readHistory(customer: customer, revision: revision, purpose: purpose, in: environment)
+        } catch let error as AppStoreServerAPIError where !error.isRetryable && error.code == .apiError {
+            environment.counters.add("customer_errors")
+            environment.logger.error("customer \(customer): \(error); left queued for the next run")
+            if !environment.dryRun { try release(customer, on: environment.connection) }
+        } catch {
+            if !environment.dryRun, environment.connection.isOpen {
+                try? release(customer, on: environment.connection)
+            }
+            throw error
+        }
+    }
+
+    /// Pages one customer's refund history from `revision`; each page and the revision after it commit together.
+    func readHistory(customer: String, revision start: String?, purpose: CallPurpose, in environment: JobEnvironment)
+        async throws
+    {
+        let connection = environment.connection
+        var revision = start
+        var resetRevision = false
+        environment.counters.add("customers")
+        while true {
+            let page: RefundHistoryResponse
+            let answeredFrom: Environment
+            do {
+                (page, answeredFrom) = try await access.client.refundHistory(
+                    transactionId: customer, revision: revision, purpose: purpose)
+            } catch let error as AppStoreServerAPIError where error.apiErrorCode == .transactionIdNotFound {
+                environment.counters.add("unknown_customers")
+                environment.logger.warning(
+                    "customer \(customer) is unknown to the App Store (4040010); not asked again")
+                if !environment.dryRun { try finish(customer, revision: revision, on: connection) }
+                return
+            } catch let error as AppStoreServerAPIError
+                where error.apiErrorCode == .invalidRevision && revision != nil && !resetRevision
+            {
+                environment.logger.warning("stored revision of customer \(customer) refused; reading from the start")
+                revision = nil
+                resetRevision = true
+                continue
+            }
+            environment.counters.add("pages")
+            var rows: [AppleRefundStore.Row] = []
+            var failed = false
+            for signed in page.signedTransactions {
+                do {
+                    let verified = try await access.verifier(for: answeredFrom).verifyTransaction(signed)
+                    if let row = AppleRefundStore.row(verified) { rows.append(row) }
+                } catch {
+                    failed = true
+                    environment.counters.add("verification_failed")
+                    environment.logger.error("customer \(customer): refund payload rejected, not stored: \(error)")
+                }
+            }
+            environment.counters.add("rows_fetched", rows.count)
+            let more = page.hasMore && page.revision != nil
+            if environment.dryRun {
+                environment.counters.add("would_insert", try store.countNew(rows, on: connection))
+            } else {
+                try connection.transaction { connection in
+                    let counts = try store.upsert(rows, runId: environment.runId, on: connection)
+                    environment.counters.add("inserted", counts.0)
+                    environment.counters.add("updated", counts.1)
+                    if failed {
+                        // Keep the old revision: the next run reads this page again and re-verifies it.
+                        try release(customer, on: connection)
+                    } else if more {
+                        try connection.execute(
+                            """
+                            UPDATE apple_refund_cursor SET revision = $3
+                            WHERE app_id = $1 AND original_transaction_id = $2
+                            """, [app.id, customer, page.revision])
+                    } else {
+                        try finish(customer, revision: page.revision ?? revision, on: connection)
+                    }
+                }
+            }
+            environment.progress?.update(
+                "\(app.id) \(Self.job): \(environment.counters["customers"]) customers, "
+                    + "\(environment.counters["inserted"]) new refunds")
+            if failed || !more { return }
+            revision = page.revision
+        }
+    }
+
+    /// Marks a customer read: new revision, checked now, out of the queue, lease released.
+    func finish(_ customer: String, revision: String?, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            UPDATE apple_refund_cursor SET revision = $3, last_checked_at = now(), queued_at = NULL,
+                   queue_reason = NULL, claimed_until = NULL, claimed_by = NULL
+            WHERE app_id = $1 AND original_transaction_id = $2
+            """, [app.id, customer, revision])
+    }
+
+    /// Gives a customer back without marking it read.
+    func release(_ customer: String, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            UPDATE apple_refund_cursor SET claimed_until = NULL, claimed_by = NULL, last_checked_at = now()
+            WHERE app_id = $1 AND original_transaction_id = $2
+            """, [app.id, customer])
+    }
+}

@@ -1,0 +1,96 @@
+import AppStoreServerAPI
+import Foundation
+import Logging
+import Postgres
+import RateLimiting
+
+/// `storerecon sync apple-refunds` and `backfill apple-refunds`.
+///
+/// Apple has no app-wide refund listing: Get Refund History is per customer. So the job (1) pages Notification
+/// History for `REFUND`, `REFUND_REVERSED` and `REVOKE` since its checkpoint to learn which customers to ask (each
+/// notification's verified transaction is stored at once, and reversals are marked), then (2) reads the refund
+/// history of the queued customers first and then of a rolling sweep of other known customers, each from its stored
+/// `revision`. Customers are claimed with `FOR UPDATE SKIP LOCKED` and a short lease, so concurrent processes never
+/// ask for the same customer twice. Every page commits with its checkpoint or revision.
+public struct AppleRefundSync {
+    /// Which customers to read.
+    public enum Mode: Sendable, Equatable {
+        /// Discovery, then queued customers, then the sweep (`sync.appleSweepCustomers` per run).
+        case incremental
+        /// Every known customer (queued for a backfill), then the queue is drained.
+        case backfillAll
+        /// The customers (original transaction ids) listed.
+        case backfillIds([String])
+    }
+
+    /// The job's name (locks, `job_run`).
+    public static let job = "apple_refunds"
+    /// Backfills' job name.
+    public static let backfillJob = "apple_refunds_backfill"
+    /// Notification types that name refunded customers.
+    // Reversals last, so the refunds they reverse are usually stored already (others are kept until they are).
+    static let discoveryTypes: [NotificationTypeV2] = [.refund, .revoke, .refundReversed]
+    /// How far back Notification History reaches, minus a margin (one report saw 4000012 at about 170 days).
+    static func retention(environment: Environment) -> TimeInterval {
+        environment == .production ? 165 * 86_400 : 28 * 86_400
+    }
+
+    let app: AppConfig
+    let configuration: Configuration
+    let access: AppleStoreAccess
+    let store: AppleRefundStore
+
+    /// Creates the job for one Apple app.
+    public init(app: AppConfig, configuration: Configuration, access: AppleStoreAccess) {
+        self.app = app
+        self.configuration = configuration
+        self.access = access
+        store = AppleRefundStore(app: app)
+    }
+
+    /// Runs the job.
+    /// - Throws: `QuotaError`, `AppStoreServerAPIError`, `PostgresError`, or `ReconcilerError(.temporary)` when
+    ///   stopped by a signal. Verification failures do not stop it: they are counted, logged and end the run with
+    ///   exit 1 after everything else is done.
+    public func run(_ mode: Mode, in environment: JobEnvironment) async throws {
+        let purpose: CallPurpose = mode == .incremental ? .incremental : .backfill
+        switch mode {
+        case .incremental:
+            for type in Self.discoveryTypes {
+                try await discover(type, in: environment)
+            }
+            try await drainQueue(purpose: purpose, in: environment)
+            if configuration.sync.appleSweepCustomers > 0 {
+                try await sweep(limit: configuration.sync.appleSweepCustomers, in: environment)
+            }
+        case .backfillAll:
+            if !environment.dryRun {
+                try environment.connection.execute(
+                    """
+                    INSERT INTO apple_refund_cursor (app_id, original_transaction_id, queued_at, queue_reason)
+                    SELECT app_id, store_id, now(), 'backfill' FROM subscription WHERE app_id = $1
+                    ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
+                        queued_at = coalesce(apple_refund_cursor.queued_at, now()),
+                        queue_reason = coalesce(apple_refund_cursor.queue_reason, 'backfill')
+                    """, [app.id])
+            }
+            try await drainQueue(purpose: purpose, in: environment)
+        case .backfillIds(let ids):
+            if !environment.dryRun { try store.queue(ids, reason: "backfill", on: environment.connection) }
+            try await drainQueue(purpose: purpose, in: environment)
+        }
+        environment.progress?.finish()
+        let customerErrors = environment.counters["customer_errors"]
+        let failed = environment.counters["verification_failed"]
+        if customerErrors > 0 && failed == 0 {
+            throw ReconcilerError(
+                .failed, "\(customerErrors) customers could not be read (see the lines above); they stay queued")
+        }
+        if failed > 0 {
+            throw ReconcilerError(
+                .failed,
+                "\(failed) signed payloads failed verification and were not stored (see the lines above); "
+                    + "everything else was saved")
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import RateLimiting
+
+/// Wraps the shared gate to count every call a job makes per API (for `job_run.calls` and metrics). Every store call
+/// passes `acquire`, so the count is exact, retries included.
+public struct CountingQuotaGate: QuotaGate {
+    /// The real gate.
+    public let base: any QuotaGate
+    /// Where calls are counted.
+    public let counters: JobCounters
+
+    /// Wraps `base`.
+    public init(base: any QuotaGate, counters: JobCounters) {
+        self.base = base
+        self.counters = counters
+    }
+
+    public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws {
+        try await base.acquire(app: app, api: api, purpose: purpose)
+        counters.call(api.rawValue)
+    }
+
+    public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
+        if feedback != .accepted { counters.call("\(api.rawValue).refused") }
+        await base.report(app: app, api: api, feedback: feedback)
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import Logging
+import PlayDeveloperAPI
+import Postgres
+import RateLimiting
+
+/// `storerecon sync google-voided` and `backfill google-voided`: pages Google's Voided Purchases API over a window
+/// and stores every row in the refund ledger.
+///
+/// Each page's rows and the checkpoint that follows them (the next page token, or the new high-water mark when the
+/// window is drained) commit in one transaction, so `kill -9` at any moment loses at most the page in flight and a
+/// rerun fetches only that page again. Rows are upserted by natural key, so overlapping windows and reruns never
+/// duplicate anything. See ``VoidedWindowPlanner`` for the window arithmetic.
+public struct GoogleVoidedSync {
+    /// Which window to drain.
+    public enum Mode: Sendable, Equatable {
+        /// `[checkpoint − overlap, now − skew]` (the first run takes all 30 days).
+        case incremental
+        /// An explicit window, with the backfill's share of the daily budget.
+        case backfill(since: Date, until: Date?)
+    }
+
+    /// What a run did.
+    public struct Summary: Sendable, Equatable {
+        /// Pages fetched.
+        public var pages = 0
+        /// Rows received.
+        public var rows = 0
+        /// Rows new to the ledger.
+        public var inserted = 0
+        /// Rows whose stored payload changed.
+        public var updated = 0
+        /// Whether the window was drained (the checkpoint advanced).
+        public var drained = false
+        /// A window older than the store keeps, if one was found.
+        public var gap: (from: Date, to: Date)?
+
+        public static func == (lhs: Summary, rhs: Summary) -> Bool {
+            lhs.pages == rhs.pages && lhs.rows == rhs.rows && lhs.inserted == rhs.inserted
+                && lhs.updated == rhs.updated && lhs.drained == rhs.drained && lhs.gap?.from == rhs.gap?.from
+        }
+    }
+
+    /// Checkpoint name of the incremental job.
+    public static let job = "google_voided"
+    /// Checkpoint name of backfills.
+    public static let backfillJob = "google_voided_backfill"
+    /// Google's largest page.
+    public static let pageSize = 1000
+
+    let app: AppConfig
+    let client: PlayDeveloperClient
+    let planner: VoidedWindowPlanner
+    let store: VoidedPurchaseStore
+
+    /// Creates the job for one Google app.
+    public init(app: AppConfig, configuration: Configuration, client: PlayDeveloperClient) {
+        self.app = app
+        self.client = client
+        planner = VoidedWindowPlanner(
+            overlap: TimeInterval(configuration.sync.googleOverlap.seconds),
+            skew: TimeInterval(configuration.sync.googleSkew.seconds))
+        store = VoidedPurchaseStore(app: app, products: configuration.products)
+    }
+
+    /// Runs the job.
+    /// - Throws: `QuotaError` / `PlayAPIError` from the store, `PostgresError`, or `ReconcilerError(.temporary)`
+    ///   when stopped by a signal; whatever was committed stays.
+    public func run(_ mode: Mode, in environment: JobEnvironment) async throws -> Summary {
+        let connection = environment.connection
+        let job = mode == .incremental ? Self.job : Self.backfillJob
+        let purpose: CallPurpose = mode == .incremental ? .incremental : .backfill
+        var checkpoint = try SyncCheckpoint.load(job: job, app: app.id, on: connection)
+        var summary = Summary()
+        let now = environment.now()
+        let plan: VoidedWindowPlanner.Plan
+        switch mode {
+        case .incremental:
+            plan = planner.incremental(highWater: checkpoint.highWater, now: now)
+        case .backfill(let since, let until):
+            plan = planner.backfill(since: since, until: until, now: now)
+        }
+        var logger = environment.logger
+        logger[metadataKey: "job"] = "\(job)"
+        // Resume the window in flight when it is the one asked for (a backfill with other bounds starts afresh).
+        let resumes: Bool
+        switch mode {
+        case .incremental: resumes = checkpoint.inFlight
+        case .backfill: resumes = checkpoint.inFlight && checkpoint.windowStart == plan.start
+        }
+        var start = plan.start
+        var end = plan.end
+        var token: String?
+        if resumes, let windowStart = checkpoint.windowStart, let windowEnd = checkpoint.windowEnd {
+            start = windowStart
+            end = windowEnd
+            token = checkpoint.pageToken
+            logger.info(
+                "resuming window \(Self.text(start)) – \(Self.text(end)) after \(checkpoint.pagesDone) stored pages")
+        } else {
+            checkpoint.windowStart = nil
+            checkpoint.windowEnd = nil
+            checkpoint.pageToken = nil
+            checkpoint.pagesDone = 0
+            checkpoint.rowsDone = 0
+            if let gap = plan.gap {
+                summary.gap = gap
+                logger.error(
+                    "gap: voids recorded \(Self.text(gap.from)) – \(Self.text(gap.to)) are older than Google keeps (30 days) and cannot be fetched any more"
+                )
+                if !environment.dryRun {
+                    try SyncGap.record(job: job, app: app.id, from: gap.from, to: gap.to, on: connection)
+                }
+            }
+            logger.info("window \(Self.text(start)) – \(Self.text(end))")
+        }
+        var restartedAfterTokenError = false
+        while true {
+            try environment.checkShutdown()
+            let page: VoidedPurchasesListResponse
+            do {
+                page = try await client.listVoidedPurchases(
+                    packageName: app.storeAppId, startTime: token == nil ? start : nil,
+                    endTime: token == nil ? end : nil, token: token, maxResults: Self.pageSize,
+                    type: .oneTimeProductsAndSubscriptions, includeQuantityBasedPartialRefund: true, purpose: purpose)
+            } catch let error as PlayAPIError
+                where token != nil && error.code == .badRequest && !restartedAfterTokenError
+            {
+                // An expired or unknown page token: the window is re-read from its start. Upserts make that safe;
+                // it costs the pages already read.
+                logger.warning(
+                    "the page token was refused (\(error.code.rawValue)); restarting the window from its start")
+                restartedAfterTokenError = true
+                token = nil
+                environment.counters.add("token_restarts")
+                continue
+            }
+            let rows = page.voidedPurchases
+            summary.pages += 1
+            summary.rows += rows.count
+            environment.counters.add("pages")
+            environment.counters.add("rows_fetched", rows.count)
+            let next = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+            if environment.dryRun {
+                let fresh = try store.countNew(rows, on: connection)
+                summary.inserted += fresh
+                environment.counters.add("would_insert", fresh)
+            } else {
+                if next != nil {
+                    checkpoint.windowStart = start
+                    checkpoint.windowEnd = end
+                    checkpoint.pageToken = next
+                    checkpoint.pagesDone += 1
+                    checkpoint.rowsDone += Int64(rows.count)
+                } else {
+                    checkpoint.highWater = max(end, checkpoint.highWater ?? end)
+                    checkpoint.windowStart = nil
+                    checkpoint.windowEnd = nil
+                    checkpoint.pageToken = nil
+                    checkpoint.pagesDone = 0
+                    checkpoint.rowsDone = 0
+                }
+                let counts = try connection.transaction { connection in
+                    let counts = try store.upsert(rows, runId: environment.runId, on: connection)
+                    try checkpoint.save(on: connection)
+                    return counts
+                }
+                summary.inserted += counts.0
+                summary.updated += counts.1
+                environment.counters.add("inserted", counts.0)
+                environment.counters.add("updated", counts.1)
+            }
+            environment.progress?.update(
+                "\(app.id) \(job): \(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) new"
+                    + Self.eta(rows.last, start: start, end: end))
+            token = next
+            if next == nil { break }
+        }
+        environment.progress?.finish()
+        summary.drained = true
+        logger.info(
+            "\(environment.dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(environment.dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(environment.dryRun ? "unchanged" : "at \(Self.text(end))")"
+        )
+        return summary
+    }
+
+    /// A rough position in the window from the last row's void time (rows come in recorded-time order).
+    static func eta(_ last: VoidedPurchase?, start: Date, end: Date) -> String {
+        guard let last else { return "" }
+        let position = Double(last.voidedTimeMillis) / 1000 - start.timeIntervalSince1970
+        let span = end.timeIntervalSince(start)
+        guard span > 0, position > 0 else { return "" }
+        return String(format: ", ~%.0f%% of the window", min(100, position / span * 100))
+    }
+
+    static func text(_ date: Date) -> String {
+        String(PostgresTimestamp.format(date).prefix(19)) + "Z"
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+import Postgres
+import RateLimiting
+
+/// What every job run gets: the database, the shared quota gate (already counting calls), its run record, counters,
+/// the stop signal, and whether to write at all.
+public struct JobEnvironment {
+    /// The job's own connection (jobs never share one).
+    public let connection: PostgresConnection
+    /// Every store call passes this gate.
+    public let gate: any QuotaGate
+    /// Counts of this run.
+    public let counters: JobCounters
+    /// `job_run.id`, when recorded.
+    public let runId: Int64?
+    /// SIGTERM / SIGINT: finish the page in hand, save, stop with exit 75.
+    public let shutdown: ShutdownSignal
+    /// `--dry-run`: call the stores, write nothing, say what would change.
+    public let dryRun: Bool
+    /// Logger with app, job and run id metadata.
+    public let logger: Logger
+    /// Progress display for terminals (nil under cron).
+    public let progress: ProgressDisplay?
+    /// The current time (injectable so tests can follow the store simulator's clock).
+    public let now: @Sendable () -> Date
+
+    /// Creates an environment.
+    public init(
+        connection: PostgresConnection, gate: any QuotaGate, counters: JobCounters, runId: Int64?,
+        shutdown: ShutdownSignal, dryRun: Bool, logger: Logger, progress: ProgressDisplay?,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.connection = connection
+        self.gate = gate
+        self.counters = counters
+        self.runId = runId
+        self.shutdown = shutdown
+        self.dryRun = dryRun
+        self.logger = logger
+        self.progress = progress
+        self.now = now
+    }
+
+    /// Throws the "stopped early" error when a stop was requested; call between pages.
+    public func checkShutdown() throws {
+        if shutdown.isRequested {
+            throw ReconcilerError(.temporary, "stopped by signal after saving the last page; run again to continue")
+        }
+    }
+}
+
+/// A one-line progress display for terminals: rewritten in place on stderr, silent when stderr is not a terminal.
+public final class ProgressDisplay: Sendable {
+    private let enabled: Bool
+
+    /// Shows progress only when stderr is a terminal and `quiet` is off.
+    public init(quiet: Bool) {
+        enabled = !quiet && isatty(STDERR_FILENO) == 1
+    }
+
+    /// Replaces the progress line.
+    public func update(_ line: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+    }
+
+    /// Ends the progress line.
+    public func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

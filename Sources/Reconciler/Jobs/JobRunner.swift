@@ -1,0 +1,147 @@
+import AppStoreServerAPI
+import Foundation
+import Logging
+import PlayDeveloperAPI
+import Postgres
+import RateLimiting
+import StoreHTTP
+
+/// Runs one job for one app the way every command does: under the job's advisory lock, recorded in `job_run` with
+/// its outcome, counts and calls per API, errors reduced to one line and an exit code.
+public struct JobRunner {
+    /// The outcome of one job for one app.
+    public struct Result: Sendable {
+        /// The job name.
+        public var job: String
+        /// The app id.
+        public var app: String
+        /// How it ended.
+        public var outcome: JobRunRecorder.Outcome
+        /// The process exit code this outcome asks for (0, 75, 78, 1).
+        public var exitCode: Int32
+        /// The one-line error, if any.
+        public var error: String?
+        /// Counts (rows, pages, ...).
+        public var counts: [String: Int]
+        /// Store calls per API.
+        public var calls: [String: Int]
+        /// Seconds the job took.
+        public var seconds: Double
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    /// The shared quota gate.
+    public let gate: any QuotaGate
+    /// The stop signal.
+    public let shutdown: ShutdownSignal
+    /// Write nothing.
+    public let dryRun: Bool
+    /// Show progress on a terminal.
+    public let quiet: Bool
+    /// Base logger.
+    public let logger: Logger
+    /// The current time.
+    public let now: @Sendable () -> Date
+
+    /// Creates a runner.
+    public init(
+        configuration: Configuration, gate: any QuotaGate, shutdown: ShutdownSignal, dryRun: Bool, quiet: Bool,
+        logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.gate = gate
+        self.shutdown = shutdown
+        self.dryRun = dryRun
+        self.quiet = quiet
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Runs `body` for `app` under the job's lock.
+    /// - Parameter waitForLock: wait when another process holds the lock; otherwise skip with a clear line.
+    public func run(
+        job: String, app: AppConfig, waitForLock: Bool,
+        _ body: (JobEnvironment) async throws -> Void
+    ) async throws -> Result {
+        let started = ContinuousClock.now
+        let connection = try PostgresConnection(conninfo: configuration.database.url)
+        defer { connection.close() }
+        var logger = self.logger
+        logger[metadataKey: "app"] = "\(app.id)"
+        logger[metadataKey: "job"] = "\(job)"
+        let counters = JobCounters()
+        func result(_ outcome: JobRunRecorder.Outcome, _ code: Int32, _ error: String?) -> Result {
+            Result(
+                job: job, app: app.id, outcome: outcome, exitCode: code, error: error, counts: counters.snapshot,
+                calls: counters.callSnapshot, seconds: (ContinuousClock.now - started).seconds)
+        }
+        let ran = try await JobLock.withLock(job: job, app: app.id, wait: waitForLock, on: connection) { () -> Result in
+            let recorder = dryRun ? nil : try JobRunRecorder(job: job, app: app.id, connection: connection)
+            if let recorder { logger[metadataKey: "run"] = "\(recorder.id)" }
+            let environment = JobEnvironment(
+                connection: connection, gate: CountingQuotaGate(base: gate, counters: counters), counters: counters,
+                runId: recorder?.id, shutdown: shutdown, dryRun: dryRun, logger: logger,
+                progress: ProgressDisplay(quiet: quiet), now: now)
+            do {
+                try await body(environment)
+                try? recorder?.finish(.ok, counts: counters.snapshot, calls: counters.callSnapshot)
+                return result(.ok, 0, nil)
+            } catch {
+                environment.progress?.finish()
+                let (code, line) = Self.classify(error)
+                let outcome: JobRunRecorder.Outcome = code == 75 ? .partial : code == 78 ? .config : .failed
+                if code == 75 {
+                    logger.warning("stopped early, progress saved: \(line)")
+                } else {
+                    logger.error("\(line)")
+                }
+                // The run record is written on a fresh statement; if the database itself is gone it stays "started".
+                if connection.isOpen {
+                    try? recorder?.finish(outcome, counts: counters.snapshot, calls: counters.callSnapshot, error: line)
+                }
+                return result(outcome, code, line)
+            }
+        }
+        if let ran { return ran }
+        logger.notice("skipped: another process holds the \(job) lock for \(app.id)")
+        return result(.skipped, 0, nil)
+    }
+
+    /// Maps any error to an exit code and one line: 75 for quota and retryable outages (progress is saved), 78 for
+    /// configuration and credentials, 1 for the rest.
+    public static func classify(_ error: any Error) -> (Int32, String) {
+        switch error {
+        case let error as ReconcilerError:
+            return (error.exitCode, error.message)
+        case let error as QuotaError:
+            return (75, "\(error)")
+        case let error as PlayAPIError:
+            switch error.code {
+            case .keyFile, .signing, .invalidClient, .invalidGrant, .permissionDenied:
+                return (78, "\(error)")
+            default:
+                return (error.isRetryable ? 75 : 1, "\(error)")
+            }
+        case let error as AppStoreServerAPIError:
+            if error.code == .privateKey || error.code == .configuration || error.code == .tokenSigning {
+                return (78, "\(error)")
+            }
+            return (error.isRetryable ? 75 : 1, "\(error)")
+        case let error as TransportError:
+            return (error.isRetryable ? 75 : 1, "\(error)")
+        case let error as PostgresError:
+            return (error.isRetryable ? 75 : 1, "\(error)")
+        default:
+            return (1, "\(error)")
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    public var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) / 1e18
+    }
+}

@@ -1,0 +1,37 @@
+import Postgres
+
+/// What a refund does to the subscription it belongs to, for both stores: when the refunded order is the
+/// subscription's current one, entitlement ends at once (state `revoked`, logged as a transition); when it is an
+/// older order, or the current one is not known yet, the subscription is flagged so the recheck job asks the store.
+enum RefundEffects {
+    /// Applies refunds of `(storeId, orderId)` pairs of one app. Idempotent: a second call changes nothing.
+    /// - Parameter source: the job, for the transition log (`google_voided`, `apple_refunds`).
+    static func apply(
+        app: String, storeIds: [String], orderIds: [String], source: String, runId: Int64?,
+        on connection: PostgresConnection
+    ) throws {
+        guard !storeIds.isEmpty else { return }
+        try connection.execute(
+            """
+            WITH hit AS (
+                SELECT DISTINCT ON (s.id) s.id, s.state, s.entitled, i.order_id,
+                       (s.current_order_id IS NOT NULL AND s.current_order_id = i.order_id) AS is_current
+                FROM unnest($2::text[], $3::text[]) AS i(store_id, order_id)
+                JOIN subscription s ON s.app_id = $1 AND s.store_id = i.store_id
+                ORDER BY s.id, (s.current_order_id = i.order_id) DESC
+            ), revoked AS (
+                UPDATE subscription s SET entitled = false, state = 'revoked', updated_at = now()
+                FROM hit WHERE s.id = hit.id AND hit.is_current AND (hit.entitled OR hit.state <> 'revoked')
+                RETURNING s.id, hit.state AS old_state, hit.order_id
+            ), flagged AS (
+                UPDATE subscription s SET flagged_at = now(), flag_reason = $5, updated_at = now()
+                FROM hit WHERE s.id = hit.id AND NOT hit.is_current AND s.flagged_at IS NULL
+                RETURNING s.id
+            )
+            INSERT INTO subscription_transition (subscription_id, old_state, new_state, classification, order_id,
+                                                 source, job_run_id)
+            SELECT id, old_state, 'revoked', 'revoked', order_id, $5, $4 FROM revoked
+            """,
+            [app, PostgresTextArray(storeIds), PostgresTextArray(orderIds), runId, source])
+    }
+}

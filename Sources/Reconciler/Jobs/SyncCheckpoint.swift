@@ -1,0 +1,74 @@
+import Foundation
+import Postgres
+
+/// A job's progress for one app (`sync_checkpoint`): the high-water mark of fully drained windows and, while a
+/// window is in flight, that window and the token of its next page.
+public struct SyncCheckpoint: Sendable, Equatable {
+    /// The job name (`google_voided`, `google_voided_backfill`, `apple_notifications`, ...).
+    public var job: String
+    /// The app id.
+    public var app: String
+    /// End of the last fully drained window.
+    public var highWater: Date?
+    /// Start of the window in flight.
+    public var windowStart: Date?
+    /// End of the window in flight.
+    public var windowEnd: Date?
+    /// Continuation token of the next page of that window.
+    public var pageToken: String?
+    /// Pages stored in the window in flight.
+    public var pagesDone: Int
+    /// Rows stored in the window in flight.
+    public var rowsDone: Int64
+
+    /// Whether a window is in flight.
+    public var inFlight: Bool { windowStart != nil && windowEnd != nil }
+
+    /// Reads the checkpoint, or an empty one.
+    public static func load(job: String, app: String, on connection: PostgresConnection) throws -> SyncCheckpoint {
+        let rows = try connection.query(
+            """
+            SELECT high_water, window_start, window_end, page_token, pages_done, rows_done
+            FROM sync_checkpoint WHERE job = $1 AND app_id = $2
+            """, [job, app])
+        guard let row = rows.first else {
+            return SyncCheckpoint(
+                job: job, app: app, highWater: nil, windowStart: nil, windowEnd: nil, pageToken: nil, pagesDone: 0,
+                rowsDone: 0)
+        }
+        return SyncCheckpoint(
+            job: job, app: app, highWater: try row.decodeIfPresent("high_water"),
+            windowStart: try row.decodeIfPresent("window_start"), windowEnd: try row.decodeIfPresent("window_end"),
+            pageToken: try row.decodeIfPresent("page_token"), pagesDone: try row.decode("pages_done"),
+            rowsDone: try row.decode("rows_done"))
+    }
+
+    /// Writes the checkpoint. Call it inside the transaction that stores the page it follows.
+    public func save(on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO sync_checkpoint (job, app_id, high_water, window_start, window_end, page_token, pages_done,
+                                         rows_done, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+            ON CONFLICT (job, app_id) DO UPDATE SET
+                high_water = EXCLUDED.high_water, window_start = EXCLUDED.window_start,
+                window_end = EXCLUDED.window_end, page_token = EXCLUDED.page_token,
+                pages_done = EXCLUDED.pages_done, rows_done = EXCLUDED.rows_done, updated_at = now()
+            """,
+            [job, app, highWater, windowStart, windowEnd, pageToken, pagesDone, rowsDone])
+    }
+}
+
+/// A window that could no longer be fetched (older than the store keeps): recorded once, shown by `status`.
+public enum SyncGap {
+    /// Records a gap (idempotent for the same window).
+    public static func record(job: String, app: String, from: Date, to: Date, on connection: PostgresConnection)
+        throws
+    {
+        try connection.execute(
+            """
+            INSERT INTO sync_gap (job, app_id, gap_from, gap_to) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (job, app_id, gap_from, gap_to) DO NOTHING
+            """, [job, app, from, to])
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import PlayDeveloperAPI
+import Postgres
+
+/// Writes pages of Google voided purchases into the refund ledger (one statement per page) and applies their
+/// effect on subscriptions.
+///
+/// Natural key: `(app, orderId, part_key)`. With `includeQuantityBasedPartialRefund` a purchase refunded in parts
+/// yields one row per part, each with `voidedQuantity`; whether parts share an `orderId` is undocumented, so each
+/// part is keyed `"<voidedTimeMillis>:<voidedQuantity>"` and none overwrites another. A row without `orderId` is
+/// keyed by its purchase token and void time.
+struct VoidedPurchaseStore {
+    let app: AppConfig
+    let products: [String: ProductConfig]
+
+    /// The page's rows as arrays, one per column, for `unnest`.
+    struct Columns {
+        var orderIds: [String] = []
+        var partKeys: [String] = []
+        var tokens: [String] = []
+        var purchaseMillis: [String?] = []
+        var voidedMillis: [String] = []
+        var reasonCodes: [String?] = []
+        var reasonLabels: [String] = []
+        var sourceCodes: [String?] = []
+        var quantities: [String] = []
+        var payloads: [String] = []
+    }
+
+    static func columns(_ rows: [VoidedPurchase]) -> Columns {
+        var columns = Columns()
+        for row in rows {
+            let partKey: String
+            let orderId: String
+            if let order = row.orderId, !order.isEmpty {
+                orderId = order
+                partKey = row.voidedQuantity.map { "\(row.voidedTimeMillis):\($0)" } ?? ""
+            } else {
+                orderId = row.purchaseToken
+                partKey = "no-order:\(row.voidedTimeMillis):\(row.voidedQuantity.map(String.init) ?? "")"
+            }
+            columns.orderIds.append(orderId)
+            columns.partKeys.append(partKey)
+            columns.tokens.append(row.purchaseToken)
+            columns.purchaseMillis.append(row.purchaseTimeMillis.map(String.init))
+            columns.voidedMillis.append(String(row.voidedTimeMillis))
+            columns.reasonCodes.append(row.voidedReason?.code.map(String.init))
+            columns.reasonLabels.append(row.voidedReason?.label ?? "unknown")
+            columns.sourceCodes.append(row.voidedSource?.code.map(String.init))
+            columns.quantities.append(String(row.voidedQuantity ?? 1))
+            columns.payloads.append(String(decoding: row.rawJSON, as: UTF8.self))
+        }
+        return columns
+    }
+
+    /// Upserts a page. Returns (inserted, updated).
+    func upsert(_ rows: [VoidedPurchase], runId: Int64?, on connection: PostgresConnection) throws -> (Int, Int) {
+        guard !rows.isEmpty else { return (0, 0) }
+        let columns = Self.columns(rows)
+        let productIds = products.keys.sorted()
+        let row = try connection.query(
+            Self.upsertSQL,
+            [
+                app.id, PostgresTextArray(columns.orderIds), PostgresTextArray(columns.partKeys),
+                PostgresTextArray(columns.tokens), PostgresNullableTextArray(columns.purchaseMillis),
+                PostgresTextArray(columns.voidedMillis), PostgresNullableTextArray(columns.reasonCodes),
+                PostgresTextArray(columns.reasonLabels), PostgresNullableTextArray(columns.sourceCodes),
+                PostgresTextArray(columns.quantities), PostgresTextArray(columns.payloads), runId,
+                PostgresTextArray(productIds),
+                PostgresNullableTextArray(productIds.map { products[$0]?.priceMilli.map(String.init) }),
+                PostgresNullableTextArray(productIds.map { products[$0]?.currency }),
+            ])[0]
+        try applyToSubscriptions(columns, runId: runId, on: connection)
+        return (try row.decode("inserted"), try row.decode("updated"))
+    }
+
+    /// How many rows of a page are not yet in the ledger (for `--dry-run`).
+    func countNew(_ rows: [VoidedPurchase], on connection: PostgresConnection) throws -> Int {
+        guard !rows.isEmpty else { return 0 }
+        let columns = Self.columns(rows)
+        let row = try connection.query(
+            """
+            SELECT count(*) AS n FROM unnest($2::text[], $3::text[]) AS i(order_id, part_key)
+            WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = i.order_id
+                              AND r.part_key = i.part_key)
+            """, [app.id, PostgresTextArray(columns.orderIds), PostgresTextArray(columns.partKeys)])[0]
+        return try row.decode("n")
+    }
+
+    // $1 app, $2..$11 the page's columns, $12 run id, $13..$15 configured product prices.
+    // The product (and so the price) comes from the subscription the purchase token belongs to, when it is known.
+    static let upsertSQL = """
+        WITH incoming AS (
+            SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::int[],
+                                 $8::text[], $9::int[], $10::int[], $11::jsonb[])
+                AS t(order_id, part_key, purchase_token, purchase_ms, voided_ms, reason_code, reason_label,
+                     source_code, quantity, payload)
+        ), priced AS (
+            SELECT i.*, s.id AS subscription_id, s.product_id, p.price_milli, p.currency
+            FROM incoming i
+            LEFT JOIN subscription s ON s.app_id = $1 AND s.store_id = i.purchase_token
+            LEFT JOIN unnest($13::text[], $14::bigint[], $15::text[]) AS p(product_id, price_milli, currency)
+                ON p.product_id = s.product_id
+        ), merged AS (
+            INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id, product_id,
+                                     purchased_at, refunded_at, recorded_at, reason_code, reason_label, source_code,
+                                     refund_type, quantity, price_milli, amount_milli, currency, first_seen_run,
+                                     last_seen_run, payload)
+            SELECT $1, 'google', order_id, part_key, purchase_token, subscription_id, product_id,
+                   to_timestamp(purchase_ms / 1000.0), to_timestamp(voided_ms / 1000.0), now(), reason_code,
+                   reason_label, source_code,
+                   CASE WHEN part_key = '' OR part_key LIKE 'no-order:%:' THEN 'full' ELSE 'partial_quantity' END,
+                   quantity, price_milli, price_milli * quantity, currency, $12, $12, payload
+            FROM priced
+            ON CONFLICT (app_id, order_id, part_key) DO UPDATE SET
+                payload = EXCLUDED.payload, reason_code = EXCLUDED.reason_code,
+                reason_label = EXCLUDED.reason_label, source_code = EXCLUDED.source_code,
+                subscription_id = coalesce(r.subscription_id, EXCLUDED.subscription_id),
+                product_id = coalesce(r.product_id, EXCLUDED.product_id),
+                price_milli = coalesce(r.price_milli, EXCLUDED.price_milli),
+                amount_milli = coalesce(r.amount_milli, EXCLUDED.amount_milli),
+                currency = coalesce(r.currency, EXCLUDED.currency),
+                last_seen_run = EXCLUDED.last_seen_run
+            WHERE r.payload IS DISTINCT FROM EXCLUDED.payload
+               OR (r.subscription_id IS NULL AND EXCLUDED.subscription_id IS NOT NULL)
+            RETURNING (xmax = 0) AS inserted
+        )
+        SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
+        FROM merged
+        """
+
+    /// A voided current order ends the subscription's entitlement; an older one flags it for a recheck.
+    private func applyToSubscriptions(_ columns: Columns, runId: Int64?, on connection: PostgresConnection) throws {
+        try RefundEffects.apply(
+            app: app.id, storeIds: columns.tokens, orderIds: columns.orderIds, source: "google_voided", runId: runId,
+            on: connection)
+    }
+}

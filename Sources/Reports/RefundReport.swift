@@ -1,0 +1,162 @@
+import Foundation
+import Postgres
+
+/// The refund report: the ledger grouped (or listed) over a date range, read from one consistent snapshot.
+///
+/// Counts, quantities and amounts cover refunds that stand: a refund later reversed (Apple `REFUND_REVERSED`) is
+/// netted out and counted under `reversed`. Amounts are the stores' reported prices ("store-reported", not the
+/// source of record for revenue) in exact milliunits; refunds whose amount is unknown are counted under
+/// `unknownAmount` and never summed as zero.
+public struct RefundReport: Sendable, Encodable {
+    /// One group.
+    public struct Group: Sendable, Encodable, Equatable {
+        /// The grouping values, keyed by dimension name (`day`, `platform`, ...).
+        public var keys: [String: String]
+        /// Refunds that stand (not reversed).
+        public var refunds: Int
+        /// Units refunded (quantity-based partial refunds count their voided quantity).
+        public var quantity: Int
+        /// Sum of the known amounts, milliunits of `keys["currency"]`.
+        public var amountMilli: Int64
+        /// Standing refunds whose amount is unknown.
+        public var unknownAmount: Int
+        /// Refunds that were reversed, not counted above.
+        public var reversed: Int
+    }
+
+    /// One refund (`--detail`).
+    public struct Detail: Sendable, Encodable, Equatable {
+        public var refundedAt: Date
+        public var day: String
+        public var platform: String
+        public var app: String
+        public var orderId: String
+        public var part: String
+        public var originalId: String?
+        public var product: String?
+        public var reasonCode: Int?
+        public var reason: String
+        public var type: String
+        public var quantity: Int
+        public var percentageMilli: Int?
+        public var priceMilli: Int64?
+        public var amountMilli: Int64?
+        public var currency: String?
+        public var reversedAt: Date?
+        public var environment: String?
+    }
+
+    /// Refunds per day per platform (standing ones), for the chart.
+    public struct DailyPoint: Sendable, Encodable, Equatable {
+        public var day: String
+        public var platform: String
+        public var refunds: Int
+    }
+
+    /// The request.
+    public var options: RefundReportOptions
+    /// Grouped rows (empty with `--detail`).
+    public var groups: [Group]
+    /// Detail rows (empty without `--detail`).
+    public var details: [Detail]
+    /// Chart series.
+    public var daily: [DailyPoint]
+
+    enum CodingKeys: String, CodingKey { case groups, details, daily }
+
+    /// Runs the report in a read-only, repeatable-read transaction: every query sees the same snapshot and nothing
+    /// is written.
+    public static func run(_ options: RefundReportOptions, on connection: PostgresConnection) throws -> RefundReport {
+        try options.validate()
+        let zone = try connection.query(
+            "SELECT count(*) AS n FROM pg_timezone_names WHERE name = $1", [options.timeZone])
+        guard try zone[0].decode("n", as: Int.self) > 0 else {
+            throw ReportError("time zone \(options.timeZone) is unknown to the database")
+        }
+        try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        defer { _ = try? connection.execute("ROLLBACK") }
+        var report = RefundReport(options: options, groups: [], details: [], daily: [])
+        let range: [any PostgresEncodable] = [
+            options.from, options.to, options.timeZone, PostgresTextArray(options.apps),
+        ]
+        if options.detail {
+            report.details = try connection.query(detailQuery, range).map(Self.detail)
+        } else {
+            let flags = RefundReportOptions.Dimension.allCases.map { options.by.contains($0) }
+            report.groups = try connection.query(groupQuery, range + flags).map { row in
+                var keys: [String: String] = [:]
+                for dimension in options.by {
+                    keys[dimension.rawValue] = try row.decodeIfPresent(dimension.rawValue, as: String.self) ?? ""
+                }
+                return Group(
+                    keys: keys, refunds: try row.decode("refunds"), quantity: try row.decode("quantity"),
+                    amountMilli: try row.decode("amount_milli"), unknownAmount: try row.decode("unknown_amount"),
+                    reversed: try row.decode("reversed"))
+            }
+        }
+        report.daily = try connection.query(dailyQuery, range).map { row in
+            DailyPoint(
+                day: try row.decode("day"), platform: try row.decode("platform"), refunds: try row.decode("refunds"))
+        }
+        return report
+    }
+
+    private static func detail(_ row: PostgresRow) throws -> Detail {
+        Detail(
+            refundedAt: try row.decode("refunded_at"), day: try row.decode("day"), platform: try row.decode("platform"),
+            app: try row.decode("app_id"), orderId: try row.decode("order_id"), part: try row.decode("part_key"),
+            originalId: try row.decodeIfPresent("original_id"), product: try row.decodeIfPresent("product_id"),
+            reasonCode: try row.decodeIfPresent("reason_code"), reason: try row.decode("reason_label"),
+            type: try row.decode("refund_type"), quantity: try row.decode("quantity"),
+            percentageMilli: try row.decodeIfPresent("percentage_milli"),
+            priceMilli: try row.decodeIfPresent("price_milli"), amountMilli: try row.decodeIfPresent("amount_milli"),
+            currency: try row.decodeIfPresent("currency"), reversedAt: try row.decodeIfPresent("reversed_at"),
+            environment: try row.decodeIfPresent("environment"))
+    }
+
+    // $1 from date, $2 to date (inclusive), $3 time zone, $4 app ids (empty: all). The range is computed in the
+    // report's zone by PostgreSQL's own time-zone data, so DST days have their true length.
+    static let rangeFilter = """
+        refunded_at >= ($1::date::timestamp AT TIME ZONE $3)
+        AND refunded_at < (($2::date + 1)::timestamp AT TIME ZONE $3)
+        AND (cardinality($4::text[]) = 0 OR app_id = ANY ($4::text[]))
+        """
+
+    // $5...$10: whether to group by day, platform, app, product, reason, currency (in Dimension.allCases order).
+    // The grouping is chosen by parameters, not by building SQL text.
+    static let groupQuery = """
+        SELECT CASE WHEN $5 THEN to_char((refunded_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') END AS day,
+               CASE WHEN $6 THEN platform END AS platform,
+               CASE WHEN $7 THEN app_id END AS app,
+               CASE WHEN $8 THEN coalesce(product_id, '') END AS product,
+               CASE WHEN $9 THEN reason_label END AS reason,
+               CASE WHEN $10 THEN coalesce(currency, '') END AS currency,
+               count(*) FILTER (WHERE reversed_at IS NULL) AS refunds,
+               coalesce(sum(quantity) FILTER (WHERE reversed_at IS NULL), 0) AS quantity,
+               coalesce(sum(amount_milli) FILTER (WHERE reversed_at IS NULL), 0) AS amount_milli,
+               count(*) FILTER (WHERE reversed_at IS NULL AND amount_milli IS NULL) AS unknown_amount,
+               count(*) FILTER (WHERE reversed_at IS NOT NULL) AS reversed
+        FROM refund
+        WHERE \(rangeFilter)
+        GROUP BY 1, 2, 3, 4, 5, 6
+        ORDER BY 1, 2, 3, 4, 5, 6
+        """
+
+    static let detailQuery = """
+        SELECT refunded_at, to_char((refunded_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day, platform, app_id,
+               order_id, part_key, original_id, product_id, reason_code, reason_label, refund_type, quantity,
+               percentage_milli, price_milli, amount_milli, currency, reversed_at, environment
+        FROM refund
+        WHERE \(rangeFilter)
+        ORDER BY refunded_at, app_id, order_id, part_key
+        """
+
+    static let dailyQuery = """
+        SELECT to_char((refunded_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day, platform,
+               count(*) AS refunds
+        FROM refund
+        WHERE \(rangeFilter) AND reversed_at IS NULL
+        GROUP BY 1, 2
+        ORDER BY 1, 2
+        """
+}

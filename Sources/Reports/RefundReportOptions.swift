@@ -1,0 +1,84 @@
+import Foundation
+
+/// What `storerecon report refunds` was asked for.
+public struct RefundReportOptions: Sendable, Equatable {
+    /// A column the grouped report can be split by.
+    public enum Dimension: String, Sendable, CaseIterable, Codable {
+        /// The refund's date in the report time zone.
+        case day
+        /// apple or google.
+        case platform
+        /// The configured app id.
+        case app
+        /// The store product id.
+        case product
+        /// The store's reason label.
+        case reason
+        /// ISO 4217 currency. Amounts are never summed across currencies, so this column is always present.
+        case currency
+    }
+
+    /// First day, `YYYY-MM-DD` in `timeZone`, inclusive.
+    public var from: String
+    /// Last day, `YYYY-MM-DD` in `timeZone`, inclusive.
+    public var to: String
+    /// Grouping columns, in the order given (currency is added when missing).
+    public var by: [Dimension]
+    /// One row per refund instead of groups.
+    public var detail: Bool
+    /// IANA time zone of the dates.
+    public var timeZone: String
+    /// Only these apps (empty: all).
+    public var apps: [String]
+
+    /// Creates options.
+    public init(
+        from: String, to: String, by: [Dimension] = [.day, .platform], detail: Bool = false, timeZone: String = "UTC",
+        apps: [String] = []
+    ) {
+        self.from = from
+        self.to = to
+        self.by = by.contains(.currency) ? by : by + [.currency]
+        self.detail = detail
+        self.timeZone = timeZone
+        self.apps = apps
+    }
+
+    /// Parses `--by day,platform,...`.
+    /// - Throws: `ReportError` naming the unknown dimension.
+    public static func parseDimensions(_ text: String) throws -> [Dimension] {
+        var result: [Dimension] = []
+        for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
+            guard let dimension = Dimension(rawValue: part) else {
+                throw ReportError(
+                    "--by: unknown column \"\(part)\" (expected any of \(Dimension.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
+            }
+            if !result.contains(dimension) { result.append(dimension) }
+        }
+        return result
+    }
+
+    /// Checks the dates (`YYYY-MM-DD`, from ≤ to).
+    public func validate() throws {
+        for (name, value) in [("--from", from), ("--to", to)] {
+            let parts = value.split(separator: "-")
+            guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+                let month = Int(parts[1]), let day = Int(parts[2]), Int(parts[0]) != nil, (1...12).contains(month),
+                (1...31).contains(day)
+            else { throw ReportError("\(name): expected a date as YYYY-MM-DD, got \"\(value.prefix(40))\"") }
+        }
+        guard from <= to else { throw ReportError("--from \(from) is after --to \(to)") }
+    }
+}
+
+/// A report request that cannot be served; `description` is the one line shown to the operator.
+public struct ReportError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What is wrong.
+    public var message: String
+
+    /// Creates the error.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}

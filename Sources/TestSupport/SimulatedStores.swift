@@ -1,0 +1,92 @@
+import Foundation
+import Postgres
+import Reconciler
+import StoreSimulator
+
+/// Wires a running store simulator to a fresh database: writes the key files it issued, and a configuration whose
+/// apps and products are the scenario's, pointing at the simulator's loopback URLs.
+public struct SimulatedStores: Sendable {
+    /// The running simulator.
+    public let simulator: StoreSimulator
+    /// Where the key files and `storerecon.yaml` are.
+    public let directory: URL
+    /// The database's conninfo.
+    public let conninfo: String
+    /// The loaded configuration (validated as any operator's file would be).
+    public let configuration: Configuration
+
+    /// Writes the files, creates and migrates a database, and loads the configuration.
+    /// - Parameter extraYAML: more top-level configuration (e.g. `limits:` or `sync:` blocks).
+    public init(simulator: StoreSimulator, databasePrefix: String, extraYAML: String = "") throws {
+        self.simulator = simulator
+        conninfo = try TestDatabase.create(prefix: databasePrefix)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("stores-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyFile = directory.appendingPathComponent("play-sa.json")
+        let p8 = directory.appendingPathComponent("AuthKey.p8")
+        let root = directory.appendingPathComponent("root.der")
+        try Data(simulator.serviceAccountJSON.utf8).write(to: keyFile)
+        try Data(simulator.keys.appStoreKey.privateKeyPEM.utf8).write(to: p8)
+        try Data(simulator.keys.chain.rootDER).write(to: root)
+        for file in [keyFile, p8] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        }
+        var yaml = "database:\n  url: \"\(conninfo)\"\napps:\n"
+        for app in simulator.apps {
+            switch app.platform {
+            case .apple:
+                yaml += """
+                      - id: \(app.id)
+                        platform: apple
+                        bundleId: \(app.storeId)
+                        appAppleId: \(app.appAppleId ?? 1)
+                        environment: production
+                        issuerId: "\(simulator.keys.appStoreKey.issuerId)"
+                        keyId: "\(simulator.keys.appStoreKey.keyId)"
+                        privateKeyFile: \(p8.path)
+                        rootCertificates: [\(root.path)]
+                        baseURL: \(simulator.appleProductionBaseURL.absoluteString)
+                        sandboxBaseURL: \(simulator.appleSandboxBaseURL.absoluteString)
+
+                    """
+            case .google:
+                yaml += """
+                      - id: \(app.id)
+                        platform: google
+                        packageName: \(app.storeId)
+                        serviceAccountFile: \(keyFile.path)
+                        baseURL: \(simulator.googleAPIBaseURL.absoluteString)
+                        tokenURL: \(simulator.googleTokenURL.absoluteString)
+
+                    """
+            }
+        }
+        yaml += "products:\n"
+        for product in simulator.products {
+            yaml += "  \(product.productId): { tier: \(product.tier), priceMilli: \(product.priceMilli), "
+            yaml += "currency: \(product.currency) }\n"
+        }
+        yaml += extraYAML
+        let path = directory.appendingPathComponent("storerecon.yaml")
+        try yaml.write(to: path, atomically: true, encoding: .utf8)
+        configuration = try ConfigurationLoader(environment: [:]).load(path: path.path)
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        try Migrator(connection: connection).migrate()
+        try AppRegistry.sync(configuration, on: connection)
+    }
+
+    /// The configuration file's path.
+    public var configPath: String { directory.appendingPathComponent("storerecon.yaml").path }
+
+    /// The configured app of a platform.
+    public func app(_ platform: AppConfig.Platform) -> AppConfig {
+        configuration.apps.first { $0.platform == platform }!
+    }
+
+    /// The simulator's current time, for jobs that must see the scenario's "now".
+    public var now: @Sendable () -> Date {
+        let clock = simulator.clock
+        return { Date(timeIntervalSince1970: Double(clock.nowMillis()) / 1000) }
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import Postgres
+import Reconciler
+
+/// `storerecon backfill ...`.
+struct BackfillCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backfill",
+        abstract: "Re-read an explicit window or customer list, within the backfill share of the daily budget.",
+        subcommands: [BackfillGoogleVoidedCommand.self, BackfillAppleRefundsCommand.self]
+    )
+}
+
+/// `storerecon backfill google-voided --since T [--until T] [--app ID]`.
+struct BackfillGoogleVoidedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "google-voided",
+        abstract: "Re-read Google voided purchases recorded in [--since, --until] (at most the last 30 days).",
+        discussion: """
+            Uses at most sync.backfillShare of the daily quota, so tonight's sync still has its share. Resumable: \
+            run the same command again after an interruption and it continues from the last stored page.
+            Example: storerecon backfill google-voided --since 2026-11-01T00:00:00Z --until 2026-11-08T00:00:00Z
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(name: .long, help: "Start of the window (RFC 3339, e.g. 2026-11-01T00:00:00Z).")
+    var since: String
+
+    @Option(name: .long, help: "End of the window (RFC 3339; default now).")
+    var until: String?
+
+    @Option(name: .long, help: "Only this app (default: every Google app).")
+    var app: String?
+
+    func run() async throws {
+        try await CommandRuntime.run(options, command: "backfill google-voided") { runtime in
+            guard let start = PostgresTimestamp.parse(since) else {
+                throw ReconcilerError(.input, "--since: expected an RFC 3339 time such as 2026-11-01T00:00:00Z")
+            }
+            var end: Date?
+            if let until {
+                guard let parsed = PostgresTimestamp.parse(until) else {
+                    throw ReconcilerError(.input, "--until: expected an RFC 3339 time such as 2026-11-08T00:00:00Z")
+                }
+                guard parsed > start else { throw ReconcilerError(.input, "--until must be after --since") }
+                end = parsed
+            }
+            let apps = try runtime.apps(matching: app).filter { $0.platform == .google }
+            try await runtime.runJobs(GoogleVoidedSync.backfillJob, apps: apps) { app, environment in
+                let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
+                _ = try await GoogleVoidedSync(app: app, configuration: runtime.configuration, client: client)
+                    .run(.backfill(since: start, until: end), in: environment)
+            }
+        }
+    }
+}
+
+/// `storerecon backfill apple-refunds [--all | --ids FILE] [--app ID]`.
+struct BackfillAppleRefundsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apple-refunds",
+        abstract: "Read the refund history of every known customer (--all) or of a list (--ids FILE).",
+        discussion: """
+            Uses at most sync.backfillShare of the daily budget. Resumable: customers already read keep their \
+            revision, so a rerun after an interruption continues with the ones left.
+            --ids FILE holds one original transaction id per line.
+            Example: storerecon backfill apple-refunds --ids customers.txt --app acme-ios
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Flag(name: .long, help: "Every customer known from the subscription table.")
+    var all = false
+
+    @Option(name: .long, help: "A file with one original transaction id per line.")
+    var ids: String?
+
+    @Option(name: .long, help: "Only this app (default: every Apple app).")
+    var app: String?
+
+    func run() async throws {
+        try await CommandRuntime.run(options, command: "backfill apple-refunds") { runtime in
+            let mode: AppleRefundSync.Mode
+            switch (all, ids) {
+            case (true, nil):
+                mode = .backfillAll
+            case (false, .some(let path)):
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw ReconcilerError(.input, "--ids \(path): cannot read the file")
+                }
+                let list = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+                if let bad = list.first(where: { !$0.allSatisfy(\.isNumber) || $0.count > 32 }) {
+                    throw ReconcilerError(.input, "--ids \(path): \"\(bad.prefix(40))\" is not a transaction id")
+                }
+                mode = .backfillIds(list)
+            default:
+                throw ReconcilerError(.input, "give exactly one of --all or --ids FILE")
+            }
+            let apps = try runtime.apps(matching: app).filter { $0.platform == .apple }
+            try await runtime.runJobs(AppleRefundSync.backfillJob, apps: apps) { app, environment in
+                let access = try StoreClients.apple(
+                    for: app, configuration: runtime.configuration, gate: environment.gate, logger: environment.logger)
+                try await AppleRefundSync(app: app, configuration: runtime.configuration, access: access)
+                    .run(mode, in: environment)
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import Reconciler
+import Reports
+
+/// `storerecon report`.
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Reports for finance.",
+        subcommands: [ReportRefundsCommand.self]
+    )
+}
+
+/// `storerecon report refunds --from DATE --to DATE [--by ...] [--detail] [--format ...] [--output FILE]`.
+struct ReportRefundsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refunds",
+        abstract: "Refunds over a date range, grouped or one row per refund. Reads a snapshot; never writes.",
+        discussion: """
+            Dates are inclusive, in reports.timeZone (UTC unless configured). Amounts are store-reported prices in \
+            currency units, exact; refunds with an unknown amount are counted separately; reversed refunds are \
+            netted out. Currency is always a grouping column: amounts are never summed across currencies.
+            Example: storerecon report refunds --from 2026-11-01 --to 2026-11-30 --by day,platform --format csv
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(name: .long, help: "First day (YYYY-MM-DD), inclusive.")
+    var from: String
+
+    @Option(name: .long, help: "Last day (YYYY-MM-DD), inclusive.")
+    var to: String
+
+    @Option(name: .long, help: "Group by any of day, platform, app, product, reason, currency (comma-separated).")
+    var by: String = "day,platform"
+
+    @Flag(name: .long, help: "One row per refund instead of groups.")
+    var detail = false
+
+    @Option(name: .long, help: "table, csv, json or html.")
+    var format: ReportFormat = .table
+
+    @Option(name: .long, help: "Write to this file (atomically) instead of stdout.")
+    var output: String?
+
+    @Option(name: .long, help: "Only this app.")
+    var app: String?
+
+    enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+        case table, csv, json, html
+    }
+
+    func run() async throws {
+        try await CommandRuntime.run(options, command: "report") { runtime in
+            let apps = try runtime.apps(matching: app).map(\.id)
+            let dimensions: [RefundReportOptions.Dimension]
+            do {
+                dimensions = try RefundReportOptions.parseDimensions(by)
+            } catch let error as ReportError {
+                throw ReconcilerError(.input, error.message)
+            }
+            let request = RefundReportOptions(
+                from: from, to: to, by: dimensions, detail: detail, timeZone: runtime.configuration.reports.timeZone,
+                apps: app == nil ? [] : apps)
+            let connection = try runtime.connect()
+            defer { connection.close() }
+            let report: RefundReport
+            do {
+                report = try RefundReport.run(request, on: connection)
+            } catch let error as ReportError {
+                throw ReconcilerError(.input, error.message)
+            }
+            let text: String
+            switch format {
+            case .table: text = report.table()
+            case .csv: text = report.csv()
+            case .json: text = try report.json()
+            case .html: text = report.html()
+            }
+            if let output {
+                let url = URL(fileURLWithPath: output)
+                try Data(text.utf8).write(to: url, options: .atomic)
+                runtime.logger.info("wrote \(format.rawValue) report to \(url.path)")
+            } else {
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
+        }
+    }
+}

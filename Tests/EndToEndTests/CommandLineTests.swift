@@ -1,0 +1,101 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+/// Runs the built `storerecon` binary as cron would and checks exit codes, output and the database.
+@Suite("storerecon binary: migrate, import, status")
+struct CommandLineTests {
+    let conninfo: String
+    let directory: URL
+    let storerecon: BuiltExecutable
+
+    init() throws {
+        conninfo = try TestDatabase.create(prefix: "cli")
+        storerecon = try BuiltExecutable("storerecon")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try """
+        database:
+          url: "\(conninfo)"
+        apps:
+          - { id: demo-android, platform: google, packageName: com.example.demo, serviceAccountFile: /nonexistent.json }
+        """.write(to: directory.appendingPathComponent("storerecon.yaml"), atomically: true, encoding: .utf8)
+    }
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> BuiltExecutable.Outcome {
+        try storerecon.run(arguments, environment: environment, directory: directory)
+    }
+
+    @Test func migrateTwiceThenStatus() throws {
+        let first = try run(["migrate"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("applied 0001_init.sql"))
+        let second = try run(["migrate"])
+        #expect(second.status == 0)
+        #expect(second.stderr.contains("nothing to apply"))
+        let status = try run(["status", "--format", "json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        #expect(json?["schemaCurrent"] as? Bool == true)
+        let apps = json?["apps"] as? [[String: Any]]
+        #expect(apps?.first?["id"] as? String == "demo-android")
+    }
+
+    @Test func statusExitsOneWhenMigrationsArePending() throws {
+        let status = try run(["status"])
+        #expect(status.status == 1)
+        #expect(status.stdout.contains("migrations pending"))
+    }
+
+    @Test func anEditedAppliedMigrationStopsMigrate() throws {
+        #expect(try run(["migrate"]).status == 0)
+        let connection = try PostgresConnection(conninfo: conninfo)
+        try connection.execute("UPDATE schema_migration SET checksum = 'edited' WHERE name = '0001_init.sql'")
+        let again = try run(["migrate"])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("0001_init.sql"))
+        #expect(again.stderr.contains("edited"))
+    }
+
+    @Test func configurationErrorsExit78NamingTheKey() throws {
+        try "apps:\n  - { id: x, platform: google, packageName: p, serviceAccountFile: /k, colour: blue }\n"
+            .write(to: directory.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
+        let outcome = try run(["status", "--config", "bad.yaml"])
+        #expect(outcome.status == 78)
+        #expect(outcome.stderr.contains("apps[0].colour: unknown key"))
+        let viaEnvironment = try run(["status"], environment: ["STORERECON_CONFIG": "bad.yaml"])
+        #expect(viaEnvironment.status == 78)
+    }
+
+    @Test func importReportsBadLinesAndMergesNothing() throws {
+        #expect(try run(["migrate"]).status == 0)
+        let csv = directory.appendingPathComponent("subs.csv")
+        try "app,store_id,product_id,expires_at\ndemo-android,t1,p,2026-12-01T00:00:00Z\nother,t2,p,\n"
+            .write(to: csv, atomically: true, encoding: .utf8)
+        let outcome = try run(["import", "subscriptions", "subs.csv"])
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("line 3"))
+        #expect(outcome.stderr.contains("nothing merged"))
+        let connection = try PostgresConnection(conninfo: conninfo)
+        #expect(try connection.query("SELECT count(*) AS n FROM subscription")[0].decode("n", as: Int.self) == 0)
+        let skipping = try run(["import", "subscriptions", "subs.csv", "--skip-invalid", "--log-format", "json"])
+        #expect(skipping.status == 0, "\(skipping.stderr)")
+        #expect(try connection.query("SELECT count(*) AS n FROM subscription")[0].decode("n", as: Int.self) == 1)
+        // JSON log lines parse, one event per line.
+        for line in skipping.stderr.split(separator: "\n") {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")
+        }
+    }
+
+    @Test func databaseDownIsExit75WithoutThePassword() throws {
+        let outcome = try run(
+            ["status"],
+            environment: [
+                "STORERECON_DATABASE_URL": "host=/nonexistent-dir port=1 password=SuperSecret77 connect_timeout=2"
+            ])
+        #expect(outcome.status == 75)
+        #expect(outcome.stderr.contains("connect"))
+        #expect(!outcome.stderr.contains("SuperSecret77"))
+    }
+}

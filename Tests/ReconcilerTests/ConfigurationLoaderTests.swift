@@ -1,0 +1,119 @@
+import Foundation
+import Reconciler
+import Testing
+
+@Suite("ConfigurationLoader")
+struct ConfigurationLoaderTests {
+    static let valid = """
+        database:
+          url: "host=/tmp dbname=recon"
+        apps:
+          - id: acme-ios
+            platform: apple
+            bundleId: com.acme.app
+            appAppleId: 1234567890
+            environment: production
+            issuerId: "57246542-96fe-1a63-e053-0824d011072a"
+            keyId: "2X9R4HXF34"
+            privateKeyFile: ${APPLE_KEY_FILE}
+            rootCertificates: [/etc/storerecon/AppleRootCA-G3.cer]
+          - id: acme-android
+            platform: google
+            packageName: com.acme.app
+            serviceAccountFile: /etc/storerecon/play-sa.json
+            baseURL: http://127.0.0.1:8787
+        limits:
+          acme-android: { voidedPerDay: 3000 }
+        recheck: { lead: 48h, lag: 12h }
+        products:
+          premium.monthly: { tier: 2, priceMilli: 9990, currency: USD }
+        """
+
+    let environment = ["APPLE_KEY_FILE": "/secrets/AuthKey.p8"]
+
+    @Test func loadsAValidFileWithSubstitutionAndDefaults() throws {
+        let configuration = try ConfigurationLoader(environment: environment).load(text: Self.valid, source: "t.yaml")
+        #expect(configuration.database.url == "host=/tmp dbname=recon")
+        #expect(configuration.apps.map(\.id) == ["acme-ios", "acme-android"])
+        #expect(configuration.apps[0].privateKeyFile == "/secrets/AuthKey.p8")
+        #expect(configuration.apps[1].environment == "production")
+        #expect(configuration.limits["acme-android"]?.voidedPerDay == 3000)
+        #expect(configuration.recheck.lead.seconds == 48 * 3600)
+        #expect(configuration.recheck.concurrency == 4)
+        #expect(configuration.sync.googleOverlap.seconds == 3600)
+        #expect(configuration.products["premium.monthly"]?.priceMilli == 9990)
+        #expect(configuration.reports.timeZone == "UTC")
+    }
+
+    @Test func databaseURLFromTheEnvironmentWins() throws {
+        var environment = self.environment
+        environment["STORERECON_DATABASE_URL"] = "postgresql:///other"
+        let configuration = try ConfigurationLoader(environment: environment).load(text: Self.valid, source: "t.yaml")
+        #expect(configuration.database.url == "postgresql:///other")
+    }
+
+    @Test(arguments: [
+        ("apps:\n  - id: a\n    platform: apple\n    bundleld: x\n", "apps[0].bundleld: unknown key"),
+        ("databse:\n  url: x\n", "databse: unknown key"),
+        ("recheck: { lead: soon }\n", "recheck.lead: expected a duration"),
+        ("apps:\n  - id: a\n    platform: windows\n", "apps[0].platform"),
+        ("apps:\n  - platform: google\n", "apps[0].id: required key is missing"),
+        ("apps:\n  - id: g\n    platform: google\n    serviceAccountFile: /k.json\n", "apps[0].packageName: required"),
+        (
+            "apps:\n  - id: g\n    platform: google\n    packageName: p\n    serviceAccountFile: /k\n    bundleId: b\n",
+            "apps[0].bundleId: only valid for apple apps"
+        ),
+        ("apps: notalist\n", "apps: expected a list"),
+        ("recheck: { concurrency: many }\n", "recheck.concurrency: expected an integer"),
+        ("database:\n  url: ${NOT_SET_ANYWHERE}\n", "database.url: environment variable NOT_SET_ANYWHERE is not set"),
+        (
+            "apps:\n  - id: g\n    platform: google\n    packageName: p\n    serviceAccountFile: /k\n"
+                + "    baseURL: http://example.com\n",
+            "apps[0].baseURL: expected an https URL"
+        ),
+        ("limits:\n  ghost: { voidedPerDay: 1 }\n", "limits.ghost: no app has this id"),
+        ("reports: { timeZone: Mars/Olympus }\n", "reports.timeZone"),
+        ("sync: { backfillShare: 2 }\n", "sync.backfillShare"),
+        ("key: [unclosed\n", "not valid YAML"),
+    ])
+    func errorsNameTheKeyPath(_ text: String, _ expected: String) {
+        let error = #expect(throws: ReconcilerError.self) {
+            try ConfigurationLoader(environment: [:]).load(text: text, source: "bad.yaml")
+        }
+        #expect(error?.code == .configuration)
+        #expect(error?.exitCode == 78)
+        #expect(error?.message.hasPrefix("bad.yaml: ") == true)
+        #expect(error?.message.contains(expected) == true, "\(error?.message ?? "no error")")
+    }
+
+    @Test func secretsInValuesAreNeverEchoed() {
+        let text = "database:\n  url: \"postgresql://u:TopSecret99@h/db\"\n  extra: 1\n"
+        let error = #expect(throws: ReconcilerError.self) {
+            try ConfigurationLoader(environment: [:]).load(text: text, source: "s.yaml")
+        }
+        #expect(error?.message.contains("database.extra") == true)
+        #expect(error?.message.contains("TopSecret99") == false)
+    }
+
+    @Test func aMissingFileIsAConfigurationError() {
+        let error = #expect(throws: ReconcilerError.self) {
+            try ConfigurationLoader(environment: [:]).load(path: "/nonexistent/storerecon.yaml")
+        }
+        #expect(error?.exitCode == 78)
+        #expect(error?.message.contains("/nonexistent/storerecon.yaml") == true)
+    }
+
+    @Test func pathResolution() {
+        #expect(ConfigurationLoader(environment: [:]).resolvePath(explicit: nil) == "storerecon.yaml")
+        #expect(
+            ConfigurationLoader(environment: ["STORERECON_CONFIG": "/e.yaml"]).resolvePath(explicit: nil) == "/e.yaml")
+        #expect(
+            ConfigurationLoader(environment: ["STORERECON_CONFIG": "/e.yaml"]).resolvePath(explicit: "/x.yaml")
+                == "/x.yaml")
+    }
+
+    @Test(arguments: [("90s", 90), ("30m", 1800), ("72h", 259_200), ("2d", 172_800), ("15", 15)])
+    func durations(_ text: String, _ seconds: Int64) {
+        #expect(ConfigDuration(text: text)?.seconds == seconds)
+    }
+}

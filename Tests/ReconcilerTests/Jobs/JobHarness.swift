@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+import PlayDeveloperAPI
+import Postgres
+import RateLimiting
+import Reconciler
+import StoreSimulator
+import TestSupport
+
+/// Runs jobs in-process against a simulator the way the CLI does (JobRunner: lock, job_run, counting gate).
+struct JobHarness: Sendable {
+    let stores: SimulatedStores
+    let gate: any QuotaGate
+
+    /// A gate over the test database with `policy` (unlimited by default: volume tests lift the limits on both
+    /// sides; quota tests pass the limits they check).
+    init(stores: SimulatedStores, policy: QuotaPolicy = QuotaPolicy(defaultLimits: QuotaLimits())) {
+        self.stores = stores
+        gate = PostgresQuotaGate(conninfo: stores.conninfo, policy: policy, clock: ContinuousClock())
+    }
+
+    func runner(shutdown: ShutdownSignal = ShutdownSignal(), dryRun: Bool = false) -> JobRunner {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        return JobRunner(
+            configuration: stores.configuration, gate: gate, shutdown: shutdown, dryRun: dryRun, quiet: true,
+            logger: logger, now: stores.now)
+    }
+
+    /// One Google voided sync (or backfill) of the scenario's Google app.
+    func googleVoided(
+        _ mode: GoogleVoidedSync.Mode = .incremental, dryRun: Bool = false, shutdown: ShutdownSignal = ShutdownSignal()
+    ) async throws -> JobRunner.Result {
+        let app = stores.app(.google)
+        let configuration = stores.configuration
+        let job = mode == .incremental ? GoogleVoidedSync.job : GoogleVoidedSync.backfillJob
+        return try await runner(shutdown: shutdown, dryRun: dryRun).run(job: job, app: app, waitForLock: false) {
+            environment in
+            let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
+            _ = try await GoogleVoidedSync(app: app, configuration: configuration, client: client)
+                .run(mode, in: environment)
+        }
+    }
+
+    func connection() throws -> PostgresConnection {
+        try PostgresConnection(conninfo: stores.conninfo)
+    }
+
+    /// Options every job test starts the simulator with: the simulator's scenario clock stays fixed (tests move it),
+    /// while bearer and OAuth checks use the wall clock our clients sign with.
+    static func options(_ spec: ScenarioSpec) -> SimulatorOptions {
+        var options = SimulatorOptions(scenario: spec)
+        options.authUsesWallClock = true
+        options.quotas.useWallClock = true
+        return options
+    }
+
+    /// Limits lifted on the simulator side.
+    static func unlimited(_ options: inout SimulatorOptions) {
+        options.quotas.voidedPerWindow = 1_000_000
+        options.quotas.voidedPerMinute = 1_000_000
+        options.quotas.voidedPerDay = 1_000_000
+        options.quotas.subscriptionsPerMinute = 1_000_000
+        options.quotas.appleRefundHistoryPerSecond = 1_000_000
+        options.quotas.appleOtherPerSecond = 1_000_000
+    }
+}
+
+/// One stored Google refund, as the comparison with ground truth sees it.
+struct StoredVoid: Hashable {
+    var orderId: String
+    var partKey: String
+    var purchaseToken: String
+    var voidedMillis: Int64
+    var reason: Int
+    var source: Int
+    var quantity: Int
+}
+
+extension JobHarness {
+    func storedVoids() throws -> Set<StoredVoid> {
+        let rows = try connection().query(
+            """
+            SELECT order_id, part_key, original_id, (extract(epoch FROM refunded_at) * 1000)::bigint AS voided_ms,
+                   reason_code, source_code, quantity
+            FROM refund WHERE platform = 'google'
+            """)
+        return Set(
+            try rows.map { row in
+                StoredVoid(
+                    orderId: try row.decode("order_id"), partKey: try row.decode("part_key"),
+                    purchaseToken: try row.decode("original_id"), voidedMillis: try row.decode("voided_ms"),
+                    reason: try row.decode("reason_code"), source: try row.decode("source_code"),
+                    quantity: try row.decode("quantity"))
+            })
+    }
+
+    /// The voids the store holds recorded in `[from, to]`, keyed as storerecon keys them.
+    func truthVoids(recordedFrom from: Date, to: Date) -> Set<StoredVoid> {
+        let truth = stores.simulator.groundTruth()
+        let low = Int64(from.timeIntervalSince1970 * 1000)
+        let high = Int64(to.timeIntervalSince1970 * 1000)
+        return Set(
+            truth.googleVoids.filter { $0.recorded && $0.recordedTimeMillis >= low && $0.recordedTimeMillis <= high }
+                .map { void in
+                    StoredVoid(
+                        orderId: void.orderId,
+                        partKey: void.voidedQuantity.map { "\(void.voidedTimeMillis):\($0)" } ?? "",
+                        purchaseToken: void.purchaseToken, voidedMillis: void.voidedTimeMillis,
+                        reason: void.voidedReason, source: void.voidedSource, quantity: void.voidedQuantity ?? 1)
+                })
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Postgres
+import Reconciler
+import TestSupport
+import Testing
+
+@Suite("SubscriptionImporter against a real database")
+struct SubscriptionImporterTests {
+    let connection: PostgresConnection
+
+    init() throws {
+        connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "import"))
+        try Migrator(connection: connection).migrate()
+        let configuration = try ConfigurationLoader(environment: [:]).load(
+            text: """
+                apps:
+                  - { id: a1, platform: google, packageName: com.a, serviceAccountFile: /k.json }
+                  - { id: a2, platform: google, packageName: com.b, serviceAccountFile: /k.json }
+                """, source: "test")
+        try AppRegistry.sync(configuration, on: connection)
+    }
+
+    func run(_ csv: String, skipInvalid: Bool = false) throws -> SubscriptionImporter.Report {
+        var reader = CSVReader(bytes: Array(csv.utf8))
+        return try SubscriptionImporter(connection: connection, knownApps: ["a1", "a2"])
+            .importRecords(from: &reader, source: "test.csv", skipInvalid: skipInvalid)
+    }
+
+    func count() throws -> Int {
+        try connection.query("SELECT count(*) AS n FROM subscription")[0].decode("n")
+    }
+
+    @Test func importsThenReimportsWithoutDuplicates() throws {
+        let csv = """
+            app,store_id,product_id,expires_at,user_ref
+            a1,tok-1,monthly,2026-12-01T00:00:00Z,u1
+            a1,tok-2,yearly,2027-01-01T12:30:00.5+01:00,
+            a2,tok-1,monthly,,u3
+
+            """
+        let first = try run(csv)
+        #expect(first.inserted == 3 && first.updated == 0 && first.badLineCount == 0 && first.merged)
+        #expect(try count() == 3)
+        let again = try run(csv)
+        #expect(again.inserted == 0 && again.updated == 0)
+        let changed = try run("store_id,app,expires_at,product_id\ntok-1,a1,2026-12-31T00:00:00Z,monthly\n")
+        #expect(changed.updated == 1)
+        #expect(try count() == 3)
+        let row = try connection.query(
+            "SELECT expires_at, user_ref FROM subscription WHERE app_id = 'a1' AND store_id = 'tok-1'")[0]
+        #expect(try row.decode("expires_at", as: Date.self) == Date(timeIntervalSince1970: 1_798_675_200))
+        #expect(try row.decode("user_ref", as: String.self) == "u1")
+        let yearly = try connection.query("SELECT expires_at FROM subscription WHERE store_id = 'tok-2'")[0]
+        #expect(try yearly.decode("expires_at", as: Date.self) == Date(timeIntervalSince1970: 1_798_803_000.5))
+    }
+
+    @Test func badLinesAreReportedAndNothingIsMerged() throws {
+        let csv = """
+            app,store_id,product_id,expires_at
+            a1,good-1,monthly,2026-12-01T00:00:00Z
+            zz,tok,monthly,2026-12-01T00:00:00Z
+            a1,,monthly,2026-12-01T00:00:00Z
+            a1,tok-3,monthly,next tuesday
+            a1,tok-4,monthly
+            a1,good-1,monthly,2026-12-02T00:00:00Z
+            a1,"broken"x,monthly,2026-12-01T00:00:00Z
+            a1,good-2,monthly,2026-12-01T00:00:00Z
+            """
+        let report = try run(csv)
+        #expect(report.merged == false)
+        #expect(report.rowsValid == 2)
+        let byLine = Dictionary(uniqueKeysWithValues: report.badLines.map { ($0.line, $0.reason) })
+        #expect(byLine.keys.sorted() == [3, 4, 5, 6, 7, 8])
+        #expect(byLine[3]?.contains("app \"zz\" is not configured") == true)
+        #expect(byLine[4]?.contains("store_id is empty") == true)
+        #expect(byLine[5]?.contains("expires_at") == true)
+        #expect(byLine[6]?.contains("expected 4 fields, found 3") == true)
+        #expect(byLine[7]?.contains("duplicate of line 2") == true)
+        #expect(byLine[8]?.contains("quote") == true)
+        #expect(try count() == 0)
+
+        let skipping = try run(csv, skipInvalid: true)
+        #expect(skipping.merged && skipping.inserted == 2)
+        #expect(try count() == 2)
+    }
+
+    @Test func aWrongHeaderIsRejectedWhole() throws {
+        let error = #expect(throws: ReconcilerError.self) { try run("app,store_id,product,expires_at\na1,t,p,\n") }
+        #expect(error?.message.contains("unknown column \"product\"") == true)
+        let missing = #expect(throws: ReconcilerError.self) { try run("app,store_id,product_id\n") }
+        #expect(missing?.message.contains("no \"expires_at\" column") == true)
+    }
+
+    @Test func hostileValuesAreStoredAsData() throws {
+        let nasty = "'; DROP TABLE subscription; --"
+        let csv = "app,store_id,product_id,expires_at\na1,\"\(nasty)\",\"p\\\\q\"\"✓\",\n"
+        #expect(try run(csv).inserted == 1)
+        let row = try connection.query("SELECT store_id, product_id FROM subscription")[0]
+        #expect(try row.decode("store_id", as: String.self) == nasty)
+        #expect(try row.decode("product_id", as: String.self) == "p\\\\q\"✓")
+    }
+}
