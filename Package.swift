@@ -145,6 +145,7 @@ let package = Package(
             name: "StoreSimulatorTests",
             dependencies: [
                 "StoreSimulator",
+                "Reconciler",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

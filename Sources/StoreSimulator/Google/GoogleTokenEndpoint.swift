@@ -8,6 +8,13 @@ struct GoogleTokenEndpoint {
     static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
     static let scope = "https://www.googleapis.com/auth/androidpublisher"
 
+    /// Audiences Google's token endpoint accepts besides its own URL: google-auth (Python) always signs for
+    /// `https://oauth2.googleapis.com/token`, whatever the key file's `token_uri` says.
+    static let googleAudiences: Set<String> = [
+        "https://oauth2.googleapis.com/token", "https://www.googleapis.com/oauth2/v4/token",
+        "https://accounts.google.com/o/oauth2/token",
+    ]
+
     let state: SimulatorState
 
     func handle(_ request: StoreRequest, faults: Set<FaultKind>) -> StoreReply {
@@ -46,7 +53,8 @@ struct GoogleTokenEndpoint {
         }
         guard account.verifiesRS256(jwt.signature, over: jwt.signingInput) else { return "Invalid JWT Signature." }
         guard jwt.string("iss") == account.clientEmail else { return "Invalid issuer: unknown service account." }
-        guard jwt.string("aud") == state.tokenURL else {
+        guard let audience = jwt.string("aud"), audience == state.tokenURL || Self.googleAudiences.contains(audience)
+        else {
             return "Invalid JWT: Audience must be \(state.tokenURL)."
         }
         let scopes = (jwt.string("scope") ?? "").split(separator: " ")

@@ -54,11 +54,18 @@ final class Scenario: Sendable {
         return refundsByPlan[low..<end]
     }
 
-    /// The refund that has revoked the purchase at `millis` and is not reversed by then, if any.
+    /// The refund that has revoked the purchase at `millis` and is not reversed by then, if any. Only a refund of
+    /// the charge that is current at `millis` takes access away; a refund of an older renewal does not.
     func activeRevocation(ofPlan index: Int, at millis: Int64) -> RefundRecord? {
+        let plan = plans[index]
+        guard let current = plan.currentCharge(at: millis, periods: periods(plan)) else { return nil }
         for refundIndex in refunds(ofPlan: index) {
             let refund = refunds[Int(refundIndex)]
-            if refund.revokes, refund.eventMillis <= millis, millis < refund.reversedMillis { return refund }
+            if refund.revokes, Int(refund.charge) == current, refund.eventMillis <= millis,
+                millis < refund.reversedMillis
+            {
+                return refund
+            }
         }
         return nil
     }

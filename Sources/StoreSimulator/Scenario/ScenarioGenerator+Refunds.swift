@@ -81,6 +81,33 @@ extension ScenarioGenerator {
             truncate(&plan, at: charge, revokedAt: at)
             plans[index] = plan
         }
+        if spec.maxRefundsPerPurchase > 1, !plan.isOneTime, charge > 0 {
+            records += olderRefunds(of: plan, index: index, before: charge, template: record, random: &random)
+        }
+        return records
+    }
+
+    /// Refunds of renewals before `charge`, each made during the period after it (so it does not revoke).
+    private func olderRefunds(
+        of plan: PurchasePlan, index: Int, before charge: Int, template: RefundRecord, random: inout SplitMix64
+    ) -> [RefundRecord] {
+        let periods = periods(plan)
+        let count = min(charge, Int(random.below(UInt64(spec.maxRefundsPerPurchase))))
+        var charges = Array(0..<charge)
+        var records: [RefundRecord] = []
+        for _ in 0..<count {
+            let older = charges.remove(at: random.index(charges.count))
+            let next = plan.chargeMillis(older + 1, periods: periods)
+            let length = max(60_000, min(plan.expiresMillis(older + 1, periods: periods) - next, 20 * Self.day))
+            var record = template
+            record.charge = UInt16(older)
+            record.kind = .full
+            record.percentage = 0
+            record.reversedMillis = .max
+            record.eventMillis = next + random.int(in: 0...(length - 60_000))
+            record.recordedMillis = record.eventMillis
+            records.append(record)
+        }
         return records
     }
 

@@ -114,6 +114,19 @@ struct StoreRouter {
         authorize: (Set<FaultKind>) -> (QuotaLedger.Key?, StoreReply?, Bool),
         answer: (Set<FaultKind>, QuotaLedger.Key) -> StoreReply
     ) async -> StoreReply {
+        var reply = await serveUnlabelled(endpoint, request, authorize: authorize, answer: answer)
+        // Apple's clients compare the content type with "application/json" exactly; Google names the charset.
+        if reply.contentType.hasPrefix("application/json") {
+            reply.contentType = endpoint.isApple ? "application/json" : "application/json; charset=UTF-8"
+        }
+        return reply
+    }
+
+    private func serveUnlabelled(
+        _ endpoint: SimulatorEndpoint, _ request: StoreRequest,
+        authorize: (Set<FaultKind>) -> (QuotaLedger.Key?, StoreReply?, Bool),
+        answer: (Set<FaultKind>, QuotaLedger.Key) -> StoreReply
+    ) async -> StoreReply {
         let (faults, slowMillis) = state.faults.draw(for: endpoint)
         let (key, refusal, apple) = authorize(faults)
         guard let key else { return refusal ?? StoreReply(status: 401, body: "") }

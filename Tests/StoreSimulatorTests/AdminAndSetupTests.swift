@@ -1,0 +1,76 @@
+import Foundation
+import Reconciler
+import Testing
+
+@testable import StoreSimulator
+
+@Suite("Admin API and the files storesim init writes")
+struct AdminAndSetupTests {
+    @Test("the admin API moves the clock, switches faults, and reports stats and ground truth")
+    func adminAPI() async throws {
+        try await StoreSimulator.withRunning(TestKeys.options(refunds: 200)) { sim in
+            let client = TestClient(sim)
+            let admin = sim.adminURL
+            let start = sim.clock.nowMillis()
+            let advanced = try await client.send(
+                "POST", admin.appendingPathComponent("clock"),
+                body: try JSONSerialization.data(withJSONObject: ["advanceSeconds": 90]))
+            #expect(try advanced.json["nowMillis"] as? Int64 == start + 90_000)
+            #expect(sim.clock.nowMillis() == start + 90_000)
+            let token = try await client.googleAccessToken()
+            #expect(try await client.send("GET", client.voidedURL([:]), bearer: token).status == 200)
+            let faults = try JSONSerialization.data(withJSONObject: [
+                "endpoint": "googleVoidedPurchases", "rates": ["serverError": 1],
+            ])
+            #expect(try await client.send("POST", admin.appendingPathComponent("faults"), body: faults).status == 200)
+            #expect([500, 503].contains(try await client.send("GET", client.voidedURL([:]), bearer: token).status))
+            let stats = try await client.send("GET", admin.appendingPathComponent("stats")).json
+            let entries = try #require(stats["endpoints"] as? [[String: Any]])
+            let voided = try #require(entries.first { $0["endpoint"] as? String == "googleVoidedPurchases" })
+            #expect(voided["granted"] as? Int == 2)
+            #expect(voided["app"] as? String == "demo-android")
+            let truth = try await client.send("GET", admin.appendingPathComponent("truth/refunds"))
+            #expect(try JSONDecoder().decode(GroundTruth.self, from: truth.body) == sim.groundTruth())
+            let page = try await client.send(
+                "GET",
+                admin.appendingPathComponent("truth/subscriptions").appending(queryItems: [
+                    URLQueryItem(name: "offset", value: "10"), URLQueryItem(name: "limit", value: "5"),
+                ]))
+            let subscriptions = try #require(try page.json["subscriptions"] as? [[String: Any]])
+            #expect(subscriptions.count <= 5)
+            #expect(try page.json["total"] as? Int == sim.spec.subscriptions)
+        }
+    }
+
+    @Test("init's files load back, and the storerecon.yaml passes storerecon's own configuration loader")
+    func directoryRoundTrip() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("storesim-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let keys = try #require(TestKeys.shared)
+        let spec = ScenarioSpec(seed: 31, subscriptions: 10)
+        let directory = SimulatorDirectory(path: path)
+        try directory.write(spec: spec, keys: keys, settings: .init(port: 9123))
+        let (loadedSpec, loadedKeys, settings) = try directory.load()
+        #expect(loadedSpec == spec)
+        #expect(settings.port == 9123)
+        #expect(loadedKeys.appStoreKey.keyId == keys.appStoreKey.keyId)
+        #expect(loadedKeys.serviceAccount.clientEmail == keys.serviceAccount.clientEmail)
+        #expect(loadedKeys.chain.rootDER == keys.chain.rootDER)
+        let configuration = try ConfigurationLoader(environment: [:]).load(path: path + "/storerecon.yaml")
+        let apple = try #require(configuration.apps.first { $0.platform == .apple })
+        #expect(apple.baseURL == "http://127.0.0.1:9123")
+        #expect(apple.sandboxBaseURL == "http://127.0.0.1:9123/sandbox")
+        #expect(apple.keyId == keys.appStoreKey.keyId)
+        #expect(apple.rootCertificates == [path + "/SimulatorRootCA.der"])
+        let google = try #require(configuration.apps.first { $0.platform == .google })
+        #expect(google.tokenURL == "http://127.0.0.1:9123/token")
+        #expect(configuration.products["com.example.premium.monthly"]?.priceMilli == 9990)
+        let serviceAccount =
+            try JSONSerialization.jsonObject(
+                with: try Data(contentsOf: URL(fileURLWithPath: path + "/play-sa.json"))) as? [String: Any]
+        #expect(serviceAccount?["token_uri"] as? String == "http://127.0.0.1:9123/token")
+        try directory.writeEndpoints(spec: spec, keys: keys, settings: settings, port: 9200)
+        let rewritten = try ConfigurationLoader(environment: [:]).load(path: path + "/storerecon.yaml")
+        #expect(rewritten.apps.first { $0.platform == .google }?.baseURL == "http://127.0.0.1:9200")
+    }
+}
