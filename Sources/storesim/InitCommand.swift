@@ -10,7 +10,8 @@ struct InitCommand: AsyncParsableCommand {
         discussion: """
             Files: AuthKey_<KEYID>.p8 and apple-key.json (App Store Connect key), play-sa.json (Google service \
             account, token_uri pointing at the simulator), SimulatorRootCA.der (trust it for Apple payloads), \
-            simulator-ca/ (the signing chain), scenario.json, simulator.json and storerecon.yaml. The yaml and \
+            simulator-ca/ (the signing chain), scenario.json, simulator.json, storerecon.yaml and subscriptions.csv (what \
+            the app backend knows, for storerecon import subscriptions). The yaml and \
             play-sa.json name http://HOST:PORT; serve listens there (or rewrites both if told another port).
             """)
 
@@ -40,6 +41,8 @@ struct InitCommand: AsyncParsableCommand {
         try directory.write(
             spec: spec, keys: keys,
             settings: .init(host: host, port: port, clock: clock, databaseURL: databaseURL))
+        // What the app backend would export: storerecon imports it like an operator's CSV.
+        try SubscriptionExport.write(spec, to: directory.url.appendingPathComponent("subscriptions.csv"))
         // Generating once here proves the spec is valid and gives the operator its size.
         let summary = try StoreSimulator.summarize(spec)
         print("wrote \(directory.url.path) (\(summary); \(started.duration(to: .now)))")
