@@ -22,6 +22,10 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     public var sandboxShare: Double
     /// Share of Google voids recorded late (days after the void).
     public var lateVoidShare: Double
+    /// Share of voided Google subscription orders that come with a void of the renewal before (same purchase token,
+    /// another order id), as when a customer charges back two months at once. 0 (the default) leaves scenarios as
+    /// they were generated before this option existed.
+    public var renewalVoidShare: Double
     /// The apps.
     public var apps: [SimulatedApp]
     /// The products.
@@ -32,8 +36,8 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     public init(
         seed: UInt64 = 1, anchorMillis: Int64 = 1_795_000_000_000, subscriptions: Int = 1000,
         oneTimePurchases: Int? = nil, refunds: Int? = nil, historyDays: Int = 400, futureDays: Int = 30,
-        sandboxShare: Double = 0.05, lateVoidShare: Double = 0.1, apps: [SimulatedApp] = SimulatedApp.defaults,
-        products: [SimulatedProduct] = SimulatedProduct.defaults
+        sandboxShare: Double = 0.05, lateVoidShare: Double = 0.1, renewalVoidShare: Double = 0,
+        apps: [SimulatedApp] = SimulatedApp.defaults, products: [SimulatedProduct] = SimulatedProduct.defaults
     ) {
         self.seed = seed
         self.anchorMillis = anchorMillis
@@ -44,13 +48,14 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         self.futureDays = futureDays
         self.sandboxShare = sandboxShare
         self.lateVoidShare = lateVoidShare
+        self.renewalVoidShare = renewalVoidShare
         self.apps = apps
         self.products = products
     }
 
     enum CodingKeys: String, CodingKey {
         case seed, anchorMillis, subscriptions, oneTimePurchases, refunds, historyDays, futureDays, sandboxShare
-        case lateVoidShare, apps, products
+        case lateVoidShare, renewalVoidShare, apps, products
     }
 
     /// Decodes a spec; missing keys take the defaults.
@@ -67,6 +72,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
             futureDays: try container.decodeIfPresent(Int.self, forKey: .futureDays) ?? 30,
             sandboxShare: try container.decodeIfPresent(Double.self, forKey: .sandboxShare) ?? 0.05,
             lateVoidShare: try container.decodeIfPresent(Double.self, forKey: .lateVoidShare) ?? 0.1,
+            renewalVoidShare: try container.decodeIfPresent(Double.self, forKey: .renewalVoidShare) ?? 0,
             apps: try container.decodeIfPresent([SimulatedApp].self, forKey: .apps) ?? SimulatedApp.defaults,
             products: try container.decodeIfPresent([SimulatedProduct].self, forKey: .products)
                 ?? SimulatedProduct.defaults
