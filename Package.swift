@@ -7,7 +7,7 @@ let package = Package(
     name: "storerecon",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "storerecon", targets: ["storerecon"]),
+        .executable(name: "storerecon", targets: ["storerecon"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -185,7 +185,7 @@ let package = Package(
             name: "ReconcilerTests",
             dependencies: [
                 "Reconciler", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting", "PlayDeveloperAPI",
-                "AppStoreServerAPI",
+                "AppStoreServerAPI", "StoreHTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
