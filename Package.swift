@@ -186,7 +186,7 @@ let package = Package(
             name: "ReconcilerTests",
             dependencies: [
                 "Reconciler", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting", "PlayDeveloperAPI",
-                "AppStoreServerAPI",
+                "AppStoreServerAPI", "StoreHTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

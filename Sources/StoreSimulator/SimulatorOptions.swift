@@ -46,6 +46,9 @@ public struct SimulatorOptions: Sendable {
     public var clockSkewSeconds: Int64 = 300
     /// Apple pagination tokens expire this long after they were issued, seconds.
     public var pageTokenLifetimeSeconds: Int64 = 86_400
+    /// Google voided-purchases page tokens expire this long after they were issued, seconds; nil (the default) keeps
+    /// them valid for ever. Google documents no lifetime; tests set one to play a run resumed days later.
+    public var voidedPageTokenLifetimeSeconds: Int64?
     /// Key material; nil generates new keys at start.
     public var keys: SimulatorKeys?
 

@@ -149,6 +149,17 @@ public final class StoreSimulator: Sendable {
         state.ledger.statistics()
     }
 
+    /// The times (ms on the quota clock) of every call granted to a Google endpoint of `app`, oldest first, for
+    /// checks the fixed windows of ``statistics()`` do not cover (e.g. a quota scaled down to 5 per 2 s).
+    public func grantTimes(app: String, endpoint: SimulatorEndpoint) -> [Int64] {
+        state.ledger.grantTimes(QuotaLedger.Key(app: app, environment: nil, endpoint: endpoint))
+    }
+
+    /// The most calls granted to a Google endpoint of `app` in any half-open window of `millis` milliseconds.
+    public func maxGranted(app: String, endpoint: SimulatorEndpoint, inAnyMillis millis: Int64) -> Int {
+        QuotaLedger.maxInWindow(grantTimes(app: app, endpoint: endpoint), millis)
+    }
+
     /// Forgets every call count.
     public func resetStatistics() {
         state.ledger.reset()

@@ -86,7 +86,15 @@ public struct GoogleVoidedSync {
         let resumes: Bool
         switch mode {
         case .incremental: resumes = checkpoint.inFlight
-        case .backfill: resumes = checkpoint.inFlight && checkpoint.windowStart == plan.start
+        case .backfill(let since, let until):
+            // Only the window of the same request. A bound beyond Google's limits (--since older than 30 days,
+            // --until after now) is clamped afresh by every run and so moves: it matches when both runs clamped it.
+            let sameStart = checkpoint.windowStart.map { $0 == since || ($0 > since && plan.start > since) } ?? false
+            let sameEnd =
+                until.map { wanted in
+                    checkpoint.windowEnd.map { $0 == wanted || ($0 < wanted && plan.end < wanted) } ?? false
+                } ?? true
+            resumes = checkpoint.inFlight && sameStart && sameEnd
         }
         var start = plan.start
         var end = plan.end
@@ -133,6 +141,21 @@ public struct GoogleVoidedSync {
                 restartedAfterTokenError = true
                 token = nil
                 environment.counters.add("token_restarts")
+                // A window resumed days after it was planned may start before what Google still keeps, and Google
+                // refuses such a startTime: every rerun would fail the same way. Start at the oldest time it keeps
+                // and record the part before as a gap.
+                let oldest = VoidedWindowPlanner.oldestStart(now: environment.now())
+                if start < oldest {
+                    summary.gap = (from: start, to: oldest)
+                    logger.error(
+                        "gap: voids recorded \(Self.text(start)) – \(Self.text(oldest)) are older than Google keeps (30 days) and cannot be fetched any more"
+                    )
+                    if !environment.dryRun {
+                        try SyncGap.record(job: job, app: app.id, from: start, to: oldest, on: connection)
+                    }
+                    start = oldest
+                    end = max(end, oldest)
+                }
                 continue
             }
             let rows = page.voidedPurchases

@@ -5,7 +5,8 @@
 ///
 /// Choices where Google's documentation is silent: a `startTime` older than 30 days is refused with 400; an
 /// `endTime` after now is refused with 400 (or clamped, by option); the page token carries the position of the
-/// next row, the window's end and the first request's `type` and `includeQuantityBasedPartialRefund`.
+/// next row, the window's end, the first request's `type` and `includeQuantityBasedPartialRefund`, and when it was
+/// issued (for ``SimulatorOptions/voidedPageTokenLifetimeSeconds``).
 struct VoidedPurchasesEndpoint {
     static let thirtyDays: Int64 = 30 * 86_400_000
 
@@ -30,9 +31,10 @@ struct VoidedPurchasesEndpoint {
         let order = state.scenario.voidedOrder[app]
         let query: Query
         if let token = request.parameter("token"), !token.isEmpty {
+            let lifetime = state.options.voidedPageTokenLifetimeSeconds.map { $0 * 1000 } ?? .max
             guard !faults.contains(.expiredPageToken),
-                let fields = state.pageTokens.decode("voided", token, count: 5), fields[0] == Int64(app),
-                fields[1] >= 0, fields[1] <= Int64(order.count)
+                let fields = state.pageTokens.decode("voided", token, count: 6), fields[0] == Int64(app),
+                fields[1] >= 0, fields[1] <= Int64(order.count), now - fields[5] <= lifetime
             else {
                 return GoogleError.invalidArgument("Invalid pagination token.")
             }
@@ -66,7 +68,7 @@ struct VoidedPurchasesEndpoint {
                 if let next {
                     object.object("tokenPagination") { pagination in
                         let fields: [Int64] = [
-                            Int64(app), Int64(next), query.end, Int64(query.type), query.includePartial ? 1 : 0,
+                            Int64(app), Int64(next), query.end, Int64(query.type), query.includePartial ? 1 : 0, now,
                         ]
                         pagination.field("nextPageToken", state.pageTokens.encode("voided", fields))
                     }

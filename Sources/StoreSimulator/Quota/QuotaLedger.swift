@@ -80,6 +80,11 @@ final class QuotaLedger: Sendable {
         }
     }
 
+    /// The grant times of one counter (ms on the quota clock), oldest first.
+    func grantTimes(_ key: Key) -> [Int64] {
+        counters.withLock { $0[key]?.grants ?? [] }
+    }
+
     /// The most grants in any half-open window `[t, t + width)`.
     static func maxInWindow(_ sorted: [Int64], _ width: Int64) -> Int {
         var best = 0

@@ -75,6 +75,18 @@ extension ScenarioGenerator {
                 }
             } else {
                 records.append(record)
+                if !plan.isOneTime, charge > 0, spec.renewalVoidShare > 0 {
+                    // Its own random stream, so scenarios without the option stay as they were.
+                    var extra = SplitMix64(seed: SplitMix64.mix(spec.seed, 4, UInt64(index)))
+                    if extra.chance(spec.renewalVoidShare) {
+                        // The renewal before, voided with it (after it, so the revocation stays the one above).
+                        var earlier = record
+                        earlier.charge = UInt16(charge - 1)
+                        earlier.eventMillis = at + extra.int(in: 0...(60 * 60_000))
+                        earlier.recordedMillis = record.recordedMillis + (earlier.eventMillis - at)
+                        records.append(earlier)
+                    }
+                }
             }
         }
         if !plan.isOneTime, record.reversedMillis == .max {

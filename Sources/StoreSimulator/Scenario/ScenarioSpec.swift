@@ -25,6 +25,10 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     /// Most refunds on one purchase: past the first, a purchase picked for a refund may also have up to this many
     /// minus one refunds of older renewals (which do not revoke it), so that refund history needs several pages.
     public var maxRefundsPerPurchase: Int
+    /// Share of voided Google subscription orders that come with a void of the renewal before (same purchase token,
+    /// another order id), as when a customer charges back two months at once. 0 (the default) leaves scenarios as
+    /// they were generated before this option existed.
+    public var renewalVoidShare: Double
     /// The apps.
     public var apps: [SimulatedApp]
     /// The products.
@@ -36,7 +40,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         seed: UInt64 = 1, anchorMillis: Int64 = 1_795_000_000_000, subscriptions: Int = 1000,
         oneTimePurchases: Int? = nil, refunds: Int? = nil, historyDays: Int = 400, futureDays: Int = 30,
         sandboxShare: Double = 0.05, lateVoidShare: Double = 0.1, maxRefundsPerPurchase: Int = 1,
-        apps: [SimulatedApp] = SimulatedApp.defaults,
+        renewalVoidShare: Double = 0, apps: [SimulatedApp] = SimulatedApp.defaults,
         products: [SimulatedProduct] = SimulatedProduct.defaults
     ) {
         self.seed = seed
@@ -49,13 +53,14 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         self.sandboxShare = sandboxShare
         self.lateVoidShare = lateVoidShare
         self.maxRefundsPerPurchase = maxRefundsPerPurchase
+        self.renewalVoidShare = renewalVoidShare
         self.apps = apps
         self.products = products
     }
 
     enum CodingKeys: String, CodingKey {
         case seed, anchorMillis, subscriptions, oneTimePurchases, refunds, historyDays, futureDays, sandboxShare
-        case lateVoidShare, maxRefundsPerPurchase, apps, products
+        case lateVoidShare, maxRefundsPerPurchase, renewalVoidShare, apps, products
     }
 
     /// Decodes a spec; missing keys take the defaults.
@@ -73,6 +78,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
             sandboxShare: try container.decodeIfPresent(Double.self, forKey: .sandboxShare) ?? 0.05,
             lateVoidShare: try container.decodeIfPresent(Double.self, forKey: .lateVoidShare) ?? 0.1,
             maxRefundsPerPurchase: try container.decodeIfPresent(Int.self, forKey: .maxRefundsPerPurchase) ?? 1,
+            renewalVoidShare: try container.decodeIfPresent(Double.self, forKey: .renewalVoidShare) ?? 0,
             apps: try container.decodeIfPresent([SimulatedApp].self, forKey: .apps) ?? SimulatedApp.defaults,
             products: try container.decodeIfPresent([SimulatedProduct].self, forKey: .products)
                 ?? SimulatedProduct.defaults
