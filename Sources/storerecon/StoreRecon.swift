@@ -14,6 +14,7 @@ struct StoreRecon: AsyncParsableCommand {
         subcommands: [
             MigrateCommand.self, SyncCommand.self, BackfillCommand.self, ImportCommand.self, ReportCommand.self,
             StatusCommand.self,
+            RecheckCommand.self,
         ]
     )
 }
