@@ -115,9 +115,7 @@ public struct ExpiryRecheck: Sendable {
         environment.logger.info(
             "\(due.count) subscriptions due (expiry within -\(Int(options.lag / 3600))h/+\(Int(options.lead / 3600))h, watched or flagged)"
         )
-        let next = Mutex(0)
-        let summary = Mutex(Summary())
-        summary.withLock { $0.selected = due.count }
+        let tally = Tally(selected: due.count)
         let workers = min(options.concurrency, max(1, batches.count))
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -127,13 +125,8 @@ public struct ExpiryRecheck: Sendable {
                         defer { worker.close() }
                         while true {
                             try Task.checkCancellation()
-                            let index = next.withLock { value in
-                                defer { value += 1 }
-                                return value
-                            }
-                            guard index < batches.count else { return }
-                            let done = try await worker.process(batches[index])
-                            summary.withLock { $0.merge(done) }
+                            guard let index = tally.nextBatch(of: batches.count) else { return }
+                            tally.add(try await worker.process(batches[index]))
                         }
                     }
                 }
@@ -142,7 +135,7 @@ public struct ExpiryRecheck: Sendable {
         } catch {
             throw Self.stopping(error)
         }
-        let result = summary.withLock { $0 }
+        let result = tally.summary
         let changes = result.transitions.sorted { $0.key.rawValue < $1.key.rawValue }
             .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
         environment.logger.info(
@@ -167,6 +160,30 @@ public struct ExpiryRecheck: Sendable {
         }
         return error
     }
+}
+
+/// The workers' shared position in the batch list and their summed results.
+private final class Tally: Sendable {
+    private let state: Mutex<(next: Int, summary: ExpiryRecheck.Summary)>
+
+    init(selected: Int) {
+        var summary = ExpiryRecheck.Summary()
+        summary.selected = selected
+        state = Mutex((0, summary))
+    }
+
+    /// The next batch to take, or nil when all are taken.
+    func nextBatch(of count: Int) -> Int? {
+        state.withLock { state in
+            guard state.next < count else { return nil }
+            defer { state.next += 1 }
+            return state.next
+        }
+    }
+
+    func add(_ done: ExpiryRecheck.Summary) { state.withLock { $0.summary.merge(done) } }
+
+    var summary: ExpiryRecheck.Summary { state.withLock { $0.summary } }
 }
 
 extension ExpiryRecheck.Summary {

@@ -115,17 +115,20 @@ struct RecheckBehaviourTests {
             let configuration = harness.stores.configuration
             let app = harness.stores.app(.google)
             let counters = [JobCounters(), JobCounters()]
+            let conninfo = harness.stores.conninfo
+            let gate = harness.jobs.gate
+            let now = harness.stores.now
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for counter in counters {
                     group.addTask {
-                        let connection = try PostgresConnection(conninfo: harness.stores.conninfo)
+                        let connection = try PostgresConnection(conninfo: conninfo)
                         defer { connection.close() }
                         var logger = Logger(label: "test")
                         logger.logLevel = .warning
                         let environment = JobEnvironment(
-                            connection: connection, gate: CountingQuotaGate(base: harness.jobs.gate, counters: counter),
+                            connection: connection, gate: CountingQuotaGate(base: gate, counters: counter),
                             counters: counter, runId: nil, shutdown: ShutdownSignal(), dryRun: false, logger: logger,
-                            progress: nil, now: harness.stores.now)
+                            progress: nil, now: now)
                         try await RecheckHarness.body(app: app, configuration: configuration)(environment)
                     }
                 }
