@@ -115,15 +115,15 @@ struct RecheckHarness {
         var observedMillis: Int64
     }
 
-    func transitions() throws -> [Transition] {
+    func transitions(after skipped: Int = 0) throws -> [Transition] {
         let connection = try jobs.connection()
         defer { connection.close() }
         return try connection.query(
             """
             SELECT subscription_id, old_state, new_state, classification,
                    (extract(epoch FROM observed_at) * 1000)::bigint AS observed_ms
-            FROM subscription_transition ORDER BY id
-            """
+            FROM subscription_transition ORDER BY id OFFSET $1
+            """, [skipped]
         ).map { row in
             Transition(
                 subscriptionId: try row.decode("subscription_id"), oldState: try row.decodeIfPresent("old_state"),

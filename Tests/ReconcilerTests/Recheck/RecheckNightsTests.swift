@@ -8,30 +8,75 @@ import Testing
 /// `recheck` runs for both apps as cron would run it.
 @Suite("Recheck nights against the store simulator and a real database")
 struct RecheckNightsTests {
-    // 20,000 subscriptions rather than the issue's 200,000: the debug build's simulator and signature checks make
-    // 200,000 take minutes; the selection share and every rule are the same at this size.
+    // 20,000 subscriptions rather than the issue's 200,000: in a debug build the simulator's signing and the
+    // client's verification make 200,000 take many minutes; the selection share and every rule are the same.
     static let spec = ScenarioSpec(
-        seed: 21, subscriptions: 20_000, oneTimePurchases: 0, refunds: 1_500, historyDays: 400, futureDays: 40)
-    static let nights = 21
+        seed: 21, subscriptions: 20_000, oneTimePurchases: 0, refunds: 1_500, historyDays: 400, futureDays: 20)
+
+    /// Weekly products only, so that whole paths (grace, billing retry, expiry; a downgrade scheduled, then taken)
+    /// play out within a few weeks of nights.
+    static let weekly = ScenarioSpec(
+        seed: 8, subscriptions: 2_500, oneTimePurchases: 0, refunds: 150, historyDays: 60, futureDays: 40,
+        products: [
+            SimulatedProduct(
+                productId: "weekly.basic", kind: .subscription, periodDays: 7, tier: 1, priceMilli: 990,
+                currency: "USD"),
+            SimulatedProduct(
+                productId: "weekly.plus", kind: .subscription, periodDays: 7, tier: 2, priceMilli: 1990,
+                currency: "USD"),
+            SimulatedProduct(
+                productId: "weekly.pro", kind: .subscription, periodDays: 7, tier: 3, priceMilli: 2990,
+                currency: "USD"),
+        ])
 
     @Test func eachNightAsksOnlyTheDueSetAndStoresTheTruth() async throws {
-        var options = JobHarness.options(Self.spec)
+        let played = try await Self.play(Self.spec, nights: 4, prefix: "recheck_nights")
+        print("recheck nights (20,000): selected per night / subscriptions = \(played.shares.joined(separator: ", "))")
+        print("recheck nights (20,000): transitions = \(played.kinds.sorted { $0.key < $1.key })")
+        for kind in ["first_seen", "renewal", "lapse", "grace", "billing_retry", "on_hold", "canceled", "upgrade"] {
+            #expect(played.kinds[kind, default: 0] > 0, "no \(kind)")
+        }
+    }
+
+    @Test func everyPathIsRecordedWhenTheScenarioMakesItHappen() async throws {
+        let played = try await Self.play(Self.weekly, nights: 24, prefix: "recheck_paths")
+        print("recheck paths (2,500 weekly): transitions = \(played.kinds.sorted { $0.key < $1.key })")
+        for kind in [
+            "first_seen", "renewal", "lapse", "grace", "billing_retry", "recovered", "expired", "on_hold", "paused",
+            "upgrade", "downgrade", "downgrade_scheduled", "replaced", "canceled", "revoked",
+        ] {
+            #expect(played.kinds[kind, default: 0] > 0, "no \(kind)")
+        }
+        let paths = Array(played.sequences.values)
+        #expect(paths.contains { $0.contains(["grace", "recovered"]) }, "grace then recovery")
+        #expect(paths.contains { $0.contains(["grace", "billing_retry", "expired"]) }, "grace, retry, expiry")
+        #expect(paths.contains { $0.contains(["downgrade_scheduled", "downgrade"]) }, "downgrade scheduled first")
+    }
+
+    struct Played {
+        var kinds: [String: Int] = [:]
+        var sequences: [String: [String]] = [:]
+        var shares: [String] = []
+    }
+
+    /// Plays `nights` nights and checks each one: calls equal the selected set, the rechecked rows equal the
+    /// truth, and each recorded transition happened in the truth (and each change of the truth was recorded).
+    static func play(_ spec: ScenarioSpec, nights: Int, prefix: String) async throws -> Played {
+        var options = JobHarness.options(spec)
         JobHarness.unlimited(&options)
-        try await StoreSimulator.withRunning(options) { simulator in
-            let harness = try RecheckHarness(simulator, prefix: "recheck_nights")
+        return try await StoreSimulator.withRunning(options) { simulator in
+            let harness = try RecheckHarness(simulator, prefix: prefix)
             let oracle = TransitionOracle(
                 tiers: Dictionary(simulator.products.map { ($0.productId, $0.tier) }) { first, _ in first })
             var checkedTruth: [String: SubscriptionTruth] = [:]
-            var kinds: [String: Int] = [:]
-            var sequences: [String: [String]] = [:]
-            var shares: [String] = []
-            for night in 0..<Self.nights {
+            var played = Played()
+            var seenTransitions = 0
+            for night in 0..<nights {
                 if night > 0 { simulator.clock.advance(millis: 86_400_000) }
                 let truthList = simulator.subscriptionTruth()
                 let truth = Dictionary(truthList.map { ($0.storeId, $0) }) { first, _ in first }
                 try harness.insertStarted(truthList)
                 let before = try harness.rows()
-                let seenTransitions = try harness.transitions().count
                 simulator.resetStatistics()
                 let results = try await harness.recheck()
                 let now = simulator.clock.nowMillis()
@@ -50,9 +95,10 @@ struct RecheckNightsTests {
                     }.count
                     #expect(calls[app, default: 0] == selected + firstSandbox, "night \(night) \(app)")
                 }
-                shares.append(
+                played.shares.append(
                     String(format: "%.2f%%", 100 * Double(selectedTonight) / Double(max(1, truthList.count))))
-                let tonight = try harness.transitions().dropFirst(seenTransitions)
+                let tonight = try harness.transitions(after: seenTransitions)
+                seenTransitions += tonight.count
                 let byId = Dictionary(grouping: tonight, by: \.subscriptionId)
                 for (storeId, row) in after where row.checkedMillis == now {
                     let current = try #require(truth[storeId])
@@ -63,8 +109,8 @@ struct RecheckNightsTests {
                             ?? (current.expiresMillis == nil))
                     let recorded = (byId[row.id] ?? []).map(\.kind)
                     for kind in recorded {
-                        kinds[kind, default: 0] += 1
-                        sequences[storeId, default: []].append(kind)
+                        played.kinds[kind, default: 0] += 1
+                        played.sequences[storeId, default: []].append(kind)
                     }
                     let own = recorded.filter { $0 != "replaced" || current.replacedByToken != nil }
                     if let previous = checkedTruth[storeId] {
@@ -81,7 +127,12 @@ struct RecheckNightsTests {
                     }
                     checkedTruth[storeId] = current
                 }
-                // A replaced token stops granting, names its successor and shares its chain root.
+                // Replacements found through a successor count too; a replaced token stops granting, names its
+                // successor and shares its chain root.
+                for transition in tonight where transition.kind == "replaced" && byId[transition.subscriptionId] == nil
+                {
+                    played.kinds["replaced", default: 0] += 1
+                }
                 for (storeId, row) in after where row.replacedBy != nil {
                     #expect(row.state == "replaced" && !row.entitled)
                     let successor = try #require(after[row.replacedBy ?? ""])
@@ -89,18 +140,7 @@ struct RecheckNightsTests {
                     #expect(successor.chainRoot == (row.chainRoot ?? storeId))
                 }
             }
-            print("recheck nights: selected per night / subscriptions = \(shares.joined(separator: ", "))")
-            print("recheck nights: transitions = \(kinds.sorted { $0.key < $1.key })")
-            for kind in [
-                "first_seen", "renewal", "lapse", "grace", "billing_retry", "recovered", "expired", "on_hold", "paused",
-                "upgrade", "downgrade", "downgrade_scheduled", "replaced", "canceled", "revoked",
-            ] {
-                #expect(kinds[kind, default: 0] > 0, "no \(kind) in \(Self.nights) nights")
-            }
-            let paths = Array(sequences.values)
-            #expect(paths.contains { $0.contains(["grace", "recovered"]) }, "grace then recovery")
-            #expect(paths.contains { $0.contains(["grace", "billing_retry", "expired"]) }, "grace, retry, expiry")
-            #expect(paths.contains { $0.contains(["downgrade_scheduled", "downgrade"]) }, "downgrade scheduled first")
+            return played
         }
     }
 }

@@ -22,8 +22,10 @@ struct TransitionOracle {
         let trouble: Set<String> = ["grace", "billing_retry", "on_hold"]
         switch kind {
         case "renewal":
+            // The simulator keeps charging a revoked subscription whose refund is reversed later: a renewal with
+            // the state unchanged is a renewal too.
             return old.latestTransaction != new.latestTransaction && old.expiresMillis != new.expiresMillis
-                && old.productId == new.productId && ["active", "canceled"].contains(to)
+                && old.productId == new.productId && (from == to || ["active", "canceled"].contains(to))
         case "lapse": return to == "expired" && !new.autoRenew && ["active", "canceled"].contains(from)
         case "grace", "billing_retry", "on_hold", "paused": return to == kind && from != kind
         case "recovered": return trouble.contains(from) && ["active", "canceled"].contains(to)
