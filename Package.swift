@@ -7,7 +7,7 @@ let package = Package(
     name: "storerecon",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "storerecon", targets: ["storerecon"]),
+        .executable(name: "storerecon", targets: ["storerecon"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),

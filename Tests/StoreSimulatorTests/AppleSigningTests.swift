@@ -79,7 +79,8 @@ struct AppleSigningTests {
             let refund = try refundedCustomer(sim)
             let url = client.appleURL("inApps/v2/refund/lookup/\(refund.transactionId)")
             let now = sim.clock.nowMillis() / 1000
-            #expect(try await client.send("GET", url, bearer: try client.appleBearer(["exp": now + 3600])).status == 200)
+            #expect(
+                try await client.send("GET", url, bearer: try client.appleBearer(["exp": now + 3600])).status == 200)
             let withIat = try client.appleBearer(["iat": now, "exp": now + 300])
             #expect(try await client.send("GET", url, bearer: withIat).status == 200)
         }

@@ -114,11 +114,13 @@ struct QuotaTests {
         #expect(QuotaLedger.maxInWindow([0, 999, 1000], 1000) == 2)
     }
 
-    @Test("Pacific day numbers follow daylight saving time", arguments: [
-        (Int64(1_793_516_399_999), "2026-10-31"), (1_793_516_400_000, "2026-11-01"),
-        (1_793_606_399_999, "2026-11-01"), (1_793_606_400_000, "2026-11-02"),
-        (1_773_039_600_000, "2026-03-09"), (1_772_956_799_999, "2026-03-07"),
-    ])
+    @Test(
+        "Pacific day numbers follow daylight saving time",
+        arguments: [
+            (Int64(1_793_516_399_999), "2026-10-31"), (1_793_516_400_000, "2026-11-01"),
+            (1_793_606_399_999, "2026-11-01"), (1_793_606_400_000, "2026-11-02"),
+            (1_773_039_600_000, "2026-03-09"), (1_772_956_799_999, "2026-03-07"),
+        ])
     func pacificDays(millis: Int64, date: String) {
         #expect(PacificDay.date(dayNumber: PacificDay.number(millis: millis)) == date)
     }

@@ -4,7 +4,7 @@ import StoreSimulator
 import _CryptoExtras
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A raw HTTP client for the tests: URLSession, hand-made JWTs and JSONSerialization, nothing shared with the

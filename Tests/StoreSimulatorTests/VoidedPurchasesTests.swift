@@ -87,13 +87,15 @@ struct VoidedPurchasesTests {
             let client = TestClient(sim)
             let token = try await client.googleAccessToken()
             let first = try await client.send("GET", client.voidedURL(["type": "1", "maxResults": "2"]), bearer: token)
-            let next = try #require(((try first.json["tokenPagination"] as? [String: Any])?["nextPageToken"]) as? String)
+            let next = try #require(
+                ((try first.json["tokenPagination"] as? [String: Any])?["nextPageToken"]) as? String)
             sim.clock.advance(millis: 5 * 86_400_000)
             let later = try await client.googleAccessToken()
             let withTimes = try await client.send(
                 "GET", client.voidedURL(["token": next, "maxResults": "2", "startTime": "0", "endTime": "1"]),
                 bearer: later)
-            let plain = try await client.send("GET", client.voidedURL(["token": next, "maxResults": "2"]), bearer: later)
+            let plain = try await client.send(
+                "GET", client.voidedURL(["token": next, "maxResults": "2"]), bearer: later)
             #expect(withTimes.status == 200)
             #expect(withTimes.body == plain.body)
             let tampered = try await client.send(
