@@ -15,6 +15,7 @@ struct StoreRecon: AsyncParsableCommand {
             MigrateCommand.self, RunCommand.self, SyncCommand.self, BackfillCommand.self, ImportCommand.self,
             ReportCommand.self,
             StatusCommand.self,
+            RecheckCommand.self,
         ]
     )
 }

@@ -75,6 +75,9 @@ public struct SubscriptionTruth: Sendable, Codable, Equatable {
     public var autoRenew: Bool
     /// Apple: the latest transaction id; Google: the latest successful order id.
     public var latestTransaction: String?
+    /// Apple: the product of the next renewal (`autoRenewProductId`; differs from `productId` while a downgrade is
+    /// scheduled); nil for Google.
+    public var autoRenewProductId: String?
     /// Google: the token this purchase replaced.
     public var linkedPurchaseToken: String?
     /// Google: the token that replaced this one.

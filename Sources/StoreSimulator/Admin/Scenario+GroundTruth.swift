@@ -80,7 +80,8 @@ extension Scenario {
                 googleState: nil, entitled: status.entitled,
                 expiresMillis: status.gracePeriodExpiresMillis ?? plan.expiresMillis(status.charge, periods: periods),
                 autoRenew: status.autoRenewStatus == 1,
-                latestTransaction: String(transactionId(plan: index, charge: status.charge)), linkedPurchaseToken: nil,
+                latestTransaction: String(transactionId(plan: index, charge: status.charge)),
+                autoRenewProductId: spec.products[Int(status.autoRenewProduct)].productId, linkedPurchaseToken: nil,
                 replacedByToken: nil)
         }
         guard let state = googleState(plan: index, at: now) else { return nil }
@@ -89,7 +90,7 @@ extension Scenario {
             productId: spec.products[Int(state.product)].productId, appleStatus: nil,
             googleState: "SUBSCRIPTION_STATE_" + state.state, entitled: state.entitled,
             expiresMillis: state.expiryMillis, autoRenew: state.autoRenewEnabled,
-            latestTransaction: state.charge.map { orderId(plan: index, charge: $0) },
+            latestTransaction: state.charge.map { orderId(plan: index, charge: $0) }, autoRenewProductId: nil,
             linkedPurchaseToken: plan.linkedFrom >= 0 ? purchaseToken(plan: Int(plan.linkedFrom)) : nil,
             replacedByToken: plan.replacedBy >= 0 && plan.endMillis <= now
                 ? purchaseToken(plan: Int(plan.replacedBy)) : nil)

@@ -1,0 +1,197 @@
+import AppStoreServerAPI
+import Foundation
+import Logging
+import Postgres
+import RateLimiting
+import Synchronization
+
+/// `storerecon recheck`: asks the stores about the subscriptions near expiry (and those in watched states or flagged
+/// by the refund jobs), stores what they say, and records every status change in `subscription_transition`.
+///
+/// The due set is listed once (``RecheckPlanner``), then `concurrency` workers, each on its own database
+/// connection, claim it a batch at a time with a lease under `FOR UPDATE SKIP LOCKED`: concurrent processes split
+/// the set and no subscription is asked about twice. Each answer commits in its own transaction. Unusable answers
+/// are reported and counted as failures (the run ends with exit 1) while the others go on; a quota stop or an
+/// outage ends the run with exit 75 and whatever was committed stays.
+public struct ExpiryRecheck: Sendable {
+    /// The job name (`job_run.job`, the advisory lock).
+    public static let job = "recheck"
+
+    /// Tuning.
+    public struct Options: Sendable, Equatable {
+        /// Ask about expiries up to this far ahead.
+        public var lead: TimeInterval
+        /// Ask about expiries up to this far back.
+        public var lag: TimeInterval
+        /// Status calls in flight at once.
+        public var concurrency: Int
+        /// Subscriptions claimed at a time by one worker.
+        public var batchSize = 16
+        /// How long a claim holds.
+        public var lease: TimeInterval = 15 * 60
+        /// How often at most a watched subscription is asked about.
+        public var watchInterval: TimeInterval = 12 * 3600
+
+        /// Options from `recheck:` with optional command-line overrides.
+        public init(_ config: RecheckConfig, lead: ConfigDuration? = nil, lag: ConfigDuration? = nil) {
+            self.lead = TimeInterval((lead ?? config.lead).seconds)
+            self.lag = TimeInterval((lag ?? config.lag).seconds)
+            concurrency = max(1, config.concurrency)
+        }
+    }
+
+    /// What a run did.
+    public struct Summary: Sendable, Equatable {
+        /// Subscriptions listed as due.
+        public var selected = 0
+        /// Claimed and asked about.
+        public var asked = 0
+        /// Transitions recorded (or that a dry run would record), by classification.
+        public var transitions: [TransitionKind: Int] = [:]
+        /// Subscriptions the stores no longer know.
+        public var missing = 0
+        /// Answers with a state value this version does not know.
+        public var unknownStates = 0
+        /// Answers that could not be used.
+        public var badAnswers = 0
+    }
+
+    let app: AppConfig
+    let conninfo: String
+    let options: Options
+    let source: any SubscriptionStatusSource
+    let classifier: TransitionClassifier
+    let output: @Sendable (String) -> Void
+
+    /// Creates the job for one app.
+    /// - Parameters:
+    ///   - source: the store calls (``AppleStatusSource`` or ``GoogleStatusSource``).
+    ///   - output: where `--dry-run` prints the transitions it would record (stdout by default).
+    public init(
+        app: AppConfig, configuration: Configuration, options: Options, source: any SubscriptionStatusSource,
+        output: @escaping @Sendable (String) -> Void = { print($0) }
+    ) {
+        self.app = app
+        conninfo = configuration.database.url
+        self.options = options
+        self.source = source
+        classifier = TransitionClassifier(tiers: configuration.products.compactMapValues(\.tier))
+        self.output = output
+    }
+
+    /// The source for a configured app, its calls on the job's gate.
+    public static func source(for app: AppConfig, configuration: Configuration, environment: JobEnvironment) throws
+        -> any SubscriptionStatusSource
+    {
+        switch app.platform {
+        case .google:
+            let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
+            return GoogleStatusSource(client: client, packageName: app.storeAppId)
+        case .apple:
+            return AppleStatusSource(
+                environments: try StoreClients.apple(
+                    for: app, sandboxFallback: configuration.sync.appleSandboxFallback, gate: environment.gate,
+                    logger: environment.logger))
+        }
+    }
+
+    /// Runs the job.
+    /// - Throws: `ReconcilerError` `.temporary` (exit 75) when stopped by quota, an outage or a signal, and
+    ///   `.failed` (exit 1) when some answers could not be used; what was committed stays either way.
+    @discardableResult
+    public func run(in environment: JobEnvironment) async throws -> Summary {
+        let planner = RecheckPlanner(lead: options.lead, lag: options.lag, watchInterval: options.watchInterval)
+        let due = try planner.due(app: app.id, now: environment.now(), on: environment.connection)
+        let batches = stride(from: 0, to: due.count, by: options.batchSize).map {
+            Array(due[$0..<min(due.count, $0 + options.batchSize)])
+        }
+        let context = RecheckWorker.Context(
+            app: app, conninfo: conninfo, options: options, source: source,
+            store: RecheckStore(app: app.id, classifier: classifier, runId: environment.runId),
+            counters: environment.counters, shutdown: environment.shutdown, dryRun: environment.dryRun,
+            logger: environment.logger, now: environment.now, output: output,
+            claimer: "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))")
+        environment.counters.add("selected", due.count)
+        environment.logger.info(
+            "\(due.count) subscriptions due (expiry within -\(Int(options.lag / 3600))h/+\(Int(options.lead / 3600))h, watched or flagged)"
+        )
+        let tally = Tally(selected: due.count)
+        let workers = min(options.concurrency, max(1, batches.count))
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<workers {
+                    group.addTask {
+                        let worker = try RecheckWorker(context)
+                        defer { worker.close() }
+                        while true {
+                            try Task.checkCancellation()
+                            guard let index = tally.nextBatch(of: batches.count) else { return }
+                            tally.add(try await worker.process(batches[index]))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        } catch {
+            throw Self.stopping(error)
+        }
+        let result = tally.summary
+        let changes = result.transitions.sorted { $0.key.rawValue < $1.key.rawValue }
+            .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
+        environment.logger.info(
+            "\(environment.dryRun ? "dry run: " : "")\(result.selected) due, \(result.asked) asked, transitions: \(changes.isEmpty ? "none" : changes); \(result.missing) missing, \(result.unknownStates) unknown states, \(result.badAnswers) bad answers"
+        )
+        if result.badAnswers > 0 {
+            throw ReconcilerError(
+                .failed,
+                "\(result.badAnswers) of \(result.asked) status answers could not be used (see the log); their stored state is unchanged"
+            )
+        }
+        return result
+    }
+
+    /// Maps an error that stopped the workers to the job's exit code: Apple's retryable and credential errors get
+    /// the codes the other stores' errors get from ``JobRunner/classify(_:)``.
+    static func stopping(_ error: any Error) -> any Error {
+        guard let error = error as? AppStoreServerAPIError else { return error }
+        if error.isRetryable { return ReconcilerError(.temporary, "\(error)") }
+        if error.code == .privateKey || error.code == .configuration || error.httpStatus == 401 {
+            return ReconcilerError(.configuration, "\(error)")
+        }
+        return error
+    }
+}
+
+/// The workers' shared position in the batch list and their summed results.
+private final class Tally: Sendable {
+    private let state: Mutex<(next: Int, summary: ExpiryRecheck.Summary)>
+
+    init(selected: Int) {
+        var summary = ExpiryRecheck.Summary()
+        summary.selected = selected
+        state = Mutex((0, summary))
+    }
+
+    /// The next batch to take, or nil when all are taken.
+    func nextBatch(of count: Int) -> Int? {
+        state.withLock { state in
+            guard state.next < count else { return nil }
+            defer { state.next += 1 }
+            return state.next
+        }
+    }
+
+    func add(_ done: ExpiryRecheck.Summary) { state.withLock { $0.summary.merge(done) } }
+
+    var summary: ExpiryRecheck.Summary { state.withLock { $0.summary } }
+}
+
+extension ExpiryRecheck.Summary {
+    mutating func merge(_ other: Self) {
+        asked += other.asked
+        missing += other.missing
+        unknownStates += other.unknownStates
+        badAnswers += other.badAnswers
+        for (kind, count) in other.transitions { transitions[kind, default: 0] += count }
+    }
+}

@@ -1,0 +1,250 @@
+import Foundation
+import Postgres
+
+/// The recheck job's SQL: claiming due subscriptions with a lease under `FOR UPDATE SKIP LOCKED`, and writing what
+/// a status answer said, with its transitions, in one transaction per subscription.
+struct RecheckStore: Sendable {
+    let app: String
+    let classifier: TransitionClassifier
+    let runId: Int64?
+
+    /// Claims the listed subscriptions that nobody checked since they were listed and nobody holds a lease on; rows
+    /// another process has locked are skipped, not waited for.
+    func claim(
+        _ due: [RecheckPlanner.Due], now: Date, leaseUntil: Date, claimer: String, on connection: PostgresConnection
+    ) throws -> [StoredSubscription] {
+        guard !due.isEmpty else { return [] }
+        let rows = try connection.query(
+            """
+            WITH wanted AS (
+                SELECT * FROM unnest($1::bigint[], $2::bigint[]) AS w(id, seen_us)
+            ), claimable AS (
+                SELECT s.id FROM subscription s JOIN wanted w ON s.id = w.id
+                WHERE (extract(epoch FROM s.last_checked_at) * 1000000)::bigint IS NOT DISTINCT FROM w.seen_us
+                  AND (s.claimed_until IS NULL OR s.claimed_until <= $3)
+                ORDER BY s.id
+                FOR UPDATE OF s SKIP LOCKED
+            )
+            UPDATE subscription s SET claimed_until = $4, claimed_by = $5
+            FROM claimable c WHERE s.id = c.id
+            RETURNING \(prefixed("s"))
+            """,
+            [
+                PostgresTextArray(due.map { String($0.id) }),
+                PostgresNullableTextArray(due.map { $0.seenMicros.map(String.init) }), now, leaseUntil, claimer,
+            ])
+        return try rows.map(StoredSubscription.init(row:)).sorted { $0.id < $1.id }
+    }
+
+    /// Reads the listed subscriptions without claiming them (`--dry-run`).
+    func load(_ due: [RecheckPlanner.Due], on connection: PostgresConnection) throws -> [StoredSubscription] {
+        guard !due.isEmpty else { return [] }
+        return try connection.query(
+            "SELECT \(StoredSubscription.columns) FROM subscription WHERE id = ANY($1::bigint[]) ORDER BY id",
+            [PostgresTextArray(due.map { String($0.id) })]
+        ).map(StoredSubscription.init(row:))
+    }
+
+    /// Gives back leases of subscriptions this process claimed but did not get to (a stop or an outage).
+    func release(_ ids: [Int64], claimer: String, on connection: PostgresConnection) throws {
+        guard !ids.isEmpty else { return }
+        try connection.execute(
+            "UPDATE subscription SET claimed_until = NULL, claimed_by = NULL WHERE id = ANY($1::bigint[]) AND claimed_by = $2",
+            [PostgresTextArray(ids.map(String.init)), claimer])
+    }
+
+    /// Writes what a status answer said about one subscription (nothing when `dryRun`) and returns the transitions
+    /// recorded. The row is read again under lock, so a change made since it was claimed (a replacement found
+    /// through another token) is respected.
+    func apply(
+        _ reading: StatusReading, to claimed: StoredSubscription, now: Date, dryRun: Bool,
+        on connection: PostgresConnection
+    ) throws -> [RecordedTransition] {
+        try connection.transaction { connection in
+            let current = try reload(claimed, lock: !dryRun, on: connection) ?? claimed
+            switch reading {
+            case .observed(let observation):
+                return try record(observation, for: current, now: now, dryRun: dryRun, on: connection)
+            case .missing:
+                return try recordMissing(current, now: now, dryRun: dryRun, on: connection)
+            case .unknownState(let raw):
+                // Kept raw and reported; nothing else changes, and the lease stays so no one asks again this run.
+                if !dryRun {
+                    try connection.execute(
+                        "UPDATE subscription SET store_state = $2, updated_at = now() WHERE id = $1", [current.id, raw])
+                }
+                return []
+            case .badAnswer:
+                return []
+            }
+        }
+    }
+
+    private func reload(_ claimed: StoredSubscription, lock: Bool, on connection: PostgresConnection) throws
+        -> StoredSubscription?
+    {
+        let rows = try connection.query(
+            "SELECT \(StoredSubscription.columns) FROM subscription WHERE id = $1\(lock ? " FOR UPDATE" : "")",
+            [claimed.id])
+        return try rows.first.map(StoredSubscription.init(row:))
+    }
+
+    private func record(
+        _ answer: StatusObservation, for old: StoredSubscription, now: Date, dryRun: Bool,
+        on connection: PostgresConnection
+    ) throws -> [RecordedTransition] {
+        var transitions: [RecordedTransition] = []
+        var observation = TransitionClassifier.settle(old, answer)
+        var replacedProduct: String?
+        var chainRoot = old.chainRootStoreId
+        if let linked = observation.linkedStoreId, linked != old.storeId {
+            let replaced = try replace(
+                linked, by: old, product: observation.productId, now: now, dryRun: dryRun,
+                on: connection)
+            replacedProduct = replaced.productId
+            chainRoot = replaced.chainRoot
+            transitions += replaced.transitions
+        } else {
+            observation.linkedStoreId = old.linkedStoreId
+        }
+        let kind = classifier.classify(old, observation, replacedProductId: replacedProduct)
+        let expiryMoved = !TransitionClassifier.sameInstant(old.expiresAt, observation.expiresAt)
+        if !dryRun {
+            try connection.execute(
+                """
+                UPDATE subscription SET
+                    state = $2, store_state = $3, entitled = $4, expires_at = $5, auto_renew = $6,
+                    auto_renew_product_id = $7, product_id = coalesce($8, product_id),
+                    current_order_id = coalesce($9, current_order_id), environment = coalesce($10, environment),
+                    linked_store_id = $11, chain_root_store_id = $12,
+                    expiry_changed_at = CASE WHEN $13 THEN $14 ELSE expiry_changed_at END,
+                    last_checked_at = $14, flagged_at = NULL, flag_reason = NULL, missing_since = NULL,
+                    claimed_until = NULL, claimed_by = NULL, updated_at = now()
+                WHERE id = $1
+                """,
+                [
+                    old.id, observation.state.rawValue, observation.storeState, observation.entitled,
+                    observation.expiresAt, observation.autoRenew, observation.autoRenewProductId,
+                    observation.productId, observation.orderId, observation.environment, observation.linkedStoreId,
+                    chainRoot, expiryMoved, now,
+                ])
+        }
+        if let kind {
+            let transition = RecordedTransition(
+                subscriptionId: old.id, storeId: old.storeId, oldState: old.state, newState: observation.state,
+                kind: kind, oldExpiresAt: old.expiresAt, newExpiresAt: observation.expiresAt,
+                oldProductId: old.productId, newProductId: observation.productId ?? old.productId,
+                orderId: observation.orderId)
+            try insert(transition, observed: observation, now: now, dryRun: dryRun, on: connection)
+            transitions.append(transition)
+        }
+        return transitions
+    }
+
+    /// Google `linkedPurchaseToken`: the old token stops granting at once and points at its successor; the new
+    /// row joins the old one's chain. An old token storerecon never saw is created, already replaced, so a refund
+    /// of one of its orders is still attributed to the chain.
+    private func replace(
+        _ oldToken: String, by successor: StoredSubscription, product: String?, now: Date, dryRun: Bool,
+        on connection: PostgresConnection
+    ) throws -> (productId: String?, chainRoot: String, transitions: [RecordedTransition]) {
+        let rows = try connection.query(
+            "SELECT \(StoredSubscription.columns) FROM subscription WHERE app_id = $1 AND store_id = $2"
+                + (dryRun ? "" : " FOR UPDATE"),
+            [app, oldToken])
+        guard let previous = try rows.first.map(StoredSubscription.init(row:)) else {
+            if !dryRun {
+                try connection.execute(
+                    """
+                    INSERT INTO subscription (app_id, store_id, product_id, state, entitled, replaced_by_store_id,
+                                              chain_root_store_id, expiry_changed_at)
+                    VALUES ($1, $2, $3, 'replaced', false, $4, $2, $5)
+                    ON CONFLICT (app_id, store_id) DO NOTHING
+                    """, [app, oldToken, product ?? successor.productId, successor.storeId, now])
+            }
+            return (nil, oldToken, [])
+        }
+        let root = previous.chainRootStoreId ?? previous.storeId
+        var transitions: [RecordedTransition] = []
+        if previous.state != .replaced || previous.entitled || previous.replacedByStoreId != successor.storeId {
+            if !dryRun {
+                try connection.execute(
+                    """
+                    UPDATE subscription SET state = 'replaced', entitled = false, replaced_by_store_id = $2,
+                        chain_root_store_id = $3, updated_at = now()
+                    WHERE id = $1
+                    """, [previous.id, successor.storeId, root])
+            }
+            if previous.state != .replaced {
+                let transition = RecordedTransition(
+                    subscriptionId: previous.id, storeId: previous.storeId, oldState: previous.state,
+                    newState: .replaced, kind: .replaced, oldExpiresAt: previous.expiresAt,
+                    newExpiresAt: previous.expiresAt, oldProductId: previous.productId,
+                    newProductId: previous.productId, orderId: nil)
+                try insert(
+                    transition, detail: ["replaced_by": successor.storeId], now: now, dryRun: dryRun, on: connection)
+                transitions.append(transition)
+            }
+        }
+        return (previous.productId, root, transitions)
+    }
+
+    private func recordMissing(
+        _ old: StoredSubscription, now: Date, dryRun: Bool, on connection: PostgresConnection
+    ) throws -> [RecordedTransition] {
+        if !dryRun {
+            try connection.execute(
+                """
+                UPDATE subscription SET state = 'missing', entitled = false,
+                    missing_since = coalesce(missing_since, $2), last_checked_at = $2, flagged_at = NULL,
+                    flag_reason = NULL, claimed_until = NULL, claimed_by = NULL, updated_at = now()
+                WHERE id = $1
+                """, [old.id, now])
+        }
+        guard old.state != .missing else { return [] }
+        let transition = RecordedTransition(
+            subscriptionId: old.id, storeId: old.storeId, oldState: old.state, newState: .missing, kind: .missing,
+            oldExpiresAt: old.expiresAt, newExpiresAt: old.expiresAt, oldProductId: old.productId,
+            newProductId: old.productId, orderId: nil)
+        try insert(transition, now: now, dryRun: dryRun, on: connection)
+        return [transition]
+    }
+
+    private func insert(
+        _ transition: RecordedTransition, observed: StatusObservation, now: Date, dryRun: Bool,
+        on connection: PostgresConnection
+    ) throws {
+        var detail: [String: String] = ["store_state": observed.storeState]
+        if let autoRenew = observed.autoRenew { detail["auto_renew"] = autoRenew ? "true" : "false" }
+        if let next = observed.autoRenewProductId { detail["auto_renew_product_id"] = next }
+        if let environment = observed.environment { detail["environment"] = environment }
+        try insert(transition, detail: detail, now: now, dryRun: dryRun, on: connection)
+    }
+
+    private func insert(
+        _ transition: RecordedTransition, detail: [String: String] = [:], now: Date, dryRun: Bool,
+        on connection: PostgresConnection
+    ) throws {
+        guard !dryRun else { return }
+        let json = try JSONSerialization.data(withJSONObject: detail, options: [.sortedKeys])
+        try connection.execute(
+            """
+            INSERT INTO subscription_transition (subscription_id, old_state, new_state, classification, old_expires_at,
+                                                 new_expires_at, old_product_id, new_product_id, order_id, source,
+                                                 job_run_id, observed_at, detail)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'recheck', $10, $11, $12::jsonb)
+            """,
+            [
+                transition.subscriptionId, transition.oldState.rawValue, transition.newState.rawValue,
+                transition.kind.rawValue, transition.oldExpiresAt, transition.newExpiresAt, transition.oldProductId,
+                transition.newProductId, transition.orderId, runId, now, PostgresJSON(data: json),
+            ])
+    }
+
+    private func prefixed(_ alias: String) -> String {
+        StoredSubscription.columns.split(separator: ",").map {
+            "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))"
+        }
+        .joined(separator: ", ")
+    }
+}

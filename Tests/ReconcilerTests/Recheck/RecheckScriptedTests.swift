@@ -1,0 +1,120 @@
+import Foundation
+import Logging
+import PlayDeveloperAPI
+import Postgres
+import RateLimiting
+import Reconciler
+import StoreSimulator
+import TestSupport
+import Testing
+
+/// A store that answers what the test says: for answers the simulator cannot be made to send.
+struct ScriptedStatusSource: SubscriptionStatusSource {
+    let answers: [String: StatusReading]
+
+    func read(_ subscription: StoredSubscription, now: Date) async throws -> StatusReading {
+        answers[subscription.storeId] ?? .badAnswer("no scripted answer")
+    }
+}
+
+@Suite("Recheck with scripted answers: unknown states, missing line items, replaced tokens")
+struct RecheckScriptedTests {
+    static let spec = ScenarioSpec(seed: 5, subscriptions: 10, oneTimePurchases: 0, refunds: 0)
+
+    func run(_ harness: RecheckHarness, app: AppConfig, _ answers: [String: StatusReading]) async throws
+        -> JobRunner.Result
+    {
+        let configuration = harness.stores.configuration
+        return try await harness.jobs.runner().run(job: ExpiryRecheck.job, app: app, waitForLock: false) {
+            try await ExpiryRecheck(
+                app: app, configuration: configuration, options: ExpiryRecheck.Options(configuration.recheck),
+                source: ScriptedStatusSource(answers: answers)
+            ).run(in: $0)
+        }
+    }
+
+    func insert(_ harness: RecheckHarness, app: String, _ storeId: String, state: String = "active") throws {
+        let now = harness.stores.now()
+        try harness.jobs.connection().execute(
+            """
+            INSERT INTO subscription (app_id, store_id, product_id, state, expires_at, expiry_changed_at, auto_renew)
+            VALUES ($1, $2, 'com.example.basic.monthly', $3, $4, $4, true)
+            """, [app, storeId, state, now.addingTimeInterval(3600)])
+    }
+
+    @Test func unknownStatesAndBadAnswersChangeNothingButTheRawState() async throws {
+        var options = JobHarness.options(Self.spec)
+        JobHarness.unlimited(&options)
+        try await StoreSimulator.withRunning(options) { simulator in
+            let harness = try RecheckHarness(simulator, prefix: "recheck_scripted")
+            let app = harness.stores.app(.google)
+            for token in ["frozen", "noitems", "badtime"] { try insert(harness, app: app.id, token) }
+            let before = try harness.rows()
+            let noItems = SubscriptionPurchaseV2(
+                lineItems: [], startTime: nil, subscriptionState: .active)
+            let badTime = try? SubscriptionPurchaseV2(
+                json: Data(
+                    #"{"subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","lineItems":[{"productId":"p","expiryTime":"tomorrow"}]}"#
+                        .utf8))
+            #expect(badTime == nil, "an unparsable time fails decoding (the client reports it as a malformed answer)")
+            let result = try await run(
+                harness, app: app,
+                [
+                    "frozen": GoogleStatusInterpreter.read(
+                        SubscriptionPurchaseV2(
+                            lineItems: [], startTime: nil,
+                            subscriptionState: SubscriptionState(rawValue: "SUBSCRIPTION_STATE_FROZEN")),
+                        now: harness.stores.now()),
+                    "noitems": GoogleStatusInterpreter.read(noItems, now: harness.stores.now()),
+                    "badtime": .badAnswer("malformedResponse: field lineItems[0].expiryTime"),
+                ])
+            #expect(result.exitCode == 1)
+            #expect(result.counts["unknown_state"] == 1)
+            #expect(result.counts["bad_answers"] == 2)
+            let after = try harness.rows()
+            var frozen = try #require(before["frozen"])
+            frozen.storeState = "SUBSCRIPTION_STATE_FROZEN"
+            #expect(after["frozen"] == frozen, "only the raw state is kept")
+            #expect(after["noitems"] == before["noitems"])
+            #expect(after["badtime"] == before["badtime"])
+            #expect(try harness.transitions().isEmpty)
+        }
+    }
+
+    @Test func aReplacementOfAnUnknownTokenCreatesItAlreadyReplacedInTheChain() async throws {
+        var options = JobHarness.options(Self.spec)
+        JobHarness.unlimited(&options)
+        try await StoreSimulator.withRunning(options) { simulator in
+            let harness = try RecheckHarness(simulator, prefix: "recheck_chain")
+            let app = harness.stores.app(.google)
+            try insert(harness, app: app.id, "middle")
+            try insert(harness, app: app.id, "newest", state: "unknown")
+            let now = harness.stores.now()
+            func active(_ product: String, linked: String) -> StatusReading {
+                .observed(
+                    StatusObservation(
+                        state: .active, storeState: "SUBSCRIPTION_STATE_ACTIVE", entitled: true,
+                        expiresAt: now.addingTimeInterval(30 * 86_400), autoRenew: true, productId: product,
+                        orderId: "GPA.\(product)", linkedStoreId: linked))
+            }
+            let result = try await run(
+                harness, app: app,
+                [
+                    "middle": active("com.example.basic.monthly", linked: "oldest"),
+                    "newest": active("com.example.pro.monthly", linked: "middle"),
+                ])
+            #expect(result.exitCode == 0, "\(result.error ?? "")")
+            let rows = try harness.rows()
+            let oldest = try #require(rows["oldest"])
+            let middle = try #require(rows["middle"])
+            let newest = try #require(rows["newest"])
+            #expect(oldest.state == "replaced" && !oldest.entitled && oldest.replacedBy == "middle")
+            #expect(middle.state == "replaced" && !middle.entitled && middle.replacedBy == "newest")
+            #expect(newest.state == "active" && newest.entitled && newest.linked == "middle")
+            #expect([oldest.chainRoot, middle.chainRoot, newest.chainRoot] == ["oldest", "oldest", "oldest"])
+            let kinds = try harness.transitions().map { "\($0.subscriptionId):\($0.kind)" }
+            #expect(kinds.contains("\(middle.id):replaced"))
+            #expect(kinds.contains("\(newest.id):upgrade"), "basic (tier 1) to pro (tier 3) through a new token")
+        }
+    }
+}
