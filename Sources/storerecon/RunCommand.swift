@@ -77,6 +77,18 @@ enum NightlyPlan {
     }
 
     static func jobs(for app: AppConfig) -> [Job] {
+        refundJobs(for: app) + [
+            Job(name: ExpiryRecheck.job) { app, configuration, environment in
+                let source = try ExpiryRecheck.source(for: app, configuration: configuration, environment: environment)
+                try await ExpiryRecheck(
+                    app: app, configuration: configuration, options: ExpiryRecheck.Options(configuration.recheck),
+                    source: source
+                ).run(in: environment)
+            }
+        ]
+    }
+
+    static func refundJobs(for app: AppConfig) -> [Job] {
         switch app.platform {
         case .google:
             return [
