@@ -36,7 +36,8 @@ struct TestClient {
     init(_ simulator: StoreSimulator) {
         self.simulator = simulator
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10
+        // Generous: the whole suite runs in parallel on two cores, and other suites load the same thread pool.
+        configuration.timeoutIntervalForRequest = 120
         session = URLSession(configuration: configuration)
     }
 
