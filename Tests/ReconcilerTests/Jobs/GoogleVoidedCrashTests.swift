@@ -1,0 +1,120 @@
+import Foundation
+import Postgres
+import Reconciler
+import StoreSimulator
+import TestSupport
+import Testing
+
+/// The built `storerecon` binary, run as cron would against the simulator on loopback, killed with `SIGKILL` at
+/// random moments and run again: the ledger must end equal to an uninterrupted run's, and each kill may cost at most
+/// the page in flight.
+///
+/// The binary takes `now` from the wall clock, so the simulator follows the wall clock too. The scenario keeps every
+/// void well inside the 30 days and well before now (no late-recorded voids), so runs started seconds apart ask for
+/// windows that hold exactly the same rows.
+@Suite("storerecon sync google-voided: SIGKILL at random moments, then run again")
+struct GoogleVoidedCrashTests {
+    /// About 23 pages, all recorded between 28 and 1 days ago.
+    static func spec() -> ScenarioSpec {
+        let now = SimulatorClock.wallMillis() / 1000 * 1000
+        return ScenarioSpec(
+            seed: 31, anchorMillis: now - 6 * 86_400_000, subscriptions: 16_000, oneTimePurchases: 12_000,
+            refunds: 21_000, historyDays: 22, futureDays: 0, lateVoidShare: 0,
+            apps: [SimulatedApp(id: "demo-android", platform: .google, storeId: "com.example.demo")])
+    }
+
+    static func options() -> SimulatorOptions {
+        var options = SimulatorOptions(scenario: spec())
+        options.clock = .realTime(offsetMillis: 0)
+        options.authUsesWallClock = true
+        options.quotas.useWallClock = true
+        JobHarness.unlimited(&options)
+        // Each page answers after 250 ms, so a run takes several seconds and a kill lands mid-run.
+        options.faults[.googleVoidedPurchases] = FaultSettings(rates: [.slow: 1], slowMillis: 250)
+        return options
+    }
+
+    /// Limits lifted on storerecon's side too (the published 30 per 30 s would make the kill loop wait).
+    static let limits = """
+        limits:
+          demo-android: { voidedPer30Seconds: 100000, voidedPerDay: 1000000 }
+
+        """
+
+    @Test func killedAtRandomMomentsTheResultEqualsAnUninterruptedRun() async throws {
+        try await StoreSimulator.withRunning(Self.options()) { simulator in
+            let storerecon = try BuiltExecutable("storerecon")
+            let reference = try SimulatedStores(
+                simulator: simulator, databasePrefix: "gvcrashref", extraYAML: Self.limits)
+            let killed = try SimulatedStores(simulator: simulator, databasePrefix: "gvcrash", extraYAML: Self.limits)
+            let arguments = ["sync", "google-voided", "--log-level", "warning"]
+
+            let clean = try await storerecon.finish(arguments + ["--config", reference.configPath])
+            #expect(clean.status == 0, "\(clean.stderr)")
+            let pages = JobHarness(stores: reference).voidedGranted
+            let truth = JobHarness(stores: reference).truthVoids(recordedFrom: .distantPast, to: reference.now())
+            try #require(pages >= 20, "the backlog should take at least 20 pages, not \(pages)")
+            #expect(try JobHarness(stores: reference).storedVoids() == truth)
+
+            simulator.resetStatistics()
+            var generator = SystemRandomNumberGenerator()
+            var kills = 0
+            var delays: [Int] = []
+            for _ in 0..<5 {
+                let delay = Int.random(in: 300...1500, using: &generator)
+                delays.append(delay)
+                let (process, _, _) = try storerecon.start(arguments + ["--config", killed.configPath])
+                try await Task.sleep(for: .milliseconds(delay))
+                guard process.isRunning else { break }
+                kill(process.processIdentifier, SIGKILL)
+                try await process.exited()
+                #expect(process.terminationReason == .uncaughtSignal)
+                kills += 1
+            }
+            #expect(kills >= 3, "the runs ended before most kills (\(delays) ms): the test proves little")
+            let finished = try await storerecon.finish(arguments + ["--config", killed.configPath])
+            #expect(finished.status == 0, "\(finished.stderr)")
+            let harness = JobHarness(stores: killed)
+            let checkpoint = try harness.checkpoint()
+            #expect(checkpoint.highWater != nil && !checkpoint.inFlight, "the window was not drained")
+
+            #expect(try Self.ledger(killed) == Self.ledger(reference), "kills after \(delays) ms")
+            #expect(try harness.storedVoids() == truth)
+            let spent = harness.voidedGranted
+            #expect(spent >= pages)
+            #expect(spent - pages <= kills, "\(spent - pages) pages fetched again after \(kills) kills (\(delays) ms)")
+            print(
+                "crash safety: \(kills) kills after \(delays) ms, \(spent - pages) pages fetched again, \(pages) pages")
+        }
+    }
+
+    /// The refund ledger as comparable text rows (run ids and insertion times left out).
+    static func ledger(_ stores: SimulatedStores) throws -> [String] {
+        let connection = try PostgresConnection(conninfo: stores.conninfo)
+        defer { connection.close() }
+        let rows = try connection.query(
+            """
+            SELECT concat_ws('|', app_id, platform, order_id, part_key, original_id, product_id, purchased_at,
+                             refunded_at, reason_code, reason_label, source_code, refund_type, quantity, price_milli,
+                             amount_milli, currency, payload::text) AS line
+            FROM refund ORDER BY app_id, order_id, part_key
+            """)
+        return try rows.map { try $0.decode("line") }
+    }
+}
+
+extension BuiltExecutable {
+    /// Runs to completion without blocking a thread of the cooperative pool (the simulator answers on it).
+    func finish(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
+        let (process, _, stderr) = try start(arguments)
+        try await process.exited()
+        return (process.terminationStatus, (try? String(contentsOf: stderr, encoding: .utf8)) ?? "")
+    }
+}
+
+extension Process {
+    /// Waits for the process to end by polling, so no thread blocks in `waitUntilExit`.
+    func exited() async throws {
+        while isRunning { try await Task.sleep(for: .milliseconds(10)) }
+    }
+}
