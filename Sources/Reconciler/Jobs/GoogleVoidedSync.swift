@@ -52,6 +52,8 @@ public struct GoogleVoidedSync {
     let client: PlayDeveloperClient
     let planner: VoidedWindowPlanner
     let store: VoidedPurchaseStore
+    /// The daily cap of voided purchases and the backfills' share of it, for the progress line.
+    let quotaCaps: (daily: Int?, backfill: Int?)
 
     /// Creates the job for one Google app.
     public init(app: AppConfig, configuration: Configuration, client: PlayDeveloperClient) {
@@ -61,12 +63,16 @@ public struct GoogleVoidedSync {
             overlap: TimeInterval(configuration.sync.googleOverlap.seconds),
             skew: TimeInterval(configuration.sync.googleSkew.seconds))
         store = VoidedPurchaseStore(app: app, products: configuration.products)
+        let policy = configuration.quotaPolicy
+        let limit = policy.limit(app: app.id, api: .googleVoidedPurchases)
+        quotaCaps = (limit?.dailyCap, policy.backfillCap(of: limit))
     }
 
     /// Runs the job.
     /// - Throws: `QuotaError` / `PlayAPIError` from the store, `PostgresError`, or `ReconcilerError(.temporary)`
     ///   when stopped by a signal; whatever was committed stays.
     public func run(_ mode: Mode, in environment: JobEnvironment) async throws -> Summary {
+        let started = ContinuousClock.now
         let connection = environment.connection
         let job = mode == .incremental ? Self.job : Self.backfillJob
         let purpose: CallPurpose = mode == .incremental ? .incremental : .backfill
@@ -193,9 +199,9 @@ public struct GoogleVoidedSync {
                 environment.counters.add("inserted", counts.0)
                 environment.counters.add("updated", counts.1)
             }
-            environment.progress?.update(
-                "\(app.id) \(job): \(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) new"
-                    + Self.eta(rows.last, start: start, end: end))
+            showProgress(
+                summary, last: rows.last, job: job, start: start, end: end, elapsed: started.duration(to: .now),
+                purpose: purpose, in: environment)
             token = next
             if next == nil { break }
         }
@@ -205,15 +211,6 @@ public struct GoogleVoidedSync {
             "\(environment.dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(environment.dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(environment.dryRun ? "unchanged" : "at \(Self.text(end))")"
         )
         return summary
-    }
-
-    /// A rough position in the window from the last row's void time (rows come in recorded-time order).
-    static func eta(_ last: VoidedPurchase?, start: Date, end: Date) -> String {
-        guard let last else { return "" }
-        let position = Double(last.voidedTimeMillis) / 1000 - start.timeIntervalSince1970
-        let span = end.timeIntervalSince(start)
-        guard span > 0, position > 0 else { return "" }
-        return String(format: ", ~%.0f%% of the window", min(100, position / span * 100))
     }
 
     static func text(_ date: Date) -> String {

@@ -59,6 +59,9 @@ public final class ProgressDisplay: Sendable {
         enabled = !quiet && isatty(STDERR_FILENO) == 1
     }
 
+    /// Whether the line is shown (stderr is a terminal and `--quiet` is off): work done only for it can be skipped.
+    public var isEnabled: Bool { enabled }
+
     /// Replaces the progress line.
     public func update(_ line: String) {
         guard enabled else { return }

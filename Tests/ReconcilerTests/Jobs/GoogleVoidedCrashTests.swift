@@ -12,7 +12,7 @@ import Testing
 /// The binary takes `now` from the wall clock, so the simulator follows the wall clock too. The scenario keeps every
 /// void well inside the 30 days and well before now (no late-recorded voids), so runs started seconds apart ask for
 /// windows that hold exactly the same rows.
-@Suite("storerecon sync google-voided: SIGKILL at random moments, then run again")
+@Suite("storerecon sync and backfill google-voided: SIGKILL and SIGTERM, then run again")
 struct GoogleVoidedCrashTests {
     /// About 23 pages, all recorded between 28 and 1 days ago.
     static func spec() -> ScenarioSpec {
@@ -85,6 +85,51 @@ struct GoogleVoidedCrashTests {
             #expect(spent - pages <= kills, "\(spent - pages) pages fetched again after \(kills) kills (\(delays) ms)")
             print(
                 "crash safety: \(kills) kills after \(delays) ms, \(spent - pages) pages fetched again, \(pages) pages")
+        }
+    }
+
+    @Test func aBackfillStoppedBySIGTERMAndKilledBySIGKILLResumesAndLandsExactly() async throws {
+        try await StoreSimulator.withRunning(Self.options()) { simulator in
+            let storerecon = try BuiltExecutable("storerecon")
+            let stores = try SimulatedStores(simulator: simulator, databasePrefix: "gvbfkill", extraYAML: Self.limits)
+            let harness = JobHarness(stores: stores)
+            let now = stores.now()
+            let since = now.addingTimeInterval(-25 * 86_400)
+            let until = now.addingTimeInterval(-3 * 86_400)
+            let expected = harness.truthVoids(recordedFrom: since, to: until)
+            let pages = JobHarness.pages(expected.count)
+            try #require(pages >= 12)
+            let arguments = [
+                "backfill", "google-voided", "--since", PostgresTimestamp.format(since), "--until",
+                PostgresTimestamp.format(until), "--config", stores.configPath,
+            ]
+
+            // SIGTERM: the page in hand is finished and saved, then exit 75.
+            let (stopped, _, stoppedErr) = try storerecon.start(arguments)
+            try await Task.sleep(for: .milliseconds(1500))
+            try #require(stopped.isRunning, "the backfill ended before the signal")
+            kill(stopped.processIdentifier, SIGTERM)
+            try await stopped.exited()
+            #expect(stopped.terminationStatus == 75)
+            let stoppedLog = (try? String(contentsOf: stoppedErr, encoding: .utf8)) ?? ""
+            #expect(stoppedLog.contains("stopping after the page in hand"), "\(stoppedLog)")
+            let afterSignal = try harness.checkpoint(GoogleVoidedSync.backfillJob)
+            #expect(afterSignal.inFlight)
+            #expect(afterSignal.pagesDone == harness.voidedGranted, "a page fetched before the signal was not saved")
+
+            // SIGKILL: at most the page in flight is lost.
+            let (killed, _, _) = try storerecon.start(arguments)
+            try await Task.sleep(for: .milliseconds(1200))
+            try #require(killed.isRunning, "the backfill ended before the kill")
+            kill(killed.processIdentifier, SIGKILL)
+            try await killed.exited()
+
+            let finished = try await storerecon.finish(arguments)
+            #expect(finished.status == 0, "\(finished.stderr)")
+            #expect(try harness.storedVoids() == expected)
+            #expect(try harness.checkpoint(GoogleVoidedSync.backfillJob).highWater == until)
+            let spent = harness.voidedGranted
+            #expect(spent >= pages && spent <= pages + 1, "\(spent) calls for \(pages) pages after one kill")
         }
     }
 
