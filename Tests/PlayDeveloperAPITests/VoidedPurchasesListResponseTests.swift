@@ -138,4 +138,23 @@ import Testing
         let sliceRanges = try #require(JSONMemberArraySlicer.elementRanges(of: "voidedPurchases", in: sliced))
         #expect(sliceRanges.map { String(decoding: sliced[$0], as: UTF8.self) } == ["{}"])
     }
+
+    @Test func spellingHintLooksAtTheFirstValue() {
+        #expect(JSONMemberArraySlicer.valueIsString(of: "voidedReason", in: Data(#"{"voidedReason" : "1"}"#.utf8)))
+        #expect(!JSONMemberArraySlicer.valueIsString(of: "voidedReason", in: Data(#"{"voidedReason":1}"#.utf8)))
+        #expect(!JSONMemberArraySlicer.valueIsString(of: "voidedReason", in: Data(#"{"other":1}"#.utf8)))
+        #expect(!JSONMemberArraySlicer.valueIsString(of: "voidedReason", in: Data(#"["voidedReason","x"]"#.utf8)))
+    }
+
+    @Test func mixedSpellingsInOnePageAllDecode() throws {
+        // The hint says strings (first row); later rows send numbers and still decode.
+        let json = #"""
+            {"voidedPurchases":[{"purchaseToken":"a","voidedTimeMillis":"1","voidedSource":"2","voidedReason":"5"},
+            {"purchaseToken":"b","voidedTimeMillis":2,"voidedSource":1,"voidedReason":6}]}
+            """#
+        let rows = try VoidedPurchasesListResponse(json: Data(json.utf8)).voidedPurchases
+        #expect(rows.map(\.voidedReason) == [.fraud, .friendlyFraud])
+        #expect(rows.map(\.voidedSource) == [.google, .developer])
+        #expect(rows.map(\.voidedTimeMillis) == [1, 2])
+    }
 }

@@ -60,6 +60,10 @@ public struct GoogleErrorResponse: Sendable, Equatable, Codable {
     /// Whether the top-level message or any detail message says the limit is per day.
     public var mentionsPerDay: Bool {
         let messages = [error.message] + (error.errors ?? []).map(\.message)
-        return messages.contains { $0?.range(of: "per day", options: .caseInsensitive) != nil }
+        return messages.contains { message in
+            guard let message else { return false }
+            return message.range(of: "per day", options: .caseInsensitive) != nil
+                || message.range(of: "per-day", options: .caseInsensitive) != nil
+        }
     }
 }

@@ -16,6 +16,23 @@ enum JSONMemberArraySlicer {
         return result?.map { (base + $0.lowerBound)..<(base + $0.upperBound) }
     }
 
+    /// Whether the first member named `key` anywhere in the text has a string value (a decoding hint only).
+    static func valueIsString(of key: String, in data: Data) -> Bool {
+        guard let range = data.firstRange(of: Data("\"\(key)\"".utf8)) else { return false }
+        var index = range.upperBound
+        var sawColon = false
+        while index < data.endIndex {
+            switch data[index] {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): break
+            case UInt8(ascii: ":") where !sawColon: sawColon = true
+            case UInt8(ascii: "\""): return sawColon
+            default: return false
+            }
+            index += 1
+        }
+        return false
+    }
+
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0

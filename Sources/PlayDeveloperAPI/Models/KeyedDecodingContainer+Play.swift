@@ -2,15 +2,18 @@
 // examples; these helpers accept both spellings and fail with a coding path that names the field.
 extension KeyedDecodingContainer {
     func decodeFlexibleInt64(forKey key: Key) throws -> Int64 {
-        if let value = try? decode(Int64.self, forKey: key) { return value }
-        let text = try decode(String.self, forKey: key)
-        guard let value = Int64(text) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self,
-                debugDescription:
-                    "expected an int64 (number or decimal string), got \(text.prefix(40).debugDescription)")
+        // Strings first: that is what Google sends, and a failed attempt costs a thrown error.
+        if let text = try? decode(String.self, forKey: key) {
+            guard let value = Int64(text) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: self,
+                    debugDescription:
+                        "expected an int64 (number or decimal string), got \(text.prefix(40).debugDescription)"
+                )
+            }
+            return value
         }
-        return value
+        return try decode(Int64.self, forKey: key)
     }
 
     func decodeFlexibleInt64IfPresent(forKey key: Key) throws -> Int64? {

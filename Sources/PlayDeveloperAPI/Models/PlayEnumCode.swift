@@ -20,11 +20,24 @@ extension PlayEnumCode {
 
     init(decoding decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int32.self) {
+        // A failed attempt costs a thrown DecodingError (several times the cost of a row), so try first the spelling
+        // the page uses (see `CodingUserInfoKey.playCodesAreStrings`).
+        let stringsFirst = decoder.userInfo[.playCodesAreStrings] as? Bool ?? false
+        if !stringsFirst, let number = try? container.decode(Int32.self) {
             self.init(code: number, label: Self.label(for: number))
             return
         }
-        let text = try container.decode(String.self)
+        let text: String
+        if stringsFirst {
+            guard let decoded = try? container.decode(String.self) else {
+                let number = try container.decode(Int32.self)
+                self.init(code: number, label: Self.label(for: number))
+                return
+            }
+            text = decoded
+        } else {
+            text = try container.decode(String.self)
+        }
         if let number = Int32(text) {
             self.init(code: number, label: Self.label(for: number))
         } else if let index = Self.labels.firstIndex(where: { $0.caseInsensitiveCompare(text) == .orderedSame }) {
@@ -43,4 +56,9 @@ extension PlayEnumCode {
             try container.encode(label)
         }
     }
+}
+
+extension CodingUserInfoKey {
+    /// `true` when the page sends `voidedSource`/`voidedReason` as strings: a decoding hint, never a requirement.
+    static let playCodesAreStrings = CodingUserInfoKey(rawValue: "play.codesAreStrings")!
 }

@@ -71,7 +71,9 @@ public struct VoidedPurchasesListResponse: Sendable, Equatable, Decodable {
     /// Decodes a response body and keeps each row's JSON object as sent (``VoidedPurchase/rawJSON``).
     /// - Throws: `DecodingError` whose coding path names the field that failed.
     public init(json: Data) throws {
-        self = try JSONDecoder().decode(Self.self, from: json)
+        let decoder = JSONDecoder()
+        decoder.userInfo[.playCodesAreStrings] = JSONMemberArraySlicer.valueIsString(of: "voidedReason", in: json)
+        self = try decoder.decode(Self.self, from: json)
         if let ranges = JSONMemberArraySlicer.elementRanges(of: "voidedPurchases", in: json),
             ranges.count == voidedPurchases.count
         {
