@@ -1,0 +1,102 @@
+# Sourced by scripts/bench: Google voided ingest, memory and quota use. Uses $bin, $sim, $work, record, now_ms and the cluster (PGHOST).
+# --- Google voided purchases: storerecon sync google-voided against storesim serve (release builds, one host) ----
+# A scenario of one Google app whose voids all fall in the last 30 days: subscriptions (renewals share a purchase
+# token), one-time purchases refunded in parts, voids recorded days late.
+voided_sizes=${VOIDED_SIZES:-"250000 1000000"}
+voided_quota_rows=${VOIDED_QUOTA_ROWS:-60000}
+
+# Starts storesim serve on a backlog of about $1 rows for database $2, in directory $3; sets sim_url.
+start_voided_simulator() {
+    local rows=$1 db=$2 dir=$3
+    # About 1.1 rows per refund (partial refunds add parts), a few of them recorded too late to be listed yet.
+    local refunds=$(( rows * 100 / 106 ))
+    cat >"$dir.spec.json" <<JSON
+{"seed": 7, "anchorMillis": $(( $(date +%s) * 1000 )), "subscriptions": $(( refunds * 3 / 2 )),
+ "oneTimePurchases": $refunds, "refunds": $refunds, "historyDays": 30, "futureDays": 0,
+ "lateVoidShare": 0.1, "renewalVoidShare": 0.2,
+ "apps": [{"id": "bench-android", "platform": "google", "storeId": "com.bench.voided"}]}
+JSON
+    "$sim" init --dir "$dir" --scenario "$dir.spec.json" --clock wall \
+        --database-url "host=$PGHOST port=$PGPORT user=postgres dbname=$db" >/dev/null
+    "$sim" serve --dir "$dir" --port 0 >"$dir.url" 2>"$dir.log" &
+    sim_pid=$!
+    for _ in $(seq 600); do [ -s "$dir.url" ] && break; sleep 0.1; done
+    sim_url=$(head -1 "$dir.url")
+    [ -n "$sim_url" ] || { cat "$dir.log" >&2; return 1; }
+    "$PG_BIN/createdb" "$db"
+    "$bin" migrate --config "$dir/storerecon.yaml" --quiet
+}
+
+for size in $voided_sizes; do
+    db="bench_voided_$size"
+    dir="$work/voided-$size"
+    log "Google voided: generating and serving a backlog of about $size rows"
+    start_voided_simulator "$size" "$db" "$dir"
+    # Limits lifted on both sides: this measures fetch + decode + upsert, not the quota.
+    curl -fsS -X POST "$sim_url/admin/quotas" \
+        -d '{"voidedPerWindow": 100000000, "voidedPerMinute": 100000000, "voidedPerDay": 100000000}' >/dev/null
+    printf 'limits:\n  bench-android: { voidedPer30Seconds: 100000000, voidedPerDay: 100000000 }\n' \
+        >>"$dir/storerecon.yaml"
+    log "Google voided: storerecon sync google-voided ($size)"
+    start=$(now_ms)
+    /usr/bin/time -v -o "$dir.time" "$bin" sync google-voided --config "$dir/storerecon.yaml" --quiet
+    sync_ms=$(( $(now_ms) - start ))
+    stop_simulator
+    voided_rows=$(psql -Atq -d "$db" -c "SELECT count(*) FROM refund")
+    rss_kb=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$dir.time")
+    rss_mb=$(python3 -c "print(round($rss_kb / 1024, 1))")
+    eval "rss_mb_$size=$rss_mb"
+    if [ -z "${voided_ingest_done:-}" ]; then
+        voided_ingest_done=1
+        # The reference: the same rows, exported, the table emptied, and loaded back with COPY (same table, same
+        # indexes and constraints).
+        psql -q -d "$db" -c "\\copy (SELECT * FROM refund) TO '$dir.refund.copy'"
+        psql -q -d "$db" -c "TRUNCATE refund"
+        start=$(now_ms)
+        psql -q -d "$db" -c "\\copy refund FROM '$dir.refund.copy'"
+        voided_copy_ms=$(( $(now_ms) - start ))
+        voided_copy_rate=$(( voided_rows * 1000 / voided_copy_ms ))
+        voided_rate=$(( voided_rows * 1000 / sync_ms ))
+        ratio=$(python3 -c "print(round($voided_rate / $voided_copy_rate, 3))")
+        record "raw COPY into refund" "$voided_copy_rate" "rows/s" "1" "reference" "true"
+        record "voided sync ($voided_rows rows)" "$voided_rate" "rows/s" "$ratio" ">=0.1" \
+            "$(python3 -c "print('true' if $ratio >= 0.1 else 'false')")"
+    fi
+    record "voided sync peak RSS ($voided_rows)" "$rss_mb" "MB" "1" "<=200" \
+        "$(python3 -c "print('true' if $rss_mb <= 200 else 'false')")"
+done
+set -- $voided_sizes
+if [ $# -ge 2 ]; then
+    first_rss=$(eval echo "\$rss_mb_$1")
+    last_rss=$(eval echo "\$rss_mb_${!#}")
+    ratio=$(python3 -c "print(round($last_rss / $first_rss, 3))")
+    record "voided RSS ${!#} / $1 rows" "$last_rss" "MB" "$ratio" "<=1.25" \
+        "$(python3 -c "print('true' if $ratio <= 1.25 else 'false')")"
+fi
+
+# Quota use: a backlog of about 60 pages under the published 30 calls in any 30 s, enforced on both sides. The
+# fastest any client can go is 30 calls at once and the next 30 once the first leave the window, so N pages need
+# at least floor((N - 1) / 30) * 30 s; the ratio is that over the time the sync took (1 = every slot used).
+if [ "$voided_quota_rows" -gt 0 ]; then
+    db="bench_voided_quota"
+    dir="$work/voided-quota"
+    log "Google voided: syncing about $voided_quota_rows rows under the published 30-per-30-s limit"
+    start_voided_simulator "$voided_quota_rows" "$db" "$dir"
+    curl -fsS -X POST "$sim_url/admin/quotas" -d '{"useWallClock": true}' >/dev/null
+    start=$(now_ms)
+    "$bin" sync google-voided --config "$dir/storerecon.yaml" --quiet
+    sync_ms=$(( $(now_ms) - start ))
+    stats=$(curl -fsS "$sim_url/admin/stats")
+    stop_simulator
+    granted=$(jq '[.endpoints[] | select(.endpoint == "googleVoidedPurchases") | .granted] | add' <<<"$stats")
+    refused=$(jq '[.endpoints[] | select(.endpoint == "googleVoidedPurchases") | .refused] | add' <<<"$stats")
+    most=$(jq '[.endpoints[] | select(.endpoint == "googleVoidedPurchases") | .maxInAny30Seconds] | max' <<<"$stats")
+    fastest_ms=$(( (granted - 1) / 30 * 30000 ))
+    ratio=$(python3 -c "print(round($fastest_ms / $sync_ms, 3) if $fastest_ms > 0 else 1)")
+    record "voided quota use ($granted calls)" "$sync_ms" "ms" "$ratio" ">=0.85" \
+        "$(python3 -c "print('true' if $ratio >= 0.85 else 'false')")"
+    record "voided refused by the store" "$refused" "calls" "0" "0" "$( [ "$refused" -eq 0 ] && echo true || echo false)"
+    record "voided most in any 30 s" "$most" "calls" "$(python3 -c "print(round($most / 30, 3))")" "<=30" \
+        "$( [ "$most" -le 30 ] && echo true || echo false)"
+fi
+
