@@ -57,6 +57,9 @@ let package = Package(
             dependencies: [
                 "RateLimiting",
                 "Postgres",
+                "Reconciler",
+                "PlayDeveloperAPI",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -158,7 +161,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RateLimitingTests",
-            dependencies: ["RateLimiting", "Postgres", "Reconciler", "TestSupport", "quota-probe"]
+            dependencies: ["RateLimiting", "Postgres", "Reconciler", "TestSupport", "StoreSimulator", "quota-probe"]
         ),
         .testTarget(
             name: "AppStoreServerAPITests",

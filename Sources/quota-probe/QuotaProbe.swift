@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
+import Logging
+import PlayDeveloperAPI
 import Postgres
 import RateLimiting
+import Reconciler
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -12,6 +15,8 @@ import RateLimiting
 /// Several copies started together show that separate processes share one budget: each prints
 /// `grant <database time>` per call, and the merged times must keep every window. With `--url` each grant is
 /// followed by a GET to that address (a store simulator counting calls on its own), and a 429 is reported back.
+/// With `--store-config` each call is a real `voidedpurchases.list` made by storerecon's own Play client for the
+/// configured app, through the same shared gate the commands use (sign-in included), so the store counts them.
 @main
 struct QuotaProbe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -57,6 +62,13 @@ struct QuotaProbe: AsyncParsableCommand {
     @Option(help: "An address to GET after each grant (a store simulator); a 429 is reported as a throttle.")
     var url: String?
 
+    @Option(
+        help: """
+            A storerecon.yaml: make each call a voidedpurchases.list of the Google app --app with storerecon's own \
+            client (the gate still uses --limit and --daily-cap when given).
+            """)
+    var storeConfig: String?
+
     func validate() throws {
         if calls < 0 { throw ValidationError("--calls must not be negative") }
         if let url, URL(string: url)?.scheme == nil { throw ValidationError("--url is not an absolute URL") }
@@ -76,12 +88,16 @@ struct QuotaProbe: AsyncParsableCommand {
         let gate = PostgresQuotaGate(conninfo: conninfo, policy: policy)
         let target = url.flatMap(URL.init(string:))
         do {
-            for _ in 0..<calls {
-                let grant = try await gate.acquireGrant(app: app, api: storeAPI, purpose: purpose)
-                print("grant \(PostgresTimestamp.format(grant.grantedAt))")
-                if let target {
-                    let feedback = try await call(target)
-                    await gate.report(app: app, api: storeAPI, feedback: feedback)
+            if let storeConfig {
+                try await callTheStore(configPath: storeConfig, gate: gate)
+            } else {
+                for _ in 0..<calls {
+                    let grant = try await gate.acquireGrant(app: app, api: storeAPI, purpose: purpose)
+                    print("grant \(PostgresTimestamp.format(grant.grantedAt))")
+                    if let target {
+                        let feedback = try await call(target)
+                        await gate.report(app: app, api: storeAPI, feedback: feedback)
+                    }
                 }
             }
         } catch let error as QuotaError {
@@ -90,6 +106,22 @@ struct QuotaProbe: AsyncParsableCommand {
             throw ExitCode(75)
         }
         await printStatistics(gate)
+    }
+
+    /// `calls` first pages of the last day's voided purchases, each through the client's own quota path.
+    private func callTheStore(configPath: String, gate: PostgresQuotaGate<ContinuousClock>) async throws {
+        let configuration = try ConfigurationLoader().load(path: configPath)
+        guard let appConfig = configuration.apps.first(where: { $0.id == app && $0.platform == .google }) else {
+            throw ValidationError("\(configPath): no Google app \(app)")
+        }
+        let client = try StoreClients.play(for: appConfig, gate: gate, logger: Logger(label: "quota-probe"))
+        let end = Date().addingTimeInterval(-120)
+        for _ in 0..<calls {
+            let page = try await client.listVoidedPurchases(
+                packageName: appConfig.storeAppId, startTime: end.addingTimeInterval(-86_400), endTime: end,
+                maxResults: 1, purpose: purpose)
+            print("call \(page.voidedPurchases.count)")
+        }
     }
 
     private func call(_ target: URL) async throws -> QuotaFeedback {
