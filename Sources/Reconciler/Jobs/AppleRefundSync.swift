@@ -63,6 +63,21 @@ public struct AppleRefundSync {
             if configuration.sync.appleSweepCustomers > 0 {
                 try await sweep(limit: configuration.sync.appleSweepCustomers, in: environment)
             }
+        case .backfillAll where environment.dryRun:
+            // A dry run queues nothing (a write), so it reads the known customers directly, a batch at a time.
+            var after = ""
+            while true {
+                let ids = try environment.connection.query(
+                    """
+                    SELECT store_id FROM subscription WHERE app_id = $1 AND store_id > $2 ORDER BY store_id LIMIT 1000
+                    """, [app.id, after]
+                ).map { try $0.decode("store_id", as: String.self) }
+                guard let last = ids.last else { break }
+                try await readDirectly(ids, purpose: purpose, in: environment)
+                after = last
+            }
+        case .backfillIds(let ids) where environment.dryRun:
+            try await readDirectly(ids, purpose: purpose, in: environment)
         case .backfillAll:
             if !environment.dryRun {
                 try environment.connection.execute(
@@ -91,6 +106,18 @@ public struct AppleRefundSync {
                 .failed,
                 "\(failed) signed payloads failed verification and were not stored (see the lines above); "
                     + "everything else was saved")
+        }
+    }
+
+    /// Dry runs: reads each customer's history from its stored revision, claiming and queuing nothing.
+    private func readDirectly(_ ids: [String], purpose: CallPurpose, in environment: JobEnvironment) async throws {
+        for id in ids {
+            try environment.checkShutdown()
+            let revision = try environment.connection.query(
+                "SELECT revision FROM apple_refund_cursor WHERE app_id = $1 AND original_transaction_id = $2",
+                [app.id, id]
+            ).first.flatMap { try $0.decodeIfPresent("revision", as: String.self) }
+            try await readHistorySafely(customer: id, revision: revision, purpose: purpose, in: environment)
         }
     }
 }
