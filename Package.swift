@@ -189,7 +189,7 @@ let package = Package(
             name: "ReconcilerTests",
             dependencies: [
                 "Reconciler", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting", "PlayDeveloperAPI",
-                "AppStoreServerAPI", "StoreHTTP",
+                "AppStoreServerAPI", "StoreHTTP", "Reports",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

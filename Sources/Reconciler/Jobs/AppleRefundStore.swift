@@ -32,6 +32,12 @@ struct AppleRefundStore {
         guard let transactionId = transaction.transactionId, let revoked = transaction.revocationDate else {
             return nil
         }
+        // A transaction ended by an upgrade within its group is not a refund (the receipt era set a cancellation
+        // date on it too); counting it would count an upgraded-then-refunded subscription twice. Refunds and
+        // revocations always carry a reason.
+        if transaction.isUpgraded == true, transaction.revocationReason == nil, transaction.revocationType == nil {
+            return nil
+        }
         let type: String
         switch transaction.revocationType {
         case .some(.refundProrated): type = "prorated"

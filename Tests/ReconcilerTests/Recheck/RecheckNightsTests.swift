@@ -1,5 +1,6 @@
 import Foundation
 import Reconciler
+import Reports
 import StoreSimulator
 import TestSupport
 import Testing
@@ -54,6 +55,20 @@ struct RecheckNightsTests {
         #expect(paths.contains { $0.contains(["downgrade_scheduled", "downgrade"]) }, "downgrade scheduled first")
     }
 
+    /// Weekly products with refunds on most purchases, so some refunds fall on subscriptions the nights see
+    /// upgraded.
+    @Test func anUpgradedThenRefundedSubscriptionCountsOnceInTheReport() async throws {
+        var spec = Self.weekly
+        spec.seed = 12
+        spec.subscriptions = 2_000
+        spec.refunds = 1_500
+        spec.historyDays = 20
+        spec.futureDays = 12
+        _ = try await Self.play(spec, nights: 13, prefix: "recheck_upgrade_refund") { simulator, harness in
+            try await Self.expectUpgradedThenRefundedCountsOnce(simulator, harness)
+        }
+    }
+
     struct Played {
         var kinds: [String: Int] = [:]
         var sequences: [String: [String]] = [:]
@@ -62,7 +77,10 @@ struct RecheckNightsTests {
 
     /// Plays `nights` nights and checks each one: calls equal the selected set, the rechecked rows equal the
     /// truth, and each recorded transition happened in the truth (and each change of the truth was recorded).
-    static func play(_ spec: ScenarioSpec, nights: Int, prefix: String) async throws -> Played {
+    static func play(
+        _ spec: ScenarioSpec, nights: Int, prefix: String,
+        afterwards: (StoreSimulator, RecheckHarness) async throws -> Void = { _, _ in }
+    ) async throws -> Played {
         var options = JobHarness.options(spec)
         JobHarness.unlimited(&options)
         return try await StoreSimulator.withRunning(options) { simulator in
@@ -141,8 +159,66 @@ struct RecheckNightsTests {
                     #expect(successor.chainRoot == (row.chainRoot ?? storeId))
                 }
             }
+            try await afterwards(simulator, harness)
             return played
         }
+    }
+
+    /// After the nights, both refund jobs run and the refund report counts every refund once, in particular the
+    /// refunds of subscriptions the nights saw upgraded (Apple: a new product in the same group; Google: a new
+    /// purchase token linked to the old one).
+    static func expectUpgradedThenRefundedCountsOnce(_ simulator: StoreSimulator, _ harness: RecheckHarness)
+        async throws
+    {
+        let google = try await harness.jobs.googleVoided()
+        #expect(google.exitCode == 0, "\(google.error ?? "")")
+        let app = harness.stores.app(.apple)
+        let configuration = harness.stores.configuration
+        let apple = try await harness.jobs.runner().run(job: AppleRefundSync.job, app: app, waitForLock: false) {
+            environment in
+            let access = try StoreClients.apple(
+                for: app, configuration: configuration, gate: environment.gate, logger: environment.logger)
+            try await AppleRefundSync(app: app, configuration: configuration, access: access)
+                .run(.incremental, in: environment)
+        }
+        #expect(apple.exitCode == 0, "\(apple.error ?? "")")
+
+        let truth = simulator.groundTruth()
+        let oldest = truth.nowMillis - 30 * 86_400_000 + 600_000
+        // Each refund in the truth as (platform, subscription store id, order id).
+        var refunds = truth.googleVoids.filter {
+            $0.recorded && $0.recordedTimeMillis >= oldest && $0.recordedTimeMillis <= truth.nowMillis - 60_000
+        }.map { ("google", $0.purchaseToken, $0.orderId) }
+        refunds += truth.appleRefunds.filter { $0.revocationDate <= truth.nowMillis }.map {
+            ("apple", $0.originalTransactionId, $0.transactionId)
+        }
+        let upgraded = Set(
+            try harness.jobs.connection().query(
+                """
+                SELECT s.store_id FROM subscription s JOIN subscription_transition t ON t.subscription_id = s.id
+                WHERE t.classification = 'upgrade'
+                """
+            ).map { try $0.decode("store_id", as: String.self) })
+        let upgradedRefunds = refunds.filter { upgraded.contains($0.1) }
+        try #require(!upgradedRefunds.isEmpty, "the scenario should refund some upgraded subscriptions")
+
+        let report = try RefundReport.run(
+            RefundReportOptions(from: "2000-01-01", to: "2100-01-01", by: [.platform], detail: true),
+            on: harness.jobs.connection())
+        let keys = report.details.map { "\($0.platform)|\($0.orderId)|\($0.part)" }
+        #expect(Set(keys).count == keys.count, "no refund twice")
+        #expect(report.details.count == refunds.count, "every refund once")
+        let upgradedOrders = Set(upgradedRefunds.map { "\($0.0)|\($0.2)" })
+        #expect(
+            report.details.filter { upgradedOrders.contains("\($0.platform)|\($0.orderId)") }.count
+                == upgradedRefunds.count, "each refund of an upgraded subscription once")
+        let grouped = try RefundReport.run(
+            RefundReportOptions(from: "2000-01-01", to: "2100-01-01", by: [.platform, .product]),
+            on: harness.jobs.connection())
+        // Reversed refunds are netted out of `refunds` and counted in `reversed`.
+        #expect(
+            grouped.groups.map { $0.refunds + $0.reversed }.reduce(0, +) == refunds.count,
+            "the grouped totals count each once")
     }
 }
 
