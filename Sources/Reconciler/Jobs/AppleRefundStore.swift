@@ -141,13 +141,14 @@ struct AppleRefundStore {
         return try row.decode("n")
     }
 
-    /// Queues customers for a refund-history call (a customer already queued keeps its place).
+    /// Queues customers for a refund-history call (a customer already queued keeps its place). A customer may be
+    /// listed more than once (two refunds on one notification page).
     func queue(_ originalTransactionIds: [String], reason: String, on connection: PostgresConnection) throws {
         guard !originalTransactionIds.isEmpty else { return }
         try connection.execute(
             """
             INSERT INTO apple_refund_cursor (app_id, original_transaction_id, queued_at, queue_reason)
-            SELECT $1, id, now(), $3 FROM unnest($2::text[]) AS i(id)
+            SELECT $1, id, now(), $3 FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS i(id)) AS d
             ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
                 queued_at = coalesce(apple_refund_cursor.queued_at, now()),
                 queue_reason = coalesce(apple_refund_cursor.queue_reason, EXCLUDED.queue_reason)

@@ -106,6 +106,27 @@ struct AppleRefundSyncTests {
         }
     }
 
+    /// Customers refunded several times: one notification page can name a customer twice, and their refund
+    /// history runs to several payloads a page.
+    @Test func customersWithSeveralRefundsAreQueuedOnceAndStoredWhole() async throws {
+        var spec = ScenarioSpec(
+            seed: 32, subscriptions: 1000, oneTimePurchases: 200, refunds: 500, historyDays: 150, futureDays: 0,
+            sandboxShare: 0, maxRefundsPerPurchase: 3)
+        spec.apps = [SimulatedApp.defaults[0]]
+        var options = JobHarness.options(spec)
+        JobHarness.unlimited(&options)
+        try await StoreSimulator.withRunning(options) { simulator in
+            let stores = try SimulatedStores(
+                simulator: simulator, databasePrefix: "applemany", extraYAML: "sync: { appleSweepCustomers: 0 }\n")
+            let harness = JobHarness(stores: stores)
+            let result = try await appleSync(harness)
+            #expect(result.exitCode == 0, "\(result.error ?? "")")
+            let expected = truth(harness)
+            #expect(expected.count > Set(expected.map(\.originalTransactionId)).count)
+            try expectLedgerEqualsTruth(harness)
+        }
+    }
+
     @Test func theNextNightReadsOnlyNewRefundsFromStoredRevisions() async throws {
         var options = JobHarness.options(Self.spec)
         JobHarness.unlimited(&options)
