@@ -4,7 +4,8 @@ import Foundation
 /// `2026-11-20T10:15:30.123456789Z` or `2026-11-20T02:15:30-08:00`.
 ///
 /// Parsing is strict: `T` (or `t`) between date and time, 0, 3, 6 or 9 fractional digits, `Z` (or `z`) or a
-/// `±hh:mm` offset, and a real calendar date; anything else gives `nil`. A leap second (`:60`) is rejected.
+/// `±hh:mm` offset, and a real calendar date from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z; anything
+/// else gives `nil`. A leap second (`:60`) is rejected.
 /// The instant keeps whole nanoseconds, so nothing is rounded.
 ///
 /// See [Google's JSON mapping for Timestamp](https://protobuf.dev/reference/protobuf/google.protobuf/#timestamp).
@@ -133,6 +134,8 @@ public struct RFC3339Timestamp: Sendable, Hashable, Comparable, Codable, CustomS
         guard index == bytes.count else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        // Google's Timestamp range, which an offset could otherwise push past (year 0000 or 10000).
+        guard (-62_135_596_800...253_402_300_799).contains(seconds) else { return nil }
         return Self(secondsSinceEpoch: seconds, nanoseconds: Int32(nanos))
     }
 

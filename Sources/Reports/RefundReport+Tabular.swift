@@ -46,8 +46,9 @@ extension RefundReport {
     }
 
     static func csvField(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Bytes, not Characters: "\r\n" is one Character, and so is a quote or comma followed by a combining mark.
+        guard value.utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else { return value }
+        return "\"" + String(decoding: value.utf8.flatMap { $0 == 34 ? [34, 34] : [$0] }, as: UTF8.self) + "\""
     }
 
     /// A fixed-width table for a terminal, with a totals line per currency.

@@ -23,7 +23,8 @@ public enum RetryAfter {
             if number >= 1e9 { return max(0, number - nowSeconds) }
             return number
         }
-        guard let date = httpDate(text) else { return nil }
+        // An HTTP-date is ASCII; Foundation's DateFormatter traps on some non-ASCII text (a zero-width joiner).
+        guard text.utf8.count <= 64, text.allSatisfy(\.isASCII), let date = httpDate(text) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }
 

@@ -4,8 +4,10 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// ``HTTPTransport`` over Foundation's `URLSession` (libcurl on Linux): honours `HTTPS_PROXY` / `NO_PROXY` and
-/// always verifies TLS certificates (no delegate here can turn that off).
+/// ``HTTPTransport`` over Foundation's `URLSession` (libcurl on Linux): honours `HTTPS_PROXY` / `NO_PROXY`,
+/// always verifies TLS certificates (no delegate here can turn that off) and never follows a redirect: the stores'
+/// APIs do not redirect, and following one would carry the `Authorization` header to another host, perhaps over
+/// plain http. A 3xx answer is returned as it is.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     /// Answers larger than this are refused (a runaway or hostile body must not exhaust memory).
@@ -19,7 +21,7 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
+        session = URLSession(configuration: configuration, delegate: RefuseRedirects(), delegateQueue: nil)
         self.maxResponseBytes = maxResponseBytes
     }
 
@@ -65,5 +67,14 @@ public final class URLSessionTransport: HTTPTransport {
             return "TLS certificate rejected"
         default: return "transport error"
         }
+    }
+}
+
+private final class RefuseRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }

@@ -90,4 +90,14 @@ import Testing
             try JSONDecoder().decode(Holder.self, from: Data(#"{"time":"yesterday"}"#.utf8))
         }
     }
+
+    /// Found by the hostile-input property test: year 0000 with a positive offset parsed to an instant before year 1,
+    /// whose text form ("00-1-12-31T...") did not parse back.
+    @Test func instantsOutsideYears1To9999AreRejected() {
+        #expect(RFC3339Timestamp("0000-12-31T00:01:00+00:02") == nil)
+        #expect(RFC3339Timestamp("0001-01-01T00:00:00+00:01") == nil)
+        #expect(RFC3339Timestamp("9999-12-31T23:59:59-00:01") == nil)
+        #expect(RFC3339Timestamp("0001-01-01T00:00:00Z")?.description == "0001-01-01T00:00:00Z")
+        #expect(RFC3339Timestamp("9999-12-31T23:59:59.999999999Z")?.description == "9999-12-31T23:59:59.999999999Z")
+    }
 }

@@ -65,6 +65,12 @@ struct CSVReaderTests {
             #expect(try records(text).map(\.fields) == rows)
         }
     }
+    /// Found by the hostile-input property test: an empty in-memory input trapped (index out of range).
+    @Test func emptyInputHasNoRecords() throws {
+        var reader = CSVReader(bytes: [])
+        #expect(try reader.next() == nil)
+        #expect(try reader.next() == nil)
+    }
 }
 
 /// A small deterministic generator for property tests.

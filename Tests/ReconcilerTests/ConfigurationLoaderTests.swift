@@ -116,4 +116,15 @@ struct ConfigurationLoaderTests {
     func durations(_ text: String, _ seconds: Int64) {
         #expect(ConfigDuration(text: text)?.seconds == seconds)
     }
+
+    /// Found by the hostile-input property test: an unknown key was echoed whole, so a file with a long key gave a
+    /// message of any length.
+    @Test func aLongUnknownKeyIsClippedInTheError() throws {
+        let key = String(repeating: "k", count: 1000)
+        let error = try #require(throws: ReconcilerError.self) {
+            try ConfigurationLoader(environment: [:]).load(text: "\(key): 1\n", source: "c.yaml")
+        }
+        #expect(error.message.contains("kkk...: unknown key"))
+        #expect(error.message.utf8.count < 1000)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StoreHTTP
 import _CryptoExtras
 
 /// A Google service-account key, read from the JSON key file the operator downloads from Google Cloud.
@@ -56,10 +57,9 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible, CustomReflec
             tokenURI = Self.defaultTokenURI
         } else {
             let text = try string("token_uri")
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                scheme == "https" || scheme == "http",
-                url.host != nil
-            else { throw fail("field \"token_uri\" is not an http(s) URL") }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host,
+                scheme == "https" || (scheme == "http" && LoopbackHost.contains(host))
+            else { throw fail("field \"token_uri\" is not an https URL (plain http only on loopback)") }
             tokenURI = url
         }
         try self.init(

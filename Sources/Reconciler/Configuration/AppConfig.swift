@@ -1,4 +1,5 @@
 import Foundation
+import StoreHTTP
 
 /// One entry of `apps:`. Apple and Google apps share the type; ``validate(path:)`` checks that each has the keys
 /// its platform needs and none of the other platform's.
@@ -126,8 +127,7 @@ public struct AppConfig: Decodable, Sendable, Equatable {
             throw ReconcilerError(.configuration, "\(key): expected an absolute URL")
         }
         if scheme == "https" { return }
-        let loopback = host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
-        guard scheme == "http", loopback else {
+        guard scheme == "http", LoopbackHost.contains(host) else {
             throw ReconcilerError(.configuration, "\(key): expected an https URL (plain http only on loopback)")
         }
     }

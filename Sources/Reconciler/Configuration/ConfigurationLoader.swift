@@ -128,7 +128,8 @@ public struct ConfigurationLoader: Sendable {
 
     static func join(_ path: [String]) -> String {
         var text = ""
-        for component in path {
+        // A key is echoed as written; a hostile file's keys can be megabytes long.
+        for component in path.map({ $0.count <= 60 ? $0 : $0.prefix(57) + "..." }) {
             if component.hasPrefix("[") {
                 text += component
             } else {

@@ -52,7 +52,8 @@ public struct CSVReader: ~Copyable {
     }
 
     private mutating func nextByte() throws -> UInt8? {
-        if position == buffer.count {
+        // A loop, not an `if`: a source may deliver an empty chunk (an empty in-memory input does).
+        while position == buffer.count {
             if exhausted { return nil }
             buffer.removeAll(keepingCapacity: true)
             position = 0

@@ -164,11 +164,11 @@ public struct GoogleVoidedSync {
                 }
                 continue
             }
-            let rows = page.voidedPurchases
             summary.pages += 1
-            summary.rows += rows.count
+            summary.rows += page.voidedPurchases.count
             environment.counters.add("pages")
-            environment.counters.add("rows_fetched", rows.count)
+            environment.counters.add("rows_fetched", page.voidedPurchases.count)
+            let rows = storable(page.voidedPurchases, page: summary.pages, logger: logger, in: environment)
             let next = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
             if environment.dryRun {
                 let fresh = try store.countNew(rows, on: connection)
@@ -210,7 +210,27 @@ public struct GoogleVoidedSync {
         logger.info(
             "\(environment.dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(environment.dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(environment.dryRun ? "unchanged" : "at \(Self.text(end))")"
         )
+        let rejected = environment.counters["rows_rejected"]
+        if rejected > 0 {
+            throw ReconcilerError(
+                .failed,
+                "\(rejected) voided purchases could not be stored (see the lines above); everything else was saved")
+        }
         return summary
+    }
+
+    /// The rows PostgreSQL can store; each other one is logged with its reason and counted as `rows_rejected`.
+    func storable(_ rows: [VoidedPurchase], page: Int, logger: Logger, in environment: JobEnvironment)
+        -> [VoidedPurchase]
+    {
+        rows.enumerated().compactMap { index, row in
+            guard let reason = VoidedPurchaseStore.unstorableReason(row) else { return row }
+            environment.counters.add("rows_rejected")
+            logger.error(
+                "voided purchase rejected, not stored: page \(page) row \(index + 1) (orderId \(VoidedPurchaseStore.quoted(row.orderId))): \(reason)"
+            )
+            return nil
+        }
     }
 
     static func text(_ date: Date) -> String {
