@@ -16,10 +16,16 @@ public struct SimulatedStores: Sendable {
     public let configuration: Configuration
 
     /// Writes the files, creates and migrates a database, and loads the configuration.
-    /// - Parameter extraYAML: more top-level configuration (e.g. `limits:` or `sync:` blocks).
-    public init(simulator: StoreSimulator, databasePrefix: String, extraYAML: String = "") throws {
+    /// - Parameters:
+    ///   - extraYAML: more top-level configuration (e.g. `limits:` or `sync:` blocks).
+    ///   - conninfo: an existing empty database to use instead of a new one on the test cluster.
+    public init(
+        simulator: StoreSimulator, databasePrefix: String, extraYAML: String = "", conninfo existing: String? = nil
+    )
+        throws
+    {
         self.simulator = simulator
-        conninfo = try TestDatabase.create(prefix: databasePrefix)
+        conninfo = try existing ?? TestDatabase.create(prefix: databasePrefix)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("stores-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyFile = directory.appendingPathComponent("play-sa.json")

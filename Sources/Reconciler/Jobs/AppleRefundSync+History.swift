@@ -5,8 +5,8 @@ import Postgres
 import RateLimiting
 
 extension AppleRefundSync {
-    /// How long a claimed customer stays reserved for the process that claimed it (a crashed worker's claim simply
-    /// runs out).
+    /// How long a claimed customer stays reserved for the process that claimed it (a crashed worker's claim is free
+    /// as soon as its database session is gone, and runs out after this in any case).
     static let leaseSeconds = 300
 
     /// Reads the refund history of every queued customer, oldest queued first.
@@ -68,10 +68,13 @@ extension AppleRefundSync {
         }
         let rows = try environment.connection.query(
             """
-            UPDATE apple_refund_cursor c SET claimed_until = now() + make_interval(secs => $4), claimed_by = $3
+            UPDATE apple_refund_cursor c SET claimed_until = now() + make_interval(secs => $4), claimed_by = $3,
+                claimed_backend = pg_backend_pid()
             WHERE (c.app_id, c.original_transaction_id) = (
                 SELECT app_id, original_transaction_id FROM apple_refund_cursor
-                WHERE app_id = $1 AND (claimed_until IS NULL OR claimed_until < now())
+                WHERE app_id = $1
+                  AND (claimed_until IS NULL OR claimed_until < now()
+                       OR claimed_backend <> ALL (ARRAY(SELECT pid FROM pg_stat_activity)))
                   AND ($2 = (queued_at IS NOT NULL))
                   AND ($5::timestamptz IS NULL OR last_checked_at IS NULL OR last_checked_at < $5)
                 ORDER BY queued_at, last_checked_at NULLS FIRST

@@ -21,11 +21,13 @@ struct RecheckStore: Sendable {
             ), claimable AS (
                 SELECT s.id FROM subscription s JOIN wanted w ON s.id = w.id
                 WHERE (extract(epoch FROM s.last_checked_at) * 1000000)::bigint IS NOT DISTINCT FROM w.seen_us
-                  AND (s.claimed_until IS NULL OR s.claimed_until <= $3)
+                  AND (s.claimed_until IS NULL OR s.claimed_until <= $3
+                       OR (s.claimed_backend IS NOT NULL
+                           AND s.claimed_backend <> ALL (ARRAY(SELECT pid FROM pg_stat_activity))))
                 ORDER BY s.id
                 FOR UPDATE OF s SKIP LOCKED
             )
-            UPDATE subscription s SET claimed_until = $4, claimed_by = $5
+            UPDATE subscription s SET claimed_until = $4, claimed_by = $5, claimed_backend = pg_backend_pid()
             FROM claimable c WHERE s.id = c.id
             RETURNING \(prefixed("s"))
             """,
@@ -68,13 +70,18 @@ struct RecheckStore: Sendable {
             case .missing:
                 return try recordMissing(current, now: now, dryRun: dryRun, on: connection)
             case .unknownState(let raw):
-                // Kept raw and reported; nothing else changes, and the lease stays so no one asks again this run.
+                // Kept raw and reported; nothing else changes, and the lease stays (held by no session now, so it
+                // runs out by time) so no one asks again this run.
                 if !dryRun {
                     try connection.execute(
-                        "UPDATE subscription SET store_state = $2, updated_at = now() WHERE id = $1", [current.id, raw])
+                        "UPDATE subscription SET store_state = $2, claimed_backend = NULL, updated_at = now() WHERE id = $1",
+                        [current.id, raw])
                 }
                 return []
             case .badAnswer:
+                if !dryRun {
+                    try connection.execute("UPDATE subscription SET claimed_backend = NULL WHERE id = $1", [current.id])
+                }
                 return []
             }
         }
