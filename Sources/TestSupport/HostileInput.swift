@@ -40,7 +40,9 @@ public struct HostileInput: Sendable {
     ]
 
     /// Byte sequences that are not valid UTF-8 (overlong NUL, lone continuation, surrogate, out of range, cut).
-    public static let invalidUTF8: [[UInt8]] = [[0xFF], [0xC0, 0x80], [0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90], [0xE2]]
+    public static let invalidUTF8: [[UInt8]] = [
+        [0xFF], [0xC0, 0x80], [0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90], [0xE2],
+    ]
 
     /// Structural bytes of JSON, YAML and CSV.
     static let structural: [UInt8] = Array("{}[]:,\"\\'.-+eE0 \t\n\r&*!|>#%@`=".utf8)
@@ -104,7 +106,8 @@ public struct HostileInput: Sendable {
         case 6:
             bytes.insert(contentsOf: pick(Self.invalidUTF8), at: position)
         case 7:
-            bytes.insert(contentsOf: [UInt8](repeating: pick(Array("A\"\\0[{ ".utf8)), count: int(1...20_000)), at: position)
+            bytes.insert(
+                contentsOf: [UInt8](repeating: pick(Array("A\"\\0[{ ".utf8)), count: int(1...20_000)), at: position)
         case 8:
             let depth = int(1...2000)
             let open = pick(Array("[{".utf8))

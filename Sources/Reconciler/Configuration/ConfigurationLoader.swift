@@ -1,3 +1,4 @@
+import CYaml
 import Foundation
 import Yams
 
@@ -29,6 +30,18 @@ public struct ConfigurationLoader: Sendable {
 
     /// Loads and validates configuration text; `source` names it in errors.
     public func load(text: String, source: String) throws -> Configuration {
+        do {
+            return try parse(text: text, source: source)
+        } catch let error as ReconcilerError where error.message.utf8.count > 1000 {
+            // Hostile or mangled files can make YAML and decoding errors quote kilobytes; one line is enough.
+            throw ReconcilerError(error.code, String(error.message.prefix(900)) + " …")
+        }
+    }
+
+    private func parse(text: String, source: String) throws -> Configuration {
+        if let problem = Self.structuralProblem(text) {
+            throw ReconcilerError(.configuration, "\(source): \(problem)")
+        }
         let node: Node
         do {
             node = try Yams.compose(yaml: text) ?? Node.mapping(Node.Mapping([]))
@@ -49,6 +62,44 @@ public struct ConfigurationLoader: Sendable {
         }
         try validate(configuration, source: source)
         return configuration
+    }
+
+    /// The most bytes and the deepest nesting a configuration file may have.
+    static let maxBytes = 1 << 20
+    static let maxDepth = 64
+
+    /// Refuses what no configuration needs and what would make composing explode before it is decoded: aliases
+    /// (`*a` expanding `&a` exponentially), very deep nesting and very large files. Runs libyaml's event parser,
+    /// which keeps no tree, so the check itself is bounded.
+    static func structuralProblem(_ text: String) -> String? {
+        if text.utf8.count > maxBytes { return "larger than \(maxBytes / 1024) KiB; not a configuration file" }
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return nil }
+        defer { yaml_parser_delete(&parser) }
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { buffer -> String? in
+            yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+            var depth = 0
+            while true {
+                var event = yaml_event_t()
+                // A syntax error is left to the composer, which reports it with its line.
+                guard yaml_parser_parse(&parser, &event) == 1 else { return nil }
+                defer { yaml_event_delete(&event) }
+                switch event.type {
+                case YAML_ALIAS_EVENT:
+                    return "YAML aliases (*name) are not accepted in the configuration; write the values out"
+                case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                    depth += 1
+                    if depth > maxDepth { return "nested more than \(maxDepth) levels deep" }
+                case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                    depth -= 1
+                case YAML_STREAM_END_EVENT:
+                    return nil
+                default:
+                    break
+                }
+            }
+        }
     }
 
     private func validate(_ configuration: Configuration, source: String) throws {

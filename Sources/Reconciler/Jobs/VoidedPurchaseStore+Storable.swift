@@ -10,9 +10,13 @@ extension VoidedPurchaseStore {
     /// fail its whole page on every run.
     static func unstorableReason(_ row: VoidedPurchase) -> String? {
         for (name, value) in [("purchaseToken", row.purchaseToken), ("orderId", row.orderId), ("kind", row.kind)] {
-            if let value, value.utf8.contains(0) { return "\(name) contains a NUL byte, which PostgreSQL text cannot hold" }
+            if let value, value.utf8.contains(0) {
+                return "\(name) contains a NUL byte, which PostgreSQL text cannot hold"
+            }
         }
-        for (name, value) in [("voidedTimeMillis", row.voidedTimeMillis), ("purchaseTimeMillis", row.purchaseTimeMillis)] {
+        for (name, value) in [
+            ("voidedTimeMillis", row.voidedTimeMillis), ("purchaseTimeMillis", row.purchaseTimeMillis),
+        ] {
             if let value, !(0...maxMillis).contains(value) { return "\(name) \(value) is not a time from 1970 to 9999" }
         }
         if let escape = unstorableEscape(in: row.rawJSON) {
