@@ -3,7 +3,7 @@
 # A scenario of one Google app whose voids all fall in the last 30 days: subscriptions (renewals share a purchase
 # token), one-time purchases refunded in parts, voids recorded days late.
 voided_sizes=${VOIDED_SIZES:-"250000 1000000"}
-voided_quota_rows=${VOIDED_QUOTA_ROWS:-60000}
+voided_quota_rows=${VOIDED_QUOTA_ROWS:-64000}
 
 # Starts storesim serve on a backlog of about $1 rows for database $2, in directory $3; sets sim_url.
 start_voided_simulator() {
@@ -57,13 +57,15 @@ for size in $voided_sizes; do
         voided_copy_ms=$(( $(now_ms) - start ))
         voided_copy_rate=$(( voided_rows * 1000 / voided_copy_ms ))
         voided_rate=$(( voided_rows * 1000 / sync_ms ))
+        # Time per page with limits lifted, for the quota-use figure below.
+        voided_page_ms=$(( sync_ms * 1000 / (voided_rows + 999) ))
         ratio=$(python3 -c "print(round($voided_rate / $voided_copy_rate, 3))")
         record "raw COPY into refund" "$voided_copy_rate" "rows/s" "1" "reference" "true"
-        record "voided sync ($voided_rows rows)" "$voided_rate" "rows/s" "$ratio" ">=0.1" \
-            "$(python3 -c "print('true' if $ratio >= 0.1 else 'false')")"
+        record "voided sync ($voided_rows rows)" "$voided_rate" "rows/s" "$ratio" ">=0.5" \
+            "$(python3 -c "print('true' if $ratio >= 0.5 else 'false')")"
     fi
-    record "voided sync peak RSS ($voided_rows)" "$rss_mb" "MB" "1" "<=200" \
-        "$(python3 -c "print('true' if $rss_mb <= 200 else 'false')")"
+    record "voided sync peak RSS ($voided_rows)" "$rss_mb" "MB" "1" "<=150" \
+        "$(python3 -c "print('true' if $rss_mb <= 150 else 'false')")"
 done
 set -- $voided_sizes
 if [ $# -ge 2 ]; then
@@ -74,9 +76,12 @@ if [ $# -ge 2 ]; then
         "$(python3 -c "print('true' if $ratio <= 1.25 else 'false')")"
 fi
 
-# Quota use: a backlog of about 60 pages under the published 30 calls in any 30 s, enforced on both sides. The
-# fastest any client can go is 30 calls at once and the next 30 once the first leave the window, so N pages need
-# at least floor((N - 1) / 30) * 30 s; the ratio is that over the time the sync took (1 = every slot used).
+# Quota use: a backlog of about 61 pages under the published 30 calls in any 30 s, enforced on both sides. The
+# fastest any client can go is 30 calls at once and the next 30 once the first leave the window: N pages need at
+# least floor((N - 1) / 30) * 30 s, plus the pages after the last window opened, one after the other (each needs
+# the previous page's token), at the per-page time measured above with limits lifted. The ratio is that over the
+# time the sync took: calls granted ÷ calls the limit allowed while work remained (1 = every slot used). The
+# storerecon side cannot shorten its 30-s window, so the run is not scaled down in time.
 if [ "$voided_quota_rows" -gt 0 ]; then
     db="bench_voided_quota"
     dir="$work/voided-quota"
@@ -91,10 +96,10 @@ if [ "$voided_quota_rows" -gt 0 ]; then
     granted=$(jq '[.endpoints[] | select(.endpoint == "googleVoidedPurchases") | .granted] | add' <<<"$stats")
     refused=$(jq '[.endpoints[] | select(.endpoint == "googleVoidedPurchases") | .refused] | add' <<<"$stats")
     most=$(jq '[.endpoints[] | select(.endpoint == "googleVoidedPurchases") | .maxInAny30Seconds] | max' <<<"$stats")
-    fastest_ms=$(( (granted - 1) / 30 * 30000 ))
-    ratio=$(python3 -c "print(round($fastest_ms / $sync_ms, 3) if $fastest_ms > 0 else 1)")
-    record "voided quota use ($granted calls)" "$sync_ms" "ms" "$ratio" ">=0.85" \
-        "$(python3 -c "print('true' if $ratio >= 0.85 else 'false')")"
+    fastest_ms=$(( (granted - 1) / 30 * 30000 + (granted - 1) % 30 * ${voided_page_ms:-0} ))
+    ratio=$(python3 -c "print(round(min(1, $fastest_ms / $sync_ms), 3) if $fastest_ms > 0 else 1)")
+    record "voided quota use ($granted calls)" "$sync_ms" "ms" "$ratio" ">=0.95" \
+        "$(python3 -c "print('true' if $ratio >= 0.95 else 'false')")"
     record "voided refused by the store" "$refused" "calls" "0" "0" "$( [ "$refused" -eq 0 ] && echo true || echo false)"
     record "voided most in any 30 s" "$most" "calls" "$(python3 -c "print(round($most / 30, 3))")" "<=30" \
         "$( [ "$most" -le 30 ] && echo true || echo false)"

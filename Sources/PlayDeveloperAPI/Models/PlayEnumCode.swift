@@ -38,6 +38,11 @@ extension PlayEnumCode {
         } else {
             text = try container.decode(String.self)
         }
+        self.init(text: text)
+    }
+
+    /// The value a string names: a decimal code or a label.
+    init(text: String) {
         if let number = Int32(text) {
             self.init(code: number, label: Self.label(for: number))
         } else if let index = Self.labels.firstIndex(where: { $0.caseInsensitiveCompare(text) == .orderedSame }) {

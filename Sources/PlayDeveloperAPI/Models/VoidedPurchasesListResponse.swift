@@ -71,6 +71,15 @@ public struct VoidedPurchasesListResponse: Sendable, Equatable, Decodable {
     /// Decodes a response body and keeps each row's JSON object as sent (``VoidedPurchase/rawJSON``).
     /// - Throws: `DecodingError` whose coding path names the field that failed.
     public init(json: Data) throws {
+        if let page = VoidedPageFastDecoder.decode(json) {
+            self = page
+            return
+        }
+        try self.init(jsonDecoding: json)
+    }
+
+    /// ``init(json:)`` through JSONDecoder only (the reference the fast path is tested against).
+    init(jsonDecoding json: Data) throws {
         let decoder = JSONDecoder()
         decoder.userInfo[.playCodesAreStrings] = JSONMemberArraySlicer.valueIsString(of: "voidedReason", in: json)
         self = try decoder.decode(Self.self, from: json)

@@ -81,7 +81,30 @@ public struct SubscriptionImporter {
         }
         let columns = try Self.columnPositions(header.fields, source: source)
         var report = Report()
-        try connection.transaction { connection in
+        do {
+            try connection.transaction { _ in
+                try load(from: &reader, columns: columns, skipInvalid: skipInvalid, dryRun: dryRun, into: &report)
+            }
+        } catch is DiscardedLoad {
+            report.inserted = 0
+        }
+        return report
+    }
+
+    /// Thrown to roll back rows copied straight into `subscription` when bad lines forbid the merge.
+    private struct DiscardedLoad: Error {}
+
+    private func load(
+        from reader: inout CSVReader, columns: Columns, skipInvalid: Bool, dryRun: Bool, into report: inout Report
+    ) throws {
+        // When none of the configured apps has a subscription yet (a first import), every valid row is new: they
+        // go straight into the table, with no staging table and no conflict check, which halves the time.
+        let direct =
+            try !dryRun
+            && connection.query(
+                "SELECT NOT EXISTS (SELECT 1 FROM subscription WHERE app_id = ANY($1::text[])) AS empty",
+                [PostgresTextArray(knownApps.sorted())])[0].decode("empty")
+        if !direct {
             try connection.execute(
                 """
                 CREATE TEMP TABLE subscription_import (
@@ -89,68 +112,81 @@ public struct SubscriptionImporter {
                     product_id text NOT NULL, expires_at timestamptz, user_ref text
                 ) ON COMMIT DROP
                 """)
-            try connection.copyIn(
-                "COPY subscription_import (line_no, app_id, store_id, product_id, expires_at, user_ref) FROM STDIN"
-            ) { writer in
-                var firstLine: [Int: Int] = [:]
-                let hasher = KeyHasher()
-                while true {
-                    let record: CSVReader.Record
-                    do {
-                        guard let next = try reader.next() else { break }
-                        record = next
-                    } catch let malformed as CSVReader.Malformed {
-                        report.rowsRead += 1
-                        Self.note(BadLine(line: malformed.line, reason: malformed.reason), in: &report)
+        }
+        try connection.copyIn(
+            direct
+                ? "COPY subscription (app_id, store_id, product_id, expires_at, user_ref) FROM STDIN"
+                : "COPY subscription_import (line_no, app_id, store_id, product_id, expires_at, user_ref) FROM STDIN"
+        ) { writer in
+            var firstLine: [Int: Int] = [:]
+            let hasher = KeyHasher()
+            while true {
+                let record: CSVReader.Record
+                do {
+                    guard let next = try reader.next() else { break }
+                    record = next
+                } catch let malformed as CSVReader.Malformed {
+                    report.rowsRead += 1
+                    Self.note(BadLine(line: malformed.line, reason: malformed.reason), in: &report)
+                    continue
+                }
+                if record.fields.count == 1 && record.fields[0].isEmpty { continue }  // blank line
+                report.rowsRead += 1
+                switch validate(record, columns: columns) {
+                case .failure(let bad):
+                    Self.note(bad, in: &report)
+                case .success(let row):
+                    let key = hasher.hash(row.app, row.storeId)
+                    if let previous = firstLine[key] {
+                        Self.note(
+                            BadLine(
+                                line: record.line, reason: "duplicate of line \(previous) (same app and store_id)"),
+                            in: &report)
                         continue
                     }
-                    if record.fields.count == 1 && record.fields[0].isEmpty { continue }  // blank line
-                    report.rowsRead += 1
-                    switch validate(record, columns: columns) {
-                    case .failure(let bad):
-                        Self.note(bad, in: &report)
-                    case .success(let row):
-                        let key = hasher.hash(row.app, row.storeId)
-                        if let previous = firstLine[key] {
-                            Self.note(
-                                BadLine(
-                                    line: record.line, reason: "duplicate of line \(previous) (same app and store_id)"),
-                                in: &report)
-                            continue
-                        }
-                        firstLine[key] = record.line
-                        report.rowsValid += 1
+                    firstLine[key] = record.line
+                    report.rowsValid += 1
+                    if direct {
+                        try writer.writeRow([row.app, row.storeId, row.productId, row.expiresAt, row.userRef])
+                    } else {
                         try writer.writeRow([
                             String(record.line), row.app, row.storeId, row.productId, row.expiresAt, row.userRef,
                         ])
                     }
                 }
             }
-            guard !dryRun, report.badLineCount == 0 || skipInvalid else { return }
-            let merged = try connection.query(
-                """
-                WITH merged AS (
-                    INSERT INTO subscription AS s (app_id, store_id, product_id, expires_at, user_ref)
-                    SELECT app_id, store_id, product_id, expires_at, user_ref FROM subscription_import
-                    ON CONFLICT (app_id, store_id) DO UPDATE SET
-                        product_id = EXCLUDED.product_id,
-                        expires_at = EXCLUDED.expires_at,
-                        user_ref = COALESCE(EXCLUDED.user_ref, s.user_ref),
-                        expiry_changed_at = CASE WHEN s.expires_at IS DISTINCT FROM EXCLUDED.expires_at
-                                                 THEN now() ELSE s.expiry_changed_at END,
-                        updated_at = now()
-                    WHERE (s.product_id, s.expires_at) IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.expires_at)
-                       OR (EXCLUDED.user_ref IS NOT NULL AND s.user_ref IS DISTINCT FROM EXCLUDED.user_ref)
-                    RETURNING (xmax = 0) AS inserted
-                )
-                SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
-                FROM merged
-                """)[0]
-            report.inserted = try merged.decode("inserted")
-            report.updated = try merged.decode("updated")
-            report.merged = true
         }
-        return report
+        guard !dryRun, report.badLineCount == 0 || skipInvalid else {
+            if direct { throw DiscardedLoad() }
+            return
+        }
+        if direct {
+            report.inserted = report.rowsValid
+            report.merged = true
+            return
+        }
+        let merged = try connection.query(
+            """
+            WITH merged AS (
+                INSERT INTO subscription AS s (app_id, store_id, product_id, expires_at, user_ref)
+                SELECT app_id, store_id, product_id, expires_at, user_ref FROM subscription_import
+                ON CONFLICT (app_id, store_id) DO UPDATE SET
+                    product_id = EXCLUDED.product_id,
+                    expires_at = EXCLUDED.expires_at,
+                    user_ref = COALESCE(EXCLUDED.user_ref, s.user_ref),
+                    expiry_changed_at = CASE WHEN s.expires_at IS DISTINCT FROM EXCLUDED.expires_at
+                                             THEN now() ELSE s.expiry_changed_at END,
+                    updated_at = now()
+                WHERE (s.product_id, s.expires_at) IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.expires_at)
+                   OR (EXCLUDED.user_ref IS NOT NULL AND s.user_ref IS DISTINCT FROM EXCLUDED.user_ref)
+                RETURNING (xmax = 0) AS inserted
+            )
+            SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
+            FROM merged
+            """)[0]
+        report.inserted = try merged.decode("inserted")
+        report.updated = try merged.decode("updated")
+        report.merged = true
     }
 
     private static func note(_ bad: BadLine, in report: inout Report) {

@@ -129,6 +129,8 @@ public struct GoogleVoidedSync {
             logger.info("window \(Self.text(start)) – \(Self.text(end))")
         }
         var restartedAfterTokenError = false
+        // After a page of only new rows the next is most likely new too (see VoidedPurchaseStore.upsert).
+        var expectNew = false
         while true {
             try environment.checkShutdown()
             let page: VoidedPurchasesListResponse
@@ -190,10 +192,12 @@ public struct GoogleVoidedSync {
                     checkpoint.rowsDone = 0
                 }
                 let counts = try connection.transaction { connection in
-                    let counts = try store.upsert(rows, runId: environment.runId, on: connection)
+                    let counts = try store.upsert(
+                        rows, runId: environment.runId, expectNew: expectNew, on: connection)
                     try checkpoint.save(on: connection)
                     return counts
                 }
+                expectNew = counts.0 == rows.count
                 summary.inserted += counts.0
                 summary.updated += counts.1
                 environment.counters.add("inserted", counts.0)

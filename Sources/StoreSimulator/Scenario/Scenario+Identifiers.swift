@@ -33,17 +33,17 @@ extension Scenario {
 
     /// Google `purchaseToken` of a plan: opaque letters, then a marker and the index in base 36.
     func purchaseToken(plan index: Int) -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        var text = ""
-        text.reserveCapacity(64)
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(40)
         for part in 0..<4 {
             var bits = SplitMix64.mix(idSalt, UInt64(index), UInt64(part))
             for _ in 0..<10 {
-                text.append(alphabet[Int(bits % 62)])
+                bytes.append(alphabet[Int(bits % 62)])
                 bits /= 62
             }
         }
-        return text + ".AO-J1O" + String(index, radix: 36)
+        return String(decoding: bytes, as: UTF8.self) + ".AO-J1O" + String(index, radix: 36)
     }
 
     /// The plan a Google purchase token names, if any.
@@ -60,11 +60,17 @@ extension Scenario {
         let prefix = 3000 + Int(idSalt % 1000)
         let digits = String(index)
         let padded = String(repeating: "0", count: max(0, 13 - digits.count)) + digits
-        let all = String(prefix) + padded
-        let chars = Array(all)
-        let base =
-            "GPA." + String(chars[0..<4]) + "-" + String(chars[4..<8]) + "-" + String(chars[8..<12]) + "-"
-            + String(chars[12...])
+        let digitBytes = Array((String(prefix) + padded).utf8)
+        var bytes = Array("GPA.".utf8)
+        bytes.reserveCapacity(28)
+        bytes += digitBytes[0..<4]
+        bytes.append(UInt8(ascii: "-"))
+        bytes += digitBytes[4..<8]
+        bytes.append(UInt8(ascii: "-"))
+        bytes += digitBytes[8..<12]
+        bytes.append(UInt8(ascii: "-"))
+        bytes += digitBytes[12...]
+        let base = String(decoding: bytes, as: UTF8.self)
         return charge == 0 ? base : base + ".." + String(charge - 1)
     }
 

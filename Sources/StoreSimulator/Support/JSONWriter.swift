@@ -128,6 +128,12 @@ struct JSONWriter {
 
     private static func appendQuoted(_ value: String, to text: inout String) {
         text.append("\"")
+        // Almost every value needs no escaping; appending it whole is many times cheaper than scalar by scalar.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            text.append(value)
+            text.append("\"")
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": text.append("\\\"")
