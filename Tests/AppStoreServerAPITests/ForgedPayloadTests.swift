@@ -96,7 +96,8 @@ import X509
             "alg": "ES256", "x5c": x5c, "jwk": jwk, "jku": "https://attacker.example/jwks.json",
             "x5u": "https://attacker.example/chain.pem", "kid": "attacker",
         ]
-        let input = TestJWS.base64URL(try TestJWS.json(header)) + "."
+        let input =
+            TestJWS.base64URL(try TestJWS.json(header)) + "."
             + TestJWS.base64URL(try TestJWS.json(TestJWS.transaction()))
         let signature = try attacker.signature(for: Data(input.utf8))
         let jws = input + "." + TestJWS.base64URL(signature.rawRepresentation)

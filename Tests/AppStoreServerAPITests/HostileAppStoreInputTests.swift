@@ -1,9 +1,10 @@
-@testable import AppStoreServerAPI
 import Crypto
 import Foundation
 import StoreHTTP
 import TestSupport
 import Testing
+
+@testable import AppStoreServerAPI
 
 /// Property tests over hostile input: thousands of seeded mutations of valid JWS, App Store answers and Retry-After
 /// values. Nothing may crash or hang; every rejection is an `AppStoreServerAPIError` with a code and a message; what
@@ -122,7 +123,8 @@ import Testing
                         RefundHistoryResponse.self, from: response, maxBytes: 1 << 20, app: "a", request: "GET /r")
                 case "notification":
                     _ = try AppStoreServerClient.decode(
-                        NotificationHistoryResponse.self, from: response, maxBytes: 1 << 20, app: "a", request: "GET /r")
+                        NotificationHistoryResponse.self, from: response, maxBytes: 1 << 20, app: "a", request: "GET /r"
+                    )
                 case "status":
                     _ = try AppStoreServerClient.decode(
                         StatusResponse.self, from: response, maxBytes: 1 << 20, app: "a", request: "GET /r")
@@ -160,8 +162,10 @@ import Testing
     /// Retry-After: any text gives `nil` or a finite, non-negative wait; valid delays come back as sent.
     @Test func retryAfterParsesAnyTextToNothingOrAFiniteWait() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let samples = ["120", "0.5", "1800000030", "1800000030000", "Wed, 21 Oct 2026 07:28:00 GMT",
-            "Wednesday, 21-Oct-26 07:28:00 GMT", "Wed Oct 21 07:28:00 2026"]
+        let samples = [
+            "120", "0.5", "1800000030", "1800000030000", "Wed, 21 Oct 2026 07:28:00 GMT",
+            "Wednesday, 21-Oct-26 07:28:00 GMT", "Wed Oct 21 07:28:00 2026",
+        ]
         var input = HostileInput(seed: 9110)
         for index in 0..<(Self.cases * 2) {
             let text = index.isMultiple(of: 3) ? input.hostileString(maxRun: 500) : input.mutate(input.pick(samples))

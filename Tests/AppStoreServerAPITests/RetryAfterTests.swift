@@ -45,7 +45,9 @@ import Testing
     }
 
     /// Found by the hostile-input property test: Foundation's DateFormatter trapped (process killed) on this text.
-    @Test(arguments: ["S\u{200D}un, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 G\u{200D}MT", "Sún, 06 Nov 1994"])
+    @Test(arguments: [
+        "S\u{200D}un, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 G\u{200D}MT", "Sún, 06 Nov 1994",
+    ])
     func nonASCIIDatesAreNotUnderstoodAndDoNotTrap(value: String) {
         #expect(RetryAfter.seconds(from: value, now: now) == nil)
     }

@@ -61,7 +61,8 @@ struct SecretsTests {
             let report = ["report", "refunds", "--from", "2026-01-01", "--to", "2027-12-31"]
             for arguments in [
                 ["run", "nightly", "--metrics-file", metrics], ["status", "--format", "json"], ["status"],
-                report + ["--detail", "--format", "csv"], report + ["--format", "json"], report + ["--format", "table"],
+                report + ["--detail", "--format", "csv"], report + ["--format", "json"],
+                report + ["--format", "table"],
                 report + ["--detail", "--format", "html", "--output", html], ["sync", "google-voided"],
                 ["sync", "apple-refunds"], ["recheck"], ["import", "subscriptions", csv],
                 ["backfill", "google-voided", "--since", "2026-01-01T00:00:00Z", "--dry-run"],
@@ -89,7 +90,8 @@ struct SecretsTests {
                 }
             }
             let misplaced = stores.directory.appendingPathComponent("misplaced.yaml").path
-            try (try String(contentsOfFile: stores.configPath, encoding: .utf8)
+            try
+                (try String(contentsOfFile: stores.configPath, encoding: .utf8)
                 + "recheck: { concurrency: \"${DB_PASSWORD}\", lead: \"${DB_PASSWORD}\" }\n")
                 .write(toFile: misplaced, atomically: true, encoding: .utf8)
             let badConfig = try await run(["status"], environment: ["DB_PASSWORD": role.password], config: misplaced)
@@ -99,7 +101,9 @@ struct SecretsTests {
             let haystack = outputs.joined(separator: "\n")
             #expect(haystack.contains("demo-ios"), "the search covers real output")
             #expect(haystack.contains("\"level\""), "the logs searched are JSON")
-            var needles = [role.password, "BEGIN PRIVATE KEY", "BEGIN RSA PRIVATE KEY", "Bearer ", "assertion=", "ya29."]
+            var needles = [
+                role.password, "BEGIN PRIVATE KEY", "BEGIN RSA PRIVATE KEY", "Bearer ", "assertion=", "ya29.",
+            ]
             needles += keyParts(simulator.keys.appStoreKey.privateKeyPEM)
             needles += keyParts(serviceAccountKey(simulator.serviceAccountJSON))
             for needle in needles {
@@ -133,7 +137,8 @@ struct SecretsTests {
                     let warnings = outcome.stderr.split(separator: "\n").filter {
                         $0.contains("\"warning\"") && $0.contains(file) && $0.contains("0600")
                     }
-                    #expect(warnings.count == 1, "mode \(String(mode, radix: 8)), \(job): \(outcome.stderr.prefix(2000))")
+                    #expect(
+                        warnings.count == 1, "mode \(String(mode, radix: 8)), \(job): \(outcome.stderr.prefix(2000))")
                 }
             }
             for file in [serviceAccount, p8] {

@@ -24,7 +24,8 @@ import Testing
         for row in page.voidedPurchases {
             var decoded = try? JSONDecoder().decode(VoidedPurchase.self, from: row.rawJSON)
             decoded?.rawJSON = row.rawJSON
-            #expect(decoded == row, "case \(index): raw JSON \(String(decoding: row.rawJSON.prefix(200), as: UTF8.self))")
+            #expect(
+                decoded == row, "case \(index): raw JSON \(String(decoding: row.rawJSON.prefix(200), as: UTF8.self))")
         }
     }
 

@@ -26,14 +26,16 @@ import _CryptoExtras
     /// The signed assertion and the access token it buys never travel in clear text to a real host: the key file's
     /// `token_uri` gets the configuration's rule (https, plain http only on loopback).
     @Test func plainHTTPTokenURIToARealHostIsRefused() throws {
-        for uri in ["http://oauth2.googleapis.com/token", "http://127.0.0.1.attacker.example/token", "http://10.0.0.1"] {
+        for uri in ["http://oauth2.googleapis.com/token", "http://127.0.0.1.attacker.example/token", "http://10.0.0.1"]
+        {
             let error = try #require(throws: PlayAPIError.self) {
                 try ServiceAccountKey(json: TestKeys.keyFileJSON(overriding: ["token_uri": uri]), source: "k.json")
             }
             #expect(error.code == .keyFile && error.message.contains("\"token_uri\" is not an https URL"))
         }
         for uri in ["https://oauth2.googleapis.com/token", "http://127.0.0.1:8787/token", "http://localhost/token"] {
-            let key = try ServiceAccountKey(json: TestKeys.keyFileJSON(overriding: ["token_uri": uri]), source: "k.json")
+            let key = try ServiceAccountKey(
+                json: TestKeys.keyFileJSON(overriding: ["token_uri": uri]), source: "k.json")
             #expect(key.tokenURI.absoluteString == uri)
         }
     }

@@ -202,7 +202,8 @@ struct HostileInputTests {
         case "aliases":
             text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
             for level in 1...9 {
-                text += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ")
+                text +=
+                    "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ")
                 text += "]\n"
             }
             text += "products: *a9\n"

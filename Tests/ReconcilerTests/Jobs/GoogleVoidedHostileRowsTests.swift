@@ -44,7 +44,9 @@ struct GoogleVoidedHostileRowsTests {
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             var response = try await base.send(request)
             guard request.url.path.hasSuffix("/voidedpurchases"), response.status == 200,
-                injected.withLock({ done in defer { done = true }; return !done })
+                injected.withLock({ done in
+                    defer { done = true }; return !done
+                })
             else { return response }
             let text = String(decoding: response.body, as: UTF8.self)
             let marker = try #require(text.range(of: #""voidedPurchases":["#), "no rows in the first page")
@@ -127,7 +129,8 @@ struct GoogleVoidedHostileRowsTests {
             let text = #"{\#(base),"orderId":"\#(lone)"}"#
             if let page = try? VoidedPurchasesListResponse(json: Data(#"{"voidedPurchases":[\#(text)]}"#.utf8)) {
                 #expect(
-                    VoidedPurchaseStore.unstorableReason(page.voidedPurchases[0])?.contains("unpaired surrogate") == true,
+                    VoidedPurchaseStore.unstorableReason(page.voidedPurchases[0])?.contains("unpaired surrogate")
+                        == true,
                     "\(lone)")
             }
         }
