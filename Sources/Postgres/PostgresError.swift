@@ -41,13 +41,16 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
     }
 
     /// Whether the operation may succeed when tried again on a new connection (lost connection,
-    /// serialization failure, deadlock, the server shutting down).
+    /// serialization failure, deadlock, the server shutting down, a statement cancelled by a timeout).
     public var isRetryable: Bool {
         if code == .connectionLost || code == .connectionFailed { return true }
         guard let sqlState else { return false }
         // 40001 serialization_failure, 40P01 deadlock_detected, 57P01..57P03 admin shutdown / cannot connect now,
-        // 08xxx connection exceptions.
-        return sqlState == "40001" || sqlState == "40P01" || sqlState.hasPrefix("57P") || sqlState.hasPrefix("08")
+        // 08xxx connection exceptions. 57014 query_canceled (statement_timeout, a cancel request) and 55P03
+        // lock_not_available (lock_timeout) mostly mean a lock or a load spike that the next run will not meet; the
+        // statement's transaction rolled back whole, so running again loses nothing.
+        let transient = ["40001", "40P01", "57014", "55P03"]
+        return transient.contains(sqlState) || sqlState.hasPrefix("57P") || sqlState.hasPrefix("08")
     }
 
     public var description: String {

@@ -29,7 +29,9 @@ struct StderrLogHandler: LogHandler {
         case .json:
             var object: [String: Any] = ["time": time, "level": "\(event.level)", "message": "\(event.message)"]
             for (key, value) in merged { object[key] = Self.json(value) }
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            // Unescaped slashes keep file paths and request paths greppable as written.
+            let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: options)) ?? Data()
             line = String(decoding: data, as: UTF8.self) + "\n"
         }
         FileHandle.standardError.write(Data(line.utf8))

@@ -40,10 +40,23 @@ struct ForgeryTests {
             options.faults[endpoint] = FaultSettings(rates: [faults[index % faults.count]: 1])
         }
         try await StoreSimulator.withRunning(options) { simulator in
+            // The backend's subscriptions are known and the sweep asks every one of them, so each endpoint is reached
+            // even when discovery finds no customer (all its notifications forged): refund history by the sweep,
+            // subscription statuses by the recheck. The simulator's Refund History limit is lifted, and storerecon's
+            // with it, so the sweep takes seconds.
             let stores = try SimulatedStores(
-                simulator: simulator, databasePrefix: "forged", extraYAML: NightlyRunTests.extra)
-            let before = try appleState(stores)
+                simulator: simulator, databasePrefix: "forged",
+                extraYAML: """
+                    sync: { appleSweepCustomers: 100000 }
+                    limits: { demo-ios: { refundHistoryPerSecond: 1000 } }
+
+                    """)
             let binary = try BuiltExecutable("storerecon")
+            let csv = stores.directory.appendingPathComponent("subscriptions.csv")
+            try SubscriptionExport.write(simulator.spec, to: csv)
+            let imported = try await binary.run(["import", "subscriptions", csv.path, "--config", stores.configPath])
+            #expect(imported.status == 0, "\(imported.stderr.suffix(1500))")
+            let before = try appleState(stores)
             let outcome = try await binary.run(["run", "nightly", "--config", stores.configPath])
             #expect(outcome.status == 1, "\(outcome.stderr.suffix(2000))")
             #expect(try appleState(stores) == before, "a forged payload was stored")

@@ -34,7 +34,7 @@ public struct AppStoreSigningKey: Sendable {
         if let mode = (try? manager.attributesOfItem(atPath: path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
             warning =
                 "private key file \(path) can be read by group or others (mode \(String(mode & 0o777, radix: 8))); "
-                + "restrict it with chmod 600"
+                + "0600 is advised (chmod 600 \(path))"
         }
         self.init(issuerId: issuerId, keyId: keyId, bundleId: bundleId, privateKey: key, permissionWarning: warning)
     }

@@ -3,6 +3,8 @@ import Postgres
 /// What a refund does to the subscription it belongs to, for both stores: when the refunded order is the
 /// subscription's current one, entitlement ends at once (state `revoked`, logged as a transition); when it is an
 /// older order, or the current one is not known yet, the subscription is flagged so the recheck job asks the store.
+/// A refund already reversed when it is stored does nothing (a reversal that comes later flags the subscription for
+/// the recheck instead), so the state does not depend on which notification was read first.
 enum RefundEffects {
     /// Applies refunds of `(storeId, orderId)` pairs of one app. Idempotent: a second call changes nothing.
     /// - Parameter source: the job, for the transition log (`google_voided`, `apple_refunds`).
@@ -18,6 +20,9 @@ enum RefundEffects {
                        (s.current_order_id IS NOT NULL AND s.current_order_id = i.order_id) AS is_current
                 FROM unnest($2::text[], $3::text[]) AS i(store_id, order_id)
                 JOIN subscription s ON s.app_id = $1 AND s.store_id = i.store_id
+                -- A refund whose reversal came first (Apple REFUND_REVERSED) ends nothing.
+                WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = i.order_id
+                                  AND r.reversed_at IS NOT NULL)
                 ORDER BY s.id, (s.current_order_id = i.order_id) DESC
             ), revoked AS (
                 UPDATE subscription s SET entitled = false, state = 'revoked', updated_at = now()

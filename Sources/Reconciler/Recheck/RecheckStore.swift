@@ -101,7 +101,8 @@ struct RecheckStore: Sendable {
         on connection: PostgresConnection
     ) throws -> [RecordedTransition] {
         var transitions: [RecordedTransition] = []
-        var observation = TransitionClassifier.settle(old, answer)
+        var observation = TransitionClassifier.settle(
+            old, answer, currentOrderRefunded: try currentOrderRefunded(answer, on: connection))
         var replacedProduct: String?
         var chainRoot = old.chainRootStoreId
         if let linked = observation.linkedStoreId, linked != old.storeId {
@@ -146,6 +147,14 @@ struct RecheckStore: Sendable {
             transitions.append(transition)
         }
         return transitions
+    }
+
+    /// Whether the ledger holds an unreversed refund of the order an ended subscription's answer calls current.
+    private func currentOrderRefunded(_ answer: StatusObservation, on connection: PostgresConnection) throws -> Bool {
+        guard answer.state == .expired, let order = answer.orderId else { return false }
+        return try !connection.query(
+            "SELECT 1 FROM refund WHERE app_id = $1 AND order_id = $2 AND reversed_at IS NULL LIMIT 1", [app, order]
+        ).isEmpty
     }
 
     /// Google `linkedPurchaseToken`: the old token stops granting at once and points at its successor; the new

@@ -25,9 +25,14 @@ public struct TransitionClassifier: Sendable {
 
     /// The observation as it is to be stored: a revoked subscription stays revoked when Google later calls it
     /// expired, and a replaced token stays replaced (and stops granting) whatever its own answer says.
-    public static func settle(_ old: StoredSubscription, _ new: StatusObservation) -> StatusObservation {
+    /// - Parameter currentOrderRefunded: the ledger holds an unreversed refund of the order the answer calls
+    ///   current. An ended subscription is then revoked, as it is when the refund arrives after the answer, so the
+    ///   stored state does not depend on which job ran first.
+    public static func settle(
+        _ old: StoredSubscription, _ new: StatusObservation, currentOrderRefunded: Bool = false
+    ) -> StatusObservation {
         var settled = new
-        if old.state == .revoked, new.state == .expired {
+        if old.state == .revoked || currentOrderRefunded, new.state == .expired {
             settled.state = .revoked
             settled.entitled = false
         }

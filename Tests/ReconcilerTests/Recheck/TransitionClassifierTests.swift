@@ -105,5 +105,10 @@ struct TransitionClassifierTests {
         let replaced = TransitionClassifier.settle(replacedRow, seen(.canceled))
         #expect(replaced.state == .replaced && !replaced.entitled)
         #expect(TransitionClassifier.settle(stored(.active), seen(.expired)).state == .expired)
+        // An ended subscription whose current order the ledger holds as refunded is revoked, whichever came first.
+        let refunded = TransitionClassifier.settle(stored(.unknown), seen(.expired), currentOrderRefunded: true)
+        #expect(refunded.state == .revoked && !refunded.entitled)
+        #expect(
+            TransitionClassifier.settle(stored(.unknown), seen(.active), currentOrderRefunded: true).state == .active)
     }
 }
