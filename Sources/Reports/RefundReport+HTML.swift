@@ -36,7 +36,11 @@ extension RefundReport {
         var perDay: [String: [String: Int]] = [:]
         for point in daily { perDay[point.day, default: [:]][point.platform, default: 0] += point.refunds }
         let platforms = Array(Set(daily.map(\.platform))).sorted()
-        let maximum = max(1, days.map { perDay[$0]?.values.reduce(0, +) ?? 0 }.max() ?? 1)
+        let busiest = max(1, days.map { perDay[$0]?.values.reduce(0, +) ?? 0 }.max() ?? 1)
+        // Four whole-number gridlines, evenly spaced; the axis ends at the fourth, at or above the busiest day, and
+        // bars are drawn on that scale so each gridline's label is its true height.
+        let tick = (busiest + 3) / 4
+        let maximum = tick * 4
         let barWidth = max(4, min(40, 900 / max(1, days.count)))
         let chartHeight = 240
         let left = 50
@@ -48,7 +52,7 @@ extension RefundReport {
 
             """
         for step in 0...4 {
-            let value = maximum * step / 4
+            let value = tick * step
             let y = chartHeight - chartHeight * step / 4 + 10
             svg += "<line x1=\"\(left)\" x2=\"\(width - 10)\" y1=\"\(y)\" y2=\"\(y)\" stroke=\"#eee\"/>"
             svg += "<text x=\"\(left - 6)\" y=\"\(y + 4)\" font-size=\"11\" text-anchor=\"end\">\(value)</text>\n"

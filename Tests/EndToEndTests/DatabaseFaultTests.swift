@@ -47,6 +47,24 @@ struct DatabaseFaultTests {
             sourceLocation: sourceLocation)
     }
 
+    /// Waits until the standby has replayed everything the primary has written so far.
+    func waitForReplay(from primary: TestCluster, to standby: TestCluster, database: String) async throws {
+        let source = try PostgresConnection(conninfo: primary.conninfo(database: database))
+        defer { source.close() }
+        let target = try PostgresConnection(conninfo: standby.conninfo(database: database))
+        defer { target.close() }
+        // The insert position, not the flush position: with synchronous_commit off a commit returns before its WAL
+        // is flushed, and the flush position can still lie before the import's commit.
+        let written: String = try source.query("SELECT pg_current_wal_insert_lsn()::text AS lsn")[0].decode("lsn")
+        for _ in 0..<3000 {
+            let caughtUp: Bool = try target.query(
+                "SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done", [written])[0].decode("done")
+            if caughtUp { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the standby did not replay the primary's WAL within 60 s")
+    }
+
     /// Creates a database on a cluster of the test's own and returns its conninfo.
     func createDatabase(on cluster: TestCluster, _ name: String) throws -> String {
         let admin = try PostgresConnection(conninfo: cluster.conninfo(database: "postgres"))
@@ -183,6 +201,12 @@ struct DatabaseFaultTests {
         try await StoreSimulator.withRunning(Self.options) { simulator in
             let expected = try await Chaos.reference(simulator)
             let stores = try await Chaos.stores(simulator, prefix: "failover", conninfo: conninfo)
+            // The standby holds what was there before the run (the schema, the imported subscriptions); what the run
+            // commits it may or may not receive before the crash.
+            try await waitForReplay(from: primary, to: standby, database: database)
+            let onStandby = try Chaos.snapshot(standby.conninfo(database: database)).subscriptions.count
+            let onPrimary = try Chaos.snapshot(stores.conninfo).subscriptions.count
+            #expect(onStandby == onPrimary, "the standby lags before the run")
             let (process, _, errors) = try Chaos.startNightly(stores)
             #expect(
                 try await waitForAppleJob(primary.conninfo(database: database), process: process),
@@ -192,6 +216,8 @@ struct DatabaseFaultTests {
             let log = Chaos.text(errors)
             #expect(process.terminationStatus == 75, "\(log.suffix(2000))")
             try standby.promote()
+            let promoted = try Chaos.snapshot(standby.conninfo(database: database))
+            #expect(promoted.subscriptions.count == onStandby, "the promoted standby lost rows: \(promoted)")
             try await expectRerunEquals(expected, stores, snapshotAt: standby.conninfo(database: database))
         }
     }

@@ -108,6 +108,15 @@ struct RefundReportTests {
         #expect(html.contains("fill=\"#3aa757\""))
         #expect(html.contains("premium, &quot;gold&quot;"))
         #expect(!html.contains("<script"))
+        // Gridline labels are whole numbers at their true heights: y = top - height * label / axis maximum.
+        let labels = html.matches(of: #/<text x="44" y="(\d+)" font-size="11" text-anchor="end">(\d+)</text>/#)
+            .map { (y: Int($0.output.1)! - 4, value: Int($0.output.2)!) }
+        try #require(labels.count == 5)
+        let axisTop = try #require(labels.last)
+        #expect(labels.first?.value == 0)
+        for label in labels {
+            #expect(label.y == 250 - 240 * label.value / axisTop.value, "label \(label.value) is drawn at \(label.y)")
+        }
     }
 
     @Test func reportsNeverWrite() throws {
