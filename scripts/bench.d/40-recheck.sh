@@ -15,7 +15,8 @@ if [ "$selection_rows" -gt 0 ]; then
     cat >"$work/selection.yaml" <<YAML
 database: { url: "host=$PGHOST port=$PGPORT user=postgres dbname=$db" }
 apps:
-  - { id: bench-ios, platform: apple, bundleId: com.bench, environment: sandbox, issuerId: i, keyId: k, privateKeyFile: /nonexistent.p8 }
+  - { id: bench-ios, platform: apple, bundleId: com.bench, environment: sandbox, issuerId: i, keyId: k, privateKeyFile: /nonexistent.p8,
+      rootCertificates: [/nonexistent.der] }
 YAML
     "$bin" migrate --config "$work/selection.yaml" --quiet
     psql -q -d "$db" -c "INSERT INTO app (id, platform, store_app_id) VALUES ('bench-ios', 'apple', 'com.bench') ON CONFLICT DO NOTHING"
