@@ -63,6 +63,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "verify-probe",
+            dependencies: [
+                "AppStoreServerAPI",
+                "RateLimiting",
+                "Reconciler",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .target(
             name: "AppStoreServerAPI",
             dependencies: [

@@ -20,6 +20,8 @@ struct RateLimitTests {
         let limit = RateLimit.perSecond(rate)
         #expect(limit.count == count)
         #expect(limit.window == window)
+        // Apple enforces its per-second rates over the hour: half the general margin, 2.5 % of the window.
+        #expect(limit.margin == window / 40)
     }
 
     @Test(arguments: [
@@ -73,9 +75,11 @@ struct RateLimitTests {
         #expect(voided.dailyCap == 6000)
         #expect(voided.windows == [RateLimit(30, per: .seconds(30)), RateLimit(3000, per: .seconds(60))])
         #expect(published[.googleSubscriptions]?.windows == [RateLimit(3000, per: .seconds(60))])
-        #expect(published[.appleRefundHistory]?.windows == [RateLimit(10, per: .seconds(1))])
+        // Apple's rates keep a 25 ms margin on their second (they are enforced over the hour).
+        let second = Duration.seconds(1)
+        #expect(published[.appleRefundHistory]?.windows == [RateLimit(10, per: second, margin: .milliseconds(25))])
         for api in [StoreAPI.appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory] {
-            #expect(published[api]?.windows == [RateLimit(50, per: .seconds(1))], "\(api)")
+            #expect(published[api]?.windows == [RateLimit(50, per: second, margin: .milliseconds(25))], "\(api)")
         }
     }
 
@@ -96,7 +100,8 @@ struct RateLimitTests {
             limits[.googleVoidedPurchases]
                 == QuotaLimit(
                     windows: [RateLimit(20, per: .seconds(30)), RateLimit(3000, per: .seconds(60))], dailyCap: 1000))
-        #expect(limits[.appleRefundHistory]?.windows == [RateLimit(2, per: .milliseconds(800))])
+        #expect(
+            limits[.appleRefundHistory]?.windows == [RateLimit(2, per: .milliseconds(800), margin: .milliseconds(20))])
         #expect(limits[.googleSubscriptions] == QuotaLimits.published[.googleSubscriptions])
     }
 

@@ -5,7 +5,8 @@ decoding signed refund transactions with its SignedDataVerifier (offline checks,
 Fetches the refund history of the scenario's refunded customers from a running storesim with the library's own
 AppStoreServerAPIClient (untimed), until --payloads signed transactions are in hand, then times
 verify_and_decode_signed_transaction over all of them. Prints one JSON line: {"payloads", "seconds", "rate"}.
-Usage: apple_verify.py --dir DIR --url URL [--payloads 3000]
+With --save FILE the payloads are also written there, one JWS a line, so storerecon can be timed on the same ones.
+Usage: apple_verify.py --dir DIR --url URL [--payloads 3000] [--save FILE]
 """
 import argparse
 import json
@@ -24,6 +25,7 @@ def main():
     parser.add_argument("--dir", required=True)
     parser.add_argument("--url", required=True)
     parser.add_argument("--payloads", type=int, default=3000)
+    parser.add_argument("--save")
     args = parser.parse_args()
 
     def read(name, mode="r"):
@@ -52,6 +54,9 @@ def main():
             break
     if not payloads:
         sys.exit("no refund payloads fetched")
+    if args.save:
+        with open(args.save, "w") as handle:
+            handle.write("\n".join(payloads) + "\n")
 
     verifier = SignedDataVerifier([read("SimulatorRootCA.der", "rb")], False, Environment.PRODUCTION,
                                   app["storeId"], app.get("appAppleId"))

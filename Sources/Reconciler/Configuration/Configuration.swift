@@ -111,9 +111,13 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
     /// Customers not named by any notification whose refund history one run re-reads, the longest unchecked
     /// first (default 1000; 0 turns the sweep off).
     public var appleSweepCustomers: Int
+    /// Customers whose refund history one process reads at once, each reader on its own database connection
+    /// (default 4). Calls still pass the shared quota one at a time; this only hides each call's latency.
+    public var appleConcurrency: Int
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case googleOverlap, googleSkew, backfillShare, appleSandboxFallback, appleOverlap, appleSweepCustomers
+        case appleConcurrency
     }
 
     /// The defaults.
@@ -124,6 +128,7 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
         appleSandboxFallback = true
         appleOverlap = .hours(1)
         appleSweepCustomers = 1000
+        appleConcurrency = 4
     }
 
     public init(from decoder: any Decoder) throws {
@@ -142,6 +147,8 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
             try container.decodeIfPresent(ConfigDuration.self, forKey: .appleOverlap) ?? defaults.appleOverlap
         appleSweepCustomers =
             try container.decodeIfPresent(Int.self, forKey: .appleSweepCustomers) ?? defaults.appleSweepCustomers
+        appleConcurrency =
+            try container.decodeIfPresent(Int.self, forKey: .appleConcurrency) ?? defaults.appleConcurrency
     }
 }
 

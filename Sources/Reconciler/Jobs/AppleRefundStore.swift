@@ -4,7 +4,7 @@ import Postgres
 
 /// Writes verified Apple refund transactions into the ledger (one statement per page), queues customers, marks
 /// reversals, and applies refunds to subscriptions. Only verified payloads ever reach it.
-struct AppleRefundStore {
+struct AppleRefundStore: Sendable {
     let app: AppConfig
 
     /// A refund as the ledger stores it.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Postgres
 import RateLimiting
+import Synchronization
 
 extension AppleRefundSync {
     /// How long a claimed customer stays reserved for the process that claimed it (a crashed worker's claim is free
@@ -13,8 +14,10 @@ extension AppleRefundSync {
     func drainQueue(purpose: CallPurpose, in environment: JobEnvironment) async throws {
         // A customer given back this run (its page failed verification) stays queued for the next run.
         let startedAt = try databaseNow(environment)
-        while let (customer, revision) = try claim(queued: true, notCheckedSince: startedAt, in: environment) {
-            try await readHistorySafely(customer: customer, revision: revision, purpose: purpose, in: environment)
+        try await withReaders(in: environment) { reader in
+            while let (customer, revision) = try claim(queued: true, notCheckedSince: startedAt, in: reader) {
+                try await readHistorySafely(customer: customer, revision: revision, purpose: purpose, in: reader)
+            }
         }
     }
 
@@ -32,14 +35,39 @@ extension AppleRefundSync {
                 ON CONFLICT DO NOTHING
                 """, [app.id])
         }
-        var done = 0
-        while done < limit,
-            let (customer, revision) = try claim(queued: false, notCheckedSince: startedAt, in: environment)
-        {
-            try await readHistorySafely(customer: customer, revision: revision, purpose: .incremental, in: environment)
-            done += 1
+        let budget = SharedCount(limit)
+        try await withReaders(in: environment) { reader in
+            // A slot is taken before the claim, so the readers together never read more than `limit` customers.
+            while budget.take(),
+                let (customer, revision) = try claim(queued: false, notCheckedSince: startedAt, in: reader)
+            {
+                try await readHistorySafely(customer: customer, revision: revision, purpose: .incremental, in: reader)
+                reader.counters.add("swept")
+            }
         }
-        environment.counters.add("swept", done)
+    }
+
+    /// Runs `read` in `sync.appleConcurrency` readers at once, each on a database connection of its own (claims,
+    /// pages and their revisions commit on the reader's connection; the job's own connection keeps the job lock).
+    /// The first reader to fail stops the others (they give back the customer in hand) and its error is the run's.
+    /// A dry run reads with one reader on the job's connection: it claims nothing, so readers could not split the work.
+    func withReaders(
+        in environment: JobEnvironment, _ read: @escaping @Sendable (JobEnvironment) async throws -> Void
+    ) async throws {
+        let readers = environment.dryRun ? 1 : configuration.sync.appleConcurrency
+        guard readers > 1 else { return try await read(environment) }
+        let shared = environment.shared
+        let conninfo = configuration.database.url
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<readers {
+                group.addTask {
+                    let connection = try PostgresConnection(conninfo: conninfo)
+                    defer { connection.close() }
+                    try await read(shared.environment(on: connection))
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 
     /// The database's clock: `last_checked_at` is written with it, so "not checked since this run began" must
@@ -52,6 +80,7 @@ extension AppleRefundSync {
     /// and the lease keeps it reserved while its pages are read and committed one by one.
     func claim(queued: Bool, notCheckedSince: Date?, in environment: JobEnvironment) throws -> (String, String?)? {
         try environment.checkShutdown()
+        try Task.checkCancellation()
         let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
         if environment.dryRun {
             // A dry run reserves nothing; it reads the queue as it stands, once per customer.
@@ -134,40 +163,15 @@ extension AppleRefundSync {
                 continue
             }
             environment.counters.add("pages")
-            var rows: [AppleRefundStore.Row] = []
-            var failed = false
-            for signed in page.signedTransactions {
-                do {
-                    let verified = try await access.verifier(for: answeredFrom).verifyTransaction(signed)
-                    if let row = AppleRefundStore.row(verified) { rows.append(row) }
-                } catch {
-                    failed = true
-                    environment.counters.add("verification_failed")
-                    environment.logger.error("customer \(customer): refund payload rejected, not stored: \(error)")
-                }
-            }
-            environment.counters.add("rows_fetched", rows.count)
+            let (rows, failed) = await verify(
+                page.signedTransactions, from: answeredFrom, customer: customer, in: environment)
             let more = page.hasMore && page.revision != nil
             if environment.dryRun {
                 environment.counters.add("would_insert", try store.countNew(rows, on: connection))
             } else {
-                try connection.transaction { connection in
-                    let counts = try store.upsert(rows, runId: environment.runId, on: connection)
-                    environment.counters.add("inserted", counts.0)
-                    environment.counters.add("updated", counts.1)
-                    if failed {
-                        // Keep the old revision: the next run reads this page again and re-verifies it.
-                        try release(customer, on: connection)
-                    } else if more {
-                        try connection.execute(
-                            """
-                            UPDATE apple_refund_cursor SET revision = $3
-                            WHERE app_id = $1 AND original_transaction_id = $2
-                            """, [app.id, customer, page.revision])
-                    } else {
-                        try finish(customer, revision: page.revision ?? revision, on: connection)
-                    }
-                }
+                try save(
+                    rows, customer: customer, failed: failed,
+                    next: more ? .more(page.revision) : .done(page.revision ?? revision), in: environment)
             }
             environment.progress?.update(
                 "\(app.id) \(Self.job): \(environment.counters["customers"]) customers, "
@@ -175,6 +179,80 @@ extension AppleRefundSync {
             if failed || !more { return }
             revision = page.revision
         }
+    }
+
+    /// Where a customer's history stands after a page.
+    enum PageEnd {
+        /// More pages follow from this revision.
+        case more(String?)
+        /// The history is read up to this revision.
+        case done(String?)
+    }
+
+    /// Verifies a page's signed transactions one by one: a payload that fails is logged, counted and left out (the
+    /// others are kept), and `failed` says the page must be read again.
+    func verify(_ signed: [String], from answeredFrom: Environment, customer: String, in environment: JobEnvironment)
+        async -> (rows: [AppleRefundStore.Row], failed: Bool)
+    {
+        var rows: [AppleRefundStore.Row] = []
+        var failed = false
+        for payload in signed {
+            do {
+                let verified = try await access.verifier(for: answeredFrom).verifyTransaction(payload)
+                if let row = AppleRefundStore.row(verified) { rows.append(row) }
+            } catch {
+                failed = true
+                environment.counters.add("verification_failed")
+                environment.logger.error("customer \(customer): refund payload rejected, not stored: \(error)")
+            }
+        }
+        environment.counters.add("rows_fetched", rows.count)
+        return (rows, failed)
+    }
+
+    /// Stores a page's refunds and the customer's place after it in one transaction.
+    func save(
+        _ rows: [AppleRefundStore.Row], customer: String, failed: Bool, next: PageEnd, in environment: JobEnvironment
+    ) throws {
+        try environment.connection.transaction { connection in
+            let counts = try store.upsert(rows, runId: environment.runId, on: connection)
+            environment.counters.add("inserted", counts.0)
+            environment.counters.add("updated", counts.1)
+            switch next {
+            case _ where failed:
+                // Keep the old revision: the next run reads this page again and re-verifies it.
+                try release(customer, on: connection)
+            case .more(let revision):
+                try connection.execute(
+                    """
+                    UPDATE apple_refund_cursor SET revision = $3
+                    WHERE app_id = $1 AND original_transaction_id = $2
+                    """, [app.id, customer, revision])
+            case .done(let revision):
+                try finish(customer, revision: revision, on: connection)
+            }
+        }
+    }
+
+    /// Verifies, decodes and stores pages of signed refund transactions already in hand, exactly as Refund History
+    /// pages are (each page with its customer's revision in one transaction), on `sync.appleConcurrency` readers. No
+    /// store call is made. `scripts/bench` times this stage apart from the store's HTTP with it.
+    /// - Returns: the refunds stored (new or changed).
+    public func store(pages: [[String]], from answeredFrom: Environment, in environment: JobEnvironment) async throws
+        -> Int
+    {
+        let next = SharedCount(0)
+        try await withReaders(in: environment) { reader in
+            while let index = next.nextIndex(below: pages.count) {
+                let page = pages[index]
+                let customer = "page \(index)"
+                let (rows, failed) = await verify(page, from: answeredFrom, customer: customer, in: reader)
+                try save(
+                    rows, customer: rows.first?.originalTransactionId ?? customer, failed: failed, next: .done(nil),
+                    in: reader)
+            }
+        }
+        return environment.counters["inserted"] + environment.counters["updated"]
     }
 
     /// Marks a customer read: new revision, checked now, out of the queue, lease released.
@@ -194,5 +272,30 @@ extension AppleRefundSync {
             UPDATE apple_refund_cursor SET claimed_until = NULL, claimed_by = NULL, last_checked_at = now()
             WHERE app_id = $1 AND original_transaction_id = $2
             """, [app.id, customer])
+    }
+}
+
+/// A count shared by readers: how many customers a sweep may still read, or the next page to store.
+final class SharedCount: Sendable {
+    private let count: Mutex<Int>
+
+    init(_ start: Int) { count = Mutex(start) }
+
+    /// Takes one customer's slot; false when none is left.
+    func take() -> Bool {
+        count.withLock { left in
+            guard left > 0 else { return false }
+            left -= 1
+            return true
+        }
+    }
+
+    /// The next index below `end`, counting up from the start; nil when all are taken.
+    func nextIndex(below end: Int) -> Int? {
+        count.withLock { next in
+            guard next < end else { return nil }
+            defer { next += 1 }
+            return next
+        }
     }
 }

@@ -12,7 +12,7 @@ import RateLimiting
 /// history of the queued customers first and then of a rolling sweep of other known customers, each from its stored
 /// `revision`. Customers are claimed with `FOR UPDATE SKIP LOCKED` and a short lease, so concurrent processes never
 /// ask for the same customer twice. Every page commits with its checkpoint or revision.
-public struct AppleRefundSync {
+public struct AppleRefundSync: Sendable {
     /// Which customers to read.
     public enum Mode: Sendable, Equatable {
         /// Discovery, then queued customers, then the sweep (`sync.appleSweepCustomers` per run).

@@ -42,6 +42,33 @@ public struct JobEnvironment {
         self.now = now
     }
 
+    /// Everything but the connection, for workers that each open a connection of their own.
+    public var shared: Shared {
+        Shared(
+            gate: gate, counters: counters, runId: runId, shutdown: shutdown, dryRun: dryRun, logger: logger,
+            progress: progress, now: now)
+    }
+
+    /// What a job's concurrent workers share: the environment without its connection (a connection is one session
+    /// and never crosses tasks).
+    public struct Shared: Sendable {
+        let gate: any QuotaGate
+        let counters: JobCounters
+        let runId: Int64?
+        let shutdown: ShutdownSignal
+        let dryRun: Bool
+        let logger: Logger
+        let progress: ProgressDisplay?
+        let now: @Sendable () -> Date
+
+        /// The environment of a worker on `connection`.
+        public func environment(on connection: PostgresConnection) -> JobEnvironment {
+            JobEnvironment(
+                connection: connection, gate: gate, counters: counters, runId: runId, shutdown: shutdown,
+                dryRun: dryRun, logger: logger, progress: progress, now: now)
+        }
+    }
+
     /// Throws the "stopped early" error when a stop was requested; call between pages.
     public func checkShutdown() throws {
         if shutdown.isRequested {
