@@ -49,12 +49,17 @@ for size in $voided_sizes; do
     if [ -z "${voided_ingest_done:-}" ]; then
         voided_ingest_done=1
         # The reference: the same rows, exported, the table emptied, and loaded back with COPY (same table, same
-        # indexes and constraints).
+        # indexes and constraints); the fastest of three loads, so noise on a shared machine can only make the
+        # ratio look worse, never better.
         psql -q -d "$db" -c "\\copy (SELECT * FROM refund) TO '$dir.refund.copy'"
-        psql -q -d "$db" -c "TRUNCATE refund"
-        start=$(now_ms)
-        psql -q -d "$db" -c "\\copy refund FROM '$dir.refund.copy'"
-        voided_copy_ms=$(( $(now_ms) - start ))
+        voided_copy_ms=
+        for _ in 1 2 3; do
+            psql -q -d "$db" -c "TRUNCATE refund"
+            start=$(now_ms)
+            psql -q -d "$db" -c "\\copy refund FROM '$dir.refund.copy'"
+            took=$(( $(now_ms) - start ))
+            if [ -z "$voided_copy_ms" ] || [ "$took" -lt "$voided_copy_ms" ]; then voided_copy_ms=$took; fi
+        done
         voided_copy_rate=$(( voided_rows * 1000 / voided_copy_ms ))
         voided_rate=$(( voided_rows * 1000 / sync_ms ))
         # Time per page with limits lifted, for the quota-use figure below.

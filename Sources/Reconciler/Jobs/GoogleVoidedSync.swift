@@ -11,7 +11,7 @@ import RateLimiting
 /// window is drained) commit in one transaction, so `kill -9` at any moment loses at most the page in flight and a
 /// rerun fetches only that page again. Rows are upserted by natural key, so overlapping windows and reruns never
 /// duplicate anything. See ``VoidedWindowPlanner`` for the window arithmetic.
-public struct GoogleVoidedSync {
+public struct GoogleVoidedSync: Sendable {
     /// Which window to drain.
     public enum Mode: Sendable, Equatable {
         /// `[checkpoint − overlap, now − skew]` (the first run takes all 30 days).
@@ -131,14 +131,20 @@ public struct GoogleVoidedSync {
         var restartedAfterTokenError = false
         // After a page of only new rows the next is most likely new too (see VoidedPurchaseStore.upsert).
         var expectNew = false
+        // The next page's call, started while the page in hand is stored (see `prefetch`).
+        var prefetched: Task<VoidedPurchasesListResponse, any Error>?
+        defer { prefetched?.cancel() }
         while true {
-            try environment.checkShutdown()
+            // A stop request lets the call already travelling finish and its page be saved (the quota is spent).
+            if prefetched == nil { try environment.checkShutdown() }
             let page: VoidedPurchasesListResponse
             do {
-                page = try await client.listVoidedPurchases(
-                    packageName: app.storeAppId, startTime: token == nil ? start : nil,
-                    endTime: token == nil ? end : nil, token: token, maxResults: Self.pageSize,
-                    type: .oneTimeProductsAndSubscriptions, includeQuantityBasedPartialRefund: true, purpose: purpose)
+                if let call = prefetched {
+                    prefetched = nil
+                    page = try await call.value
+                } else {
+                    page = try await fetch(start: start, end: end, token: token, purpose: purpose)
+                }
             } catch let error as PlayAPIError
                 where token != nil && error.code == .badRequest && !restartedAfterTokenError
             {
@@ -172,6 +178,14 @@ public struct GoogleVoidedSync {
             environment.counters.add("rows_fetched", page.voidedPurchases.count)
             let rows = storable(page.voidedPurchases, page: summary.pages, logger: logger, in: environment)
             let next = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+            if let next, !environment.shutdown.isRequested {
+                // Pages can only be read in order, but the next one can travel (quota, HTTP, decoding) while this
+                // one is stored: the store and the database work at once. It is used only after this page and its
+                // checkpoint have committed, so a crash still loses at most the page in flight; its errors (quota,
+                // an outage, a refused token) surface when it is taken, as if it were asked for then.
+                let (from, to) = (start, end)
+                prefetched = Task { [self] in try await fetch(start: from, end: to, token: next, purpose: purpose) }
+            }
             if environment.dryRun {
                 let fresh = try store.countNew(rows, on: connection)
                 summary.inserted += fresh
@@ -221,6 +235,16 @@ public struct GoogleVoidedSync {
                 "\(rejected) voided purchases could not be stored (see the lines above); everything else was saved")
         }
         return summary
+    }
+
+    /// One page of the window: from `start` to `end`, or the page `token` names.
+    func fetch(start: Date, end: Date, token: String?, purpose: CallPurpose) async throws
+        -> VoidedPurchasesListResponse
+    {
+        try await client.listVoidedPurchases(
+            packageName: app.storeAppId, startTime: token == nil ? start : nil, endTime: token == nil ? end : nil,
+            token: token, maxResults: Self.pageSize, type: .oneTimeProductsAndSubscriptions,
+            includeQuantityBasedPartialRefund: true, purpose: purpose)
     }
 
     /// The rows PostgreSQL can store; each other one is logged with its reason and counted as `rows_rejected`.
