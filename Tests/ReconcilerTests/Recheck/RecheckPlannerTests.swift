@@ -40,7 +40,8 @@ struct RecheckPlannerTests {
                  LATERAL (SELECT $1::timestamptz - interval '300 days' + (i * 37 % 400) * interval '1 day'
                                  + i * interval '1 second' AS e) AS x
             """, [Self.now])
-        try connection.execute("ANALYZE subscription")
+        // Vacuumed, as autovacuum keeps a table the jobs write nightly: the visibility map allows index-only scans.
+        try connection.execute("VACUUM ANALYZE subscription")
         let planner = RecheckPlanner(lead: 72 * 3600, lag: 24 * 3600)
         let parameters = planner.parameters(app: "big", window: planner.window(now: Self.now))
         let plan = try connection.query("EXPLAIN " + RecheckPlanner.dueSQL, parameters).map {
@@ -48,12 +49,23 @@ struct RecheckPlannerTests {
         }.joined(separator: "\n")
         print("recheck due query plan on 200,000 subscriptions:\n\(plan)")
         #expect(!plan.contains("Seq Scan on subscription"), "\(plan)")
-        for index in ["subscription_recheck_due", "subscription_recheck_expiring", "subscription_recheck_watch"] {
-            #expect(plan.contains(index), "\(index) unused:\n\(plan)")
+        for index in ["subscription_recheck_due", "subscription_recheck_expiring"] {
+            #expect(plan.contains("Index Only Scan using \(index)"), "\(index) not read alone:\n\(plan)")
         }
+        // The watched rows are 2 % of this table, so the planner may prefer a bitmap scan here; on 10,000,000 rows
+        // (scripts/bench) it reads this index alone too.
+        #expect(plan.contains("subscription_recheck_watch"), "subscription_recheck_watch unused:\n\(plan)")
         let started = ContinuousClock.now
         let due = try planner.due(app: "big", now: Self.now, on: connection)
         print("recheck due query: \(due.count) of 200,000 due, listed in \(ContinuousClock.now - started)")
         #expect(!due.isEmpty && due.count < 20_000)
+        // Rows in two parts (a watched subscription near expiry) are listed once, in id order.
+        let counts = try connection.query(
+            "SELECT count(*) AS listed, count(DISTINCT id) AS rows FROM (\(RecheckPlanner.dueSQL)) AS due", parameters)[0]
+        let listed: Int = try counts.decode("listed")
+        let rows: Int = try counts.decode("rows")
+        #expect(listed > rows, "no row is in two parts: the test no longer covers the repeats")
+        #expect(due.count == rows)
+        #expect(due.map(\.id) == due.map(\.id).sorted() && Set(due.map(\.id)).count == due.count)
     }
 }
