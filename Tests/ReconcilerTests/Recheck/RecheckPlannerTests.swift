@@ -61,7 +61,8 @@ struct RecheckPlannerTests {
         #expect(!due.isEmpty && due.count < 20_000)
         // Rows in two parts (a watched subscription near expiry) are listed once, in id order.
         let counts = try connection.query(
-            "SELECT count(*) AS listed, count(DISTINCT id) AS rows FROM (\(RecheckPlanner.dueSQL)) AS due", parameters)[0]
+            "SELECT count(*) AS listed, count(DISTINCT id) AS rows FROM (\(RecheckPlanner.dueSQL)) AS due", parameters)[
+                0]
         let listed: Int = try counts.decode("listed")
         let rows: Int = try counts.decode("rows")
         #expect(listed > rows, "no row is in two parts: the test no longer covers the repeats")
