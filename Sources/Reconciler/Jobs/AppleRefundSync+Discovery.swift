@@ -39,14 +39,21 @@ extension AppleRefundSync {
         // Once a page held a payload that failed verification, later pages are still stored but the checkpoint
         // stays before that page: the next run reads it again, so nothing rejected is skipped for good.
         var holdCheckpoint = false
+        // The next page's call, travelling while this page is verified and stored (as in GoogleVoidedSync).
+        var prefetched: Task<NotificationHistoryResponse, any Error>?
+        defer { prefetched?.cancel() }
         while true {
-            try environment.checkShutdown()
+            // A stop request lets the call already travelling finish and its page be saved (the quota is spent).
+            if prefetched == nil { try environment.checkShutdown() }
             let request = NotificationHistoryRequest(startDate: start, endDate: end, notificationType: type)
             let page: NotificationHistoryResponse
             do {
-                page = try await access.client.notificationHistory(
-                    request, paginationToken: token, purpose: .incremental
-                ).page
+                if let call = prefetched {
+                    prefetched = nil
+                    page = try await call.value
+                } else {
+                    page = try await notifications(request, token: token)
+                }
             } catch let error as AppStoreServerAPIError
                 where token != nil && !restarted
                 && (error.apiErrorCode == .paginationTokenExpired || error.apiErrorCode == .invalidPaginationToken)
@@ -55,6 +62,11 @@ extension AppleRefundSync {
                 restarted = true
                 token = nil
                 continue
+            }
+            let next = page.hasMore ? page.paginationToken : nil
+            if let next, !environment.shutdown.isRequested {
+                // Used only after this page and its checkpoint commit; its errors surface when it is taken.
+                prefetched = Task { [self] in try await notifications(request, token: next) }
             }
             var customers: [String] = []
             var refunds: [AppleRefundStore.Row] = []
@@ -74,7 +86,6 @@ extension AppleRefundSync {
                 }
             }
             environment.counters.add("notifications", page.notificationHistory.count)
-            let next = page.hasMore ? page.paginationToken : nil
             if environment.dryRun {
                 environment.counters.add("would_insert", try store.countNew(refunds, on: connection))
             } else {
@@ -104,6 +115,13 @@ extension AppleRefundSync {
             token = next
             if next == nil { break }
         }
+    }
+
+    /// One page of Notification History.
+    func notifications(_ request: NotificationHistoryRequest, token: String?) async throws
+        -> NotificationHistoryResponse
+    {
+        try await access.client.notificationHistory(request, paginationToken: token, purpose: .incremental).page
     }
 
     /// Verifies a notification and the transaction inside it; a failure is counted and logged, never stored.

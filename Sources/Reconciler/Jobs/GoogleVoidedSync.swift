@@ -8,8 +8,8 @@ import RateLimiting
 /// and stores every row in the refund ledger.
 ///
 /// Each page's rows and the checkpoint that follows them (the next page token, or the new high-water mark when the
-/// window is drained) commit in one transaction, so `kill -9` at any moment loses at most the page in flight and a
-/// rerun fetches only that page again. Rows are upserted by natural key, so overlapping windows and reruns never
+/// window is drained) commit in one transaction, so `kill -9` at any moment loses nothing committed and a rerun
+/// fetches again only the page being stored and the next one, whose call travels meanwhile. Rows are upserted by natural key, so overlapping windows and reruns never
 /// duplicate anything. See ``VoidedWindowPlanner`` for the window arithmetic.
 public struct GoogleVoidedSync: Sendable {
     /// Which window to drain.
@@ -181,8 +181,9 @@ public struct GoogleVoidedSync: Sendable {
             if let next, !environment.shutdown.isRequested {
                 // Pages can only be read in order, but the next one can travel (quota, HTTP, decoding) while this
                 // one is stored: the store and the database work at once. It is used only after this page and its
-                // checkpoint have committed, so a crash still loses at most the page in flight; its errors (quota,
-                // an outage, a refused token) surface when it is taken, as if it were asked for then.
+                // checkpoint have committed, so a crash loses nothing but costs at most two calls (this page and
+                // that one); its errors (quota, an outage, a refused token) surface when it is taken, as if it were
+                // asked for then.
                 let (from, to) = (start, end)
                 prefetched = Task { [self] in try await fetch(start: from, end: to, token: next, purpose: purpose) }
             }

@@ -82,7 +82,9 @@ struct GoogleVoidedCrashTests {
             #expect(try harness.storedVoids() == truth)
             let spent = harness.voidedGranted
             #expect(spent >= pages)
-            #expect(spent - pages <= kills, "\(spent - pages) pages fetched again after \(kills) kills (\(delays) ms)")
+            // A kill wastes at most two calls: the page being stored and the next one, already travelling.
+            #expect(
+                spent - pages <= 2 * kills, "\(spent - pages) pages fetched again after \(kills) kills (\(delays) ms)")
             print(
                 "crash safety: \(kills) kills after \(delays) ms, \(spent - pages) pages fetched again, \(pages) pages")
         }
