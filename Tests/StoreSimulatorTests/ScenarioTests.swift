@@ -70,6 +70,43 @@ struct ScenarioTests {
         #expect(after.cancellation == .replacement)
     }
 
+    @Test("oneTimeDays: one-time purchases and their voids in the last days, subscriptions over the whole history")
+    func oneTimeDays() throws {
+        let day: Int64 = 86_400_000
+        var spec = ScenarioSpec(
+            seed: 12, subscriptions: 2000, oneTimePurchases: 3000, refunds: 1500, historyDays: 400, futureDays: 1)
+        let whole = try ScenarioGenerator(spec: spec).generate()
+        spec.oneTimeDays = 30
+        let recent = try ScenarioGenerator(spec: spec).generate()
+        let earliest = spec.anchorMillis - 30 * day
+        // Left out, one-time purchases span the history as before.
+        #expect(whole.plans.contains { $0.isOneTime && $0.startMillis < earliest - 300 * day })
+        let oneTime = recent.plans.filter(\.isOneTime)
+        #expect(oneTime.count == 3000)
+        #expect(oneTime.allSatisfy { $0.startMillis >= earliest })
+        // Subscriptions draw from their own random streams: they start as before.
+        #expect(recent.plans.prefix(2000).map(\.startMillis) == whole.plans.prefix(2000).map(\.startMillis))
+        #expect(recent.plans.prefix(2000).contains { $0.startMillis < earliest - 300 * day })
+        // So every recorded void of a one-time purchase is inside Google's 30 days at the anchor.
+        let voids = recent.groundTruth(at: spec.anchorMillis).googleVoids.filter { $0.recorded && !$0.isSubscription }
+        #expect(voids.count > 300)
+        #expect(voids.allSatisfy { $0.recordedTimeMillis >= earliest })
+        let before = whole.groundTruth(at: spec.anchorMillis).googleVoids.filter { $0.recorded && !$0.isSubscription }
+        #expect(before.contains { $0.recordedTimeMillis < earliest })
+    }
+
+    @Test("oneTimeDays in JSON: optional, left out of a spec that does not set it")
+    func oneTimeDaysJSON() throws {
+        let plain = try JSONDecoder().decode(ScenarioSpec.self, from: Data(#"{"seed": 4}"#.utf8))
+        #expect(plain.oneTimeDays == nil)
+        #expect(plain == ScenarioSpec(seed: 4))
+        let encoded = try #require(String(data: try JSONEncoder().encode(plain), encoding: .utf8))
+        #expect(!encoded.contains("oneTimeDays"))
+        let set = try JSONDecoder().decode(ScenarioSpec.self, from: Data(#"{"seed": 4, "oneTimeDays": 30}"#.utf8))
+        #expect(set.oneTimeDays == 30)
+        #expect(try JSONDecoder().decode(ScenarioSpec.self, from: JSONEncoder().encode(set)) == set)
+    }
+
     @Test(
         "RFC 3339 formatting with 0, 3, 6 and 9 fractional digits",
         arguments: [

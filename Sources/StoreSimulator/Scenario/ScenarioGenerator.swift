@@ -60,8 +60,8 @@ struct ScenarioGenerator {
         return plans
     }
 
-    private func randomStart(_ random: inout SplitMix64) -> Int64 {
-        let earliest = spec.anchorMillis - Int64(spec.historyDays) * Self.day
+    private func randomStart(_ random: inout SplitMix64, historyDays: Int? = nil) -> Int64 {
+        let earliest = spec.anchorMillis - Int64(historyDays ?? spec.historyDays) * Self.day
         return random.int(in: earliest...horizonMillis)
     }
 
@@ -196,8 +196,8 @@ struct ScenarioGenerator {
         let apple = spec.apps[appIndex].platform == .apple
         let productIndex = oneTimeProducts[random.index(oneTimeProducts.count)]
         var plan = PurchasePlan(
-            startMillis: randomStart(&random), product: UInt16(productIndex), secondProduct: UInt16(productIndex),
-            app: UInt8(appIndex))
+            startMillis: randomStart(&random, historyDays: spec.oneTimeDays), product: UInt16(productIndex),
+            secondProduct: UInt16(productIndex), app: UInt8(appIndex))
         plan.ending = .oneTime
         if spec.products[productIndex].kind == .consumable, !apple, random.chance(0.5) {
             plan.quantity = UInt8(2 + random.below(4))

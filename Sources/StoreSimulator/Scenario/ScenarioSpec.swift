@@ -18,6 +18,10 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     public var historyDays: Int
     /// How far after the anchor events are generated (they appear as the clock advances), in days.
     public var futureDays: Int
+    /// How far before the anchor one-time purchases may be made, in days; `nil` (the default) is `historyDays`, as
+    /// before this option existed. A short span puts their refunds and voids (made within 30 days of the purchase)
+    /// inside Google's 30-day voided window while subscriptions keep a long history, as a load scenario needs.
+    public var oneTimeDays: Int?
     /// Share of Apple purchases made in the sandbox environment.
     public var sandboxShare: Double
     /// Share of Google voids recorded late (days after the void).
@@ -39,8 +43,8 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     public init(
         seed: UInt64 = 1, anchorMillis: Int64 = 1_795_000_000_000, subscriptions: Int = 1000,
         oneTimePurchases: Int? = nil, refunds: Int? = nil, historyDays: Int = 400, futureDays: Int = 30,
-        sandboxShare: Double = 0.05, lateVoidShare: Double = 0.1, maxRefundsPerPurchase: Int = 1,
-        renewalVoidShare: Double = 0, apps: [SimulatedApp] = SimulatedApp.defaults,
+        oneTimeDays: Int? = nil, sandboxShare: Double = 0.05, lateVoidShare: Double = 0.1,
+        maxRefundsPerPurchase: Int = 1, renewalVoidShare: Double = 0, apps: [SimulatedApp] = SimulatedApp.defaults,
         products: [SimulatedProduct] = SimulatedProduct.defaults
     ) {
         self.seed = seed
@@ -50,6 +54,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         self.refunds = refunds ?? max(1, subscriptions / 10)
         self.historyDays = historyDays
         self.futureDays = futureDays
+        self.oneTimeDays = oneTimeDays
         self.sandboxShare = sandboxShare
         self.lateVoidShare = lateVoidShare
         self.maxRefundsPerPurchase = maxRefundsPerPurchase
@@ -59,8 +64,8 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case seed, anchorMillis, subscriptions, oneTimePurchases, refunds, historyDays, futureDays, sandboxShare
-        case lateVoidShare, maxRefundsPerPurchase, renewalVoidShare, apps, products
+        case seed, anchorMillis, subscriptions, oneTimePurchases, refunds, historyDays, futureDays, oneTimeDays
+        case sandboxShare, lateVoidShare, maxRefundsPerPurchase, renewalVoidShare, apps, products
     }
 
     /// Decodes a spec; missing keys take the defaults.
@@ -75,6 +80,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
             refunds: try container.decodeIfPresent(Int.self, forKey: .refunds),
             historyDays: try container.decodeIfPresent(Int.self, forKey: .historyDays) ?? 400,
             futureDays: try container.decodeIfPresent(Int.self, forKey: .futureDays) ?? 30,
+            oneTimeDays: try container.decodeIfPresent(Int.self, forKey: .oneTimeDays),
             sandboxShare: try container.decodeIfPresent(Double.self, forKey: .sandboxShare) ?? 0.05,
             lateVoidShare: try container.decodeIfPresent(Double.self, forKey: .lateVoidShare) ?? 0.1,
             maxRefundsPerPurchase: try container.decodeIfPresent(Int.self, forKey: .maxRefundsPerPurchase) ?? 1,
