@@ -61,6 +61,15 @@ public struct BuiltExecutable: Sendable {
     {
         let (process, out, err) = try start(arguments, environment: environment, directory: directory)
         await Self.waitForExit(process)
+        return Self.outcome(process, out, err)
+    }
+
+    /// What an ended process left: its status and output, whose files are removed once read.
+    static func outcome(_ process: Process, _ out: URL, _ err: URL) -> Outcome {
+        defer {
+            try? FileManager.default.removeItem(at: out)
+            try? FileManager.default.removeItem(at: err)
+        }
         return Outcome(
             status: process.terminationStatus,
             stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
@@ -80,9 +89,6 @@ public struct BuiltExecutable: Sendable {
     {
         let (process, out, err) = try start(arguments, environment: environment, directory: directory)
         process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus,
-            stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+        return Self.outcome(process, out, err)
     }
 }
