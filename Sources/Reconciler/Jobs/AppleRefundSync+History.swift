@@ -35,10 +35,10 @@ extension AppleRefundSync {
                 ON CONFLICT DO NOTHING
                 """, [app.id])
         }
-        let budget = SharedCount(limit)
+        let slots = SharedCount()
         try await withReaders(in: environment) { reader in
             // A slot is taken before the claim, so the readers together never read more than `limit` customers.
-            while budget.take(),
+            while slots.next(below: limit) != nil,
                 let (customer, revision) = try claim(queued: false, notCheckedSince: startedAt, in: reader)
             {
                 try await readHistorySafely(customer: customer, revision: revision, purpose: .incremental, in: reader)
@@ -241,9 +241,9 @@ extension AppleRefundSync {
     public func store(pages: [[String]], from answeredFrom: Environment, in environment: JobEnvironment) async throws
         -> Int
     {
-        let next = SharedCount(0)
+        let taken = SharedCount()
         try await withReaders(in: environment) { reader in
-            while let index = next.nextIndex(below: pages.count) {
+            while let index = taken.next(below: pages.count) {
                 let page = pages[index]
                 let customer = "page \(index)"
                 let (rows, failed) = await verify(page, from: answeredFrom, customer: customer, in: reader)
@@ -275,23 +275,12 @@ extension AppleRefundSync {
     }
 }
 
-/// A count shared by readers: how many customers a sweep may still read, or the next page to store.
+/// A count shared by readers, handing out 0, 1, 2, …: a sweep's slots, or the pages to store.
 final class SharedCount: Sendable {
-    private let count: Mutex<Int>
+    private let count = Mutex(0)
 
-    init(_ start: Int) { count = Mutex(start) }
-
-    /// Takes one customer's slot; false when none is left.
-    func take() -> Bool {
-        count.withLock { left in
-            guard left > 0 else { return false }
-            left -= 1
-            return true
-        }
-    }
-
-    /// The next index below `end`, counting up from the start; nil when all are taken.
-    func nextIndex(below end: Int) -> Int? {
+    /// The next number below `end`; nil once all are taken.
+    func next(below end: Int) -> Int? {
         count.withLock { next in
             guard next < end else { return nil }
             defer { next += 1 }

@@ -9,8 +9,8 @@ import RateLimiting
 ///
 /// Each page's rows and the checkpoint that follows them (the next page token, or the new high-water mark when the
 /// window is drained) commit in one transaction, so `kill -9` at any moment loses nothing committed and a rerun
-/// fetches again only the page being stored and the next one, whose call travels meanwhile. Rows are upserted by natural key, so overlapping windows and reruns never
-/// duplicate anything. See ``VoidedWindowPlanner`` for the window arithmetic.
+/// fetches again only the page being stored and the next one, whose call travels meanwhile. Rows are upserted by
+/// natural key, so overlapping windows and reruns never duplicate anything. See ``VoidedWindowPlanner`` for the window arithmetic.
 public struct GoogleVoidedSync: Sendable {
     /// Which window to drain.
     public enum Mode: Sendable, Equatable {
@@ -131,7 +131,7 @@ public struct GoogleVoidedSync: Sendable {
         var restartedAfterTokenError = false
         // After a page of only new rows the next is most likely new too (see VoidedPurchaseStore.upsert).
         var expectNew = false
-        // The next page's call, started while the page in hand is stored (see `prefetch`).
+        // The next page's call, started while the page in hand is stored (why: where it is started, below).
         var prefetched: Task<VoidedPurchasesListResponse, any Error>?
         defer { prefetched?.cancel() }
         while true {

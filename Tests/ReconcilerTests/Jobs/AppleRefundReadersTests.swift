@@ -69,13 +69,9 @@ extension AppleRefundSyncTests {
             let stores = try SimulatedStores(
                 simulator: simulator, databasePrefix: "applestage", extraYAML: "sync: { appleConcurrency: 3 }\n")
             let harness = JobHarness(stores: stores)
-            let app = stores.app(.apple)
-            let configuration = stores.configuration
             let customers = Set(truth(harness).map(\.originalTransactionId)).sorted()
             var pages: [[String]] = []
-            var result = try await harness.runner().run(job: "stage", app: app, waitForLock: false) { environment in
-                let access = try StoreClients.apple(
-                    for: app, configuration: configuration, gate: environment.gate, logger: environment.logger)
+            var result = try await appleJob(harness, named: "stage") { _, access, _ in
                 for customer in customers {
                     pages.append(
                         try await access.client.refundHistory(
@@ -89,11 +85,8 @@ extension AppleRefundSyncTests {
             var forged = pages[pages.count - 1]
             forged[0] = String(forged[0].dropLast(4)) + "AAAA"
             let all = pages.dropLast() + [forged]
-            result = try await harness.runner().run(job: "stage", app: app, waitForLock: false) { environment in
-                let access = try StoreClients.apple(
-                    for: app, configuration: configuration, gate: environment.gate, logger: environment.logger)
-                _ = try await AppleRefundSync(app: app, configuration: configuration, access: access)
-                    .store(pages: Array(all), from: .production, in: environment)
+            result = try await appleJob(harness, named: "stage") { sync, _, environment in
+                _ = try await sync.store(pages: Array(all), from: .production, in: environment)
             }
             #expect(result.counts["verification_failed"] == 1, "\(result.counts)")
             #expect(result.calls.isEmpty, "no store call: \(result.calls)")

@@ -72,13 +72,21 @@ struct AppleRefundSyncTests {
     func appleSync(_ harness: JobHarness, _ mode: AppleRefundSync.Mode = .incremental, dryRun: Bool = false)
         async throws -> JobRunner.Result
     {
+        try await appleJob(harness, dryRun: dryRun) { sync, _, environment in try await sync.run(mode, in: environment)
+        }
+    }
+
+    /// Runs `body` as a job of the harness's Apple app, with the job and the app's store access on the job's gate.
+    func appleJob(
+        _ harness: JobHarness, named job: String = AppleRefundSync.job, dryRun: Bool = false,
+        _ body: (AppleRefundSync, AppleStoreAccess, JobEnvironment) async throws -> Void
+    ) async throws -> JobRunner.Result {
         let app = harness.stores.app(.apple)
         let configuration = harness.stores.configuration
-        return try await harness.runner(dryRun: dryRun).run(job: AppleRefundSync.job, app: app, waitForLock: false) {
-            environment in
+        return try await harness.runner(dryRun: dryRun).run(job: job, app: app, waitForLock: false) { environment in
             let access = try StoreClients.apple(
                 for: app, configuration: configuration, gate: environment.gate, logger: environment.logger)
-            try await AppleRefundSync(app: app, configuration: configuration, access: access).run(mode, in: environment)
+            try await body(AppleRefundSync(app: app, configuration: configuration, access: access), access, environment)
         }
     }
 
@@ -154,25 +162,15 @@ struct AppleRefundSyncTests {
                 simulator: simulator, databasePrefix: "appletwo", extraYAML: "sync: { appleSweepCustomers: 0 }\n")
             let harness = JobHarness(stores: stores)
             // Discovery alone first (queues customers), then two workers drain the queue at once.
-            let app = stores.app(.apple)
-            let configuration = stores.configuration
-            _ = try await harness.runner().run(job: "discover", app: app, waitForLock: false) { environment in
-                let access = try StoreClients.apple(
-                    for: app, configuration: configuration, gate: environment.gate, logger: environment.logger)
-                try await AppleRefundSync(app: app, configuration: configuration, access: access)
-                    .run(.backfillIds([]), in: environment)
+            _ = try await appleJob(harness, named: "discover") { sync, _, environment in
+                try await sync.run(.backfillIds([]), in: environment)
             }
             simulator.resetStatistics()
             let results = try await withThrowingTaskGroup(of: JobRunner.Result.self) { group in
                 for worker in 0..<2 {
                     group.addTask {
-                        try await harness.runner().run(job: "worker\(worker)", app: app, waitForLock: false) {
-                            environment in
-                            let access = try StoreClients.apple(
-                                for: app, configuration: configuration, gate: environment.gate,
-                                logger: environment.logger)
-                            try await AppleRefundSync(app: app, configuration: configuration, access: access)
-                                .run(.incremental, in: environment)
+                        try await appleJob(harness, named: "worker\(worker)") { sync, _, environment in
+                            try await sync.run(.incremental, in: environment)
                         }
                     }
                 }
