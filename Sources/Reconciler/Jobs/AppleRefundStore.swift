@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import Logging
 import Postgres
 
 /// Writes verified Apple refund transactions into the ledger (one statement per page), queues customers, marks
@@ -24,6 +25,8 @@ struct AppleRefundStore: Sendable {
         var currency: String?
         var environment: String?
         var payload: String
+        /// The JWS it was verified from, when known (what a quarantine keeps, so a retry verifies it again).
+        var signed: String?
     }
 
     /// The ledger row of a verified transaction, or `nil` when it carries no revocation (not a refund).
@@ -42,12 +45,14 @@ struct AppleRefundStore: Sendable {
         switch transaction.revocationType {
         case .some(.refundProrated): type = "prorated"
         case .some(.familyRevoke): type = "family_revoke"
-        default: type = "full"
+        case .none, .some(.refundFull): type = "full"
+        // A type this version does not know is kept (its raw value stays in the payload); its amount is unknown.
+        case .some: type = "unknown"
         }
         let quantity = max(1, transaction.quantity ?? 1)
         let percentage = transaction.revocationPercentage
         var amount: Int64?
-        if let price = transaction.price {
+        if let price = transaction.price, type != "unknown" {
             let total = price * Int64(quantity)
             if type == "prorated", let percentage {
                 // Milliunits x milli-percent / 100000, rounded half up: exact integer arithmetic.
@@ -64,6 +69,58 @@ struct AppleRefundStore: Sendable {
             type: type, quantity: quantity, percentageMilli: percentage, priceMilli: transaction.price,
             amountMilli: amount, currency: transaction.currency, environment: transaction.environment?.rawValue,
             payload: String(decoding: verified.json, as: UTF8.self))
+    }
+
+    /// What the ledger makes of a verified transaction.
+    enum Intake {
+        /// A refund to store.
+        case refund(Row)
+        /// Not a refund (no revocation, or ended by an upgrade).
+        case notARefund
+        /// A revocation the ledger cannot take, with the reason.
+        case unstorable(String)
+    }
+
+    /// Maps a verified transaction to a ledger row, or says why it cannot be stored.
+    static func intake(_ verified: VerifiedTransaction) -> Intake {
+        let transaction = verified.payload
+        guard transaction.revocationDate != nil else { return .notARefund }
+        guard let id = transaction.transactionId, !id.isEmpty else {
+            return .unstorable("transactionId: missing (the ledger's key) on a revoked transaction")
+        }
+        if id.count > VoidedPurchaseStore.maxOrderIdLength {
+            return .unstorable(
+                "transactionId: \(id.count) characters, longer than the \(VoidedPurchaseStore.maxOrderIdLength) the ledger takes")
+        }
+        if let original = transaction.originalTransactionId, original.count > VoidedPurchaseStore.maxOrderIdLength {
+            return .unstorable(
+                "originalTransactionId: \(original.count) characters, longer than the \(VoidedPurchaseStore.maxOrderIdLength) the ledger takes"
+            )
+        }
+        return row(verified).map(Intake.refund) ?? .notARefund
+    }
+
+    /// Stores refunds (repeats merged: the later one of a transaction id wins) and sets odd rows aside, inside the
+    /// caller's transaction: when the database refuses the batch for its rows' sake, the rows are written one by
+    /// one so exactly the refused ones are quarantined. Returns (inserted, updated).
+    func write(
+        _ rows: [Row], quarantined: [QuarantinedRow], job: QuarantinedRow.Job, runId: Int64?, logger: Logger,
+        counters: JobCounters, on connection: PostgresConnection
+    ) throws -> (Int, Int) {
+        let (merged, repeats) = rows.mergingRepeats { $0.transactionId }
+        counters.add("merged_repeats", repeats)
+        let (counts, refused) = try Quarantine.writeRowByRowOnRefusal(merged, on: connection) { batch in
+            try upsert(batch, runId: runId, on: connection)
+        }
+        let odd =
+            quarantined
+            + refused.map { row, error in
+                QuarantinedRow(
+                    job: job, naturalKey: row.transactionId, raw: Data((row.signed ?? row.payload).utf8), refusal: error,
+                    context: row.environment.map { ["environment": $0] } ?? [:])
+            }
+        try Quarantine.record(odd, app: app.id, runId: runId, logger: logger, counters: counters, on: connection)
+        return counts
     }
 
     /// Upserts refunds. Returns (inserted, updated).

@@ -12,7 +12,7 @@ extension AppleRefundSync {
 
     /// Reads the refund history of every queued customer, oldest queued first.
     func drainQueue(purpose: CallPurpose, in environment: JobEnvironment) async throws {
-        // A customer given back this run (its page failed verification) stays queued for the next run.
+        // A customer given back this run (a store error about it alone) stays queued for the next run.
         let startedAt = try databaseNow(environment)
         try await withReaders(in: environment) { reader in
             while let (customer, revision) = try claim(queued: true, notCheckedSince: startedAt, in: reader) {
@@ -163,20 +163,21 @@ extension AppleRefundSync {
                 continue
             }
             environment.counters.add("pages")
-            let (rows, failed) = await verify(
+            let (rows, quarantined) = await verify(
                 page.signedTransactions, from: answeredFrom, customer: customer, in: environment)
             let more = page.hasMore && page.revision != nil
             if environment.dryRun {
                 environment.counters.add("would_insert", try store.countNew(rows, on: connection))
+                environment.counters.add("would_quarantine", quarantined.count)
             } else {
                 try save(
-                    rows, customer: customer, failed: failed,
+                    rows, quarantined: quarantined, customer: customer,
                     next: more ? .more(page.revision) : .done(page.revision ?? revision), in: environment)
             }
             environment.progress?.update(
                 "\(app.id) \(Self.job): \(environment.counters["customers"]) customers, "
                     + "\(environment.counters["inserted"]) new refunds")
-            if failed || !more { return }
+            if !more { return }
             revision = page.revision
         }
     }
@@ -189,39 +190,55 @@ extension AppleRefundSync {
         case done(String?)
     }
 
-    /// Verifies a page's signed transactions one by one: a payload that fails is logged, counted and left out (the
-    /// others are kept), and `failed` says the page must be read again.
+    /// Verifies a page's signed transactions one by one and maps them to ledger rows. A payload that fails
+    /// verification, or a revocation the ledger cannot take, is logged and set aside for the quarantine (never
+    /// stored in the ledger); the others are kept and the customer's history moves on.
     func verify(_ signed: [String], from answeredFrom: Environment, customer: String, in environment: JobEnvironment)
-        async -> (rows: [AppleRefundStore.Row], failed: Bool)
+        async -> (rows: [AppleRefundStore.Row], quarantined: [QuarantinedRow])
     {
         var rows: [AppleRefundStore.Row] = []
-        var failed = false
+        var quarantined: [QuarantinedRow] = []
+        let context = ["environment": answeredFrom.rawValue, "customer": customer]
         for payload in signed {
             do {
                 let verified = try await access.verifier(for: answeredFrom).verifyTransaction(payload)
-                if let row = AppleRefundStore.row(verified) { rows.append(row) }
+                switch AppleRefundStore.intake(verified) {
+                case .refund(var row):
+                    row.signed = payload
+                    rows.append(row)
+                case .notARefund:
+                    break
+                case .unstorable(let reason):
+                    quarantined.append(
+                        QuarantinedRow(
+                            job: .appleRefunds, naturalKey: verified.payload.transactionId, raw: payload,
+                            reason: "customer \(customer): \(reason)", context: context))
+                }
             } catch {
-                failed = true
                 environment.counters.add("verification_failed")
-                environment.logger.error("customer \(customer): refund payload rejected, not stored: \(error)")
+                quarantined.append(
+                    QuarantinedRow(
+                        job: .appleRefunds, naturalKey: nil, raw: payload,
+                        reason: "customer \(customer): the signed transaction failed verification: \(error)",
+                        context: context))
             }
         }
         environment.counters.add("rows_fetched", rows.count)
-        return (rows, failed)
+        return (rows, quarantined)
     }
 
-    /// Stores a page's refunds and the customer's place after it in one transaction.
+    /// Stores a page's refunds (odd rows to the quarantine) and the customer's place after it in one transaction.
     func save(
-        _ rows: [AppleRefundStore.Row], customer: String, failed: Bool, next: PageEnd, in environment: JobEnvironment
+        _ rows: [AppleRefundStore.Row], quarantined: [QuarantinedRow], customer: String, next: PageEnd,
+        in environment: JobEnvironment
     ) throws {
         try environment.connection.transaction { connection in
-            let counts = try store.upsert(rows, runId: environment.runId, on: connection)
+            let counts = try store.write(
+                rows, quarantined: quarantined, job: .appleRefunds, runId: environment.runId,
+                logger: environment.logger, counters: environment.counters, on: connection)
             environment.counters.add("inserted", counts.0)
             environment.counters.add("updated", counts.1)
             switch next {
-            case _ where failed:
-                // Keep the old revision: the next run reads this page again and re-verifies it.
-                try release(customer, on: connection)
             case .more(let revision):
                 try connection.execute(
                     """
@@ -246,10 +263,10 @@ extension AppleRefundSync {
             while let index = taken.next(below: pages.count) {
                 let page = pages[index]
                 let customer = "page \(index)"
-                let (rows, failed) = await verify(page, from: answeredFrom, customer: customer, in: reader)
+                let (rows, quarantined) = await verify(page, from: answeredFrom, customer: customer, in: reader)
                 try save(
-                    rows, customer: rows.first?.originalTransactionId ?? customer, failed: failed, next: .done(nil),
-                    in: reader)
+                    rows, quarantined: quarantined, customer: rows.first?.originalTransactionId ?? customer,
+                    next: .done(nil), in: reader)
             }
         }
         return environment.counters["inserted"] + environment.counters["updated"]

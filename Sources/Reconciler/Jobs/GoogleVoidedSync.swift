@@ -30,6 +30,8 @@ public struct GoogleVoidedSync: Sendable {
         public var inserted = 0
         /// Rows whose stored payload changed.
         public var updated = 0
+        /// Rows set aside in the quarantine (they could not be stored).
+        public var quarantined = 0
         /// Whether the window was drained (the checkpoint advanced).
         public var drained = false
         /// A window older than the store keeps, if one was found.
@@ -37,7 +39,7 @@ public struct GoogleVoidedSync: Sendable {
 
         public static func == (lhs: Summary, rhs: Summary) -> Bool {
             lhs.pages == rhs.pages && lhs.rows == rhs.rows && lhs.inserted == rhs.inserted
-                && lhs.updated == rhs.updated && lhs.drained == rhs.drained && lhs.gap?.from == rhs.gap?.from
+                && lhs.updated == rhs.updated && lhs.quarantined == rhs.quarantined && lhs.drained == rhs.drained && lhs.gap?.from == rhs.gap?.from
         }
     }
 
@@ -176,7 +178,9 @@ public struct GoogleVoidedSync: Sendable {
             summary.rows += page.voidedPurchases.count
             environment.counters.add("pages")
             environment.counters.add("rows_fetched", page.voidedPurchases.count)
-            let rows = storable(page.voidedPurchases, page: summary.pages, logger: logger, in: environment)
+            let (rows, quarantined, merged) = VoidedPurchaseStore.intake(page)
+            environment.counters.add("merged_repeats", merged)
+            summary.quarantined += quarantined.count
             let next = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
             if let next, !environment.shutdown.isRequested {
                 // Pages can only be read in order, but the next one can travel (quota, HTTP, decoding) while this
@@ -207,8 +211,9 @@ public struct GoogleVoidedSync: Sendable {
                     checkpoint.rowsDone = 0
                 }
                 let counts = try connection.transaction { connection in
-                    let counts = try store.upsert(
-                        rows, runId: environment.runId, expectNew: expectNew, on: connection)
+                    let counts = try store.write(
+                        rows, quarantined: quarantined, runId: environment.runId, expectNew: expectNew,
+                        logger: logger, counters: environment.counters, on: connection)
                     try checkpoint.save(on: connection)
                     return counts
                 }
@@ -229,11 +234,10 @@ public struct GoogleVoidedSync: Sendable {
         logger.info(
             "\(environment.dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(environment.dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(environment.dryRun ? "unchanged" : "at \(Self.text(end))")"
         )
-        let rejected = environment.counters["rows_rejected"]
-        if rejected > 0 {
-            throw ReconcilerError(
-                .failed,
-                "\(rejected) voided purchases could not be stored (see the lines above); everything else was saved")
+        if summary.quarantined > 0 {
+            logger.warning(
+                "\(summary.quarantined) voided purchases could not be stored and were quarantined (see the lines above; `storerecon quarantine list`); everything else was saved"
+            )
         }
         return summary
     }
@@ -246,20 +250,6 @@ public struct GoogleVoidedSync: Sendable {
             packageName: app.storeAppId, startTime: token == nil ? start : nil, endTime: token == nil ? end : nil,
             token: token, maxResults: Self.pageSize, type: .oneTimeProductsAndSubscriptions,
             includeQuantityBasedPartialRefund: true, purpose: purpose)
-    }
-
-    /// The rows PostgreSQL can store; each other one is logged with its reason and counted as `rows_rejected`.
-    func storable(_ rows: [VoidedPurchase], page: Int, logger: Logger, in environment: JobEnvironment)
-        -> [VoidedPurchase]
-    {
-        rows.enumerated().compactMap { index, row in
-            guard let reason = VoidedPurchaseStore.unstorableReason(row) else { return row }
-            environment.counters.add("rows_rejected")
-            logger.error(
-                "voided purchase rejected, not stored: page \(page) row \(index + 1) (orderId \(VoidedPurchaseStore.quoted(row.orderId))): \(reason)"
-            )
-            return nil
-        }
     }
 
     static func text(_ date: Date) -> String {
