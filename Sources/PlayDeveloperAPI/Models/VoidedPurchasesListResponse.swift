@@ -132,7 +132,8 @@ public struct VoidedPurchasesListResponse: Sendable, Equatable, Decodable {
         }
         struct OrderIdOnly: Decodable { var orderId: String? }
         guard let ranges = JSONMemberArraySlicer.elementRanges(of: "voidedPurchases", in: json) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "voidedPurchases is not an array"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "voidedPurchases is not an array"))
         }
         // The envelope without the rows, so that a row JSON itself refuses (an unpaired surrogate escape) is that
         // row's problem only.

@@ -90,7 +90,8 @@ struct AppleRefundStore: Sendable {
         }
         if id.count > VoidedPurchaseStore.maxOrderIdLength {
             return .unstorable(
-                "transactionId: \(id.count) characters, longer than the \(VoidedPurchaseStore.maxOrderIdLength) the ledger takes")
+                "transactionId: \(id.count) characters, longer than the \(VoidedPurchaseStore.maxOrderIdLength) the ledger takes"
+            )
         }
         if let original = transaction.originalTransactionId, original.count > VoidedPurchaseStore.maxOrderIdLength {
             return .unstorable(
@@ -98,6 +99,17 @@ struct AppleRefundStore: Sendable {
             )
         }
         return row(verified).map(Intake.refund) ?? .notARefund
+    }
+
+    /// The `transactionId` an unverified JWS claims, to label its quarantine entry (never trusted beyond that).
+    static func claimedTransactionId(_ jws: String) -> String? {
+        struct Claim: Decodable { var transactionId: String? }
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return (try? JSONDecoder().decode(Claim.self, from: data))?.transactionId
     }
 
     /// Stores refunds (repeats merged: the later one of a transaction id wins) and sets odd rows aside, inside the
@@ -116,10 +128,16 @@ struct AppleRefundStore: Sendable {
             quarantined
             + refused.map { row, error in
                 QuarantinedRow(
-                    job: job, naturalKey: row.transactionId, raw: Data((row.signed ?? row.payload).utf8), refusal: error,
+                    job: job, naturalKey: row.transactionId, raw: Data((row.signed ?? row.payload).utf8),
+                    refusal: error,
                     context: row.environment.map { ["environment": $0] } ?? [:])
             }
         try Quarantine.record(odd, app: app.id, runId: runId, logger: logger, counters: counters, on: connection)
+        if job == .appleRefunds {
+            try Quarantine.resolveLanded(
+                job: job, app: app.id, keys: Quarantine.landedKeys(merged, refused: refused) { $0.transactionId },
+                note: "a verified copy landed", on: connection)
+        }
         return counts
     }
 

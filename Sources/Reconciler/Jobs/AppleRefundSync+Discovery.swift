@@ -36,6 +36,10 @@ extension AppleRefundSync {
             }
         }
         var restarted = false
+        // Once a page held a payload that failed verification (it is quarantined), later pages are still stored but
+        // the checkpoint stays before that page: the next run reads it again, so a payload spoiled on its way is not
+        // skipped for good.
+        var holdCheckpoint = false
         // The next page's call, travelling while this page is verified and stored (as in GoogleVoidedSync).
         var prefetched: Task<NotificationHistoryResponse, any Error>?
         defer { prefetched?.cancel() }
@@ -69,6 +73,7 @@ extension AppleRefundSync {
             var refunds: [AppleRefundStore.Row] = []
             var reversed: [(String, Date)] = []
             var quarantined: [QuarantinedRow] = []
+            var verifiedUUIDs: [String] = []
             // Notification History may repeat a notification (Apple retries sends): one per notification UUID.
             let (items, repeats) = page.notificationHistory.mergingRepeats { item in
                 item.signedPayload.map { Self.notificationKey($0) } ?? ""
@@ -82,8 +87,10 @@ extension AppleRefundSync {
                 case .verified(let outer, let inner): (notification, transaction) = (outer, inner)
                 case .setAside(let odd):
                     quarantined.append(odd)
+                    holdCheckpoint = true
                     continue
                 }
+                if let uuid = notification.payload.notificationUUID { verifiedUUIDs.append(uuid) }
                 guard let original = transaction.payload.originalTransactionId, !original.isEmpty else {
                     quarantined.append(
                         QuarantinedRow(
@@ -106,7 +113,8 @@ extension AppleRefundSync {
                             QuarantinedRow(
                                 job: .appleNotifications, naturalKey: notification.payload.notificationUUID,
                                 raw: signed,
-                                reason: "notification \(notification.payload.notificationUUID ?? "(no UUID)"): \(reason)"
+                                reason:
+                                    "notification \(notification.payload.notificationUUID ?? "(no UUID)"): \(reason)"
                             ))
                     }
                 }
@@ -137,7 +145,10 @@ extension AppleRefundSync {
                     let marked = try store.markReversed(
                         transactionIds: reversed.map(\.0), at: reversed.map(\.1), on: connection)
                     environment.counters.add("reversed", marked)
-                    try checkpoint.save(on: connection)
+                    try Quarantine.resolveLanded(
+                        job: .appleNotifications, app: app.id, keys: verifiedUUIDs, note: "a verified copy landed",
+                        on: connection)
+                    if !holdCheckpoint { try checkpoint.save(on: connection) }
                 }
             }
             token = next

@@ -12,7 +12,7 @@ extension AppleRefundSync {
 
     /// Reads the refund history of every queued customer, oldest queued first.
     func drainQueue(purpose: CallPurpose, in environment: JobEnvironment) async throws {
-        // A customer given back this run (a store error about it alone) stays queued for the next run.
+        // A customer given back this run (its page failed verification) stays queued for the next run.
         let startedAt = try databaseNow(environment)
         try await withReaders(in: environment) { reader in
             while let (customer, revision) = try claim(queued: true, notCheckedSince: startedAt, in: reader) {
@@ -163,7 +163,7 @@ extension AppleRefundSync {
                 continue
             }
             environment.counters.add("pages")
-            let (rows, quarantined) = await verify(
+            let (rows, quarantined, failed) = await verify(
                 page.signedTransactions, from: answeredFrom, customer: customer, in: environment)
             let more = page.hasMore && page.revision != nil
             if environment.dryRun {
@@ -171,13 +171,13 @@ extension AppleRefundSync {
                 environment.counters.add("would_quarantine", quarantined.count)
             } else {
                 try save(
-                    rows, quarantined: quarantined, customer: customer,
+                    rows, quarantined: quarantined, customer: customer, failed: failed,
                     next: more ? .more(page.revision) : .done(page.revision ?? revision), in: environment)
             }
             environment.progress?.update(
                 "\(app.id) \(Self.job): \(environment.counters["customers"]) customers, "
                     + "\(environment.counters["inserted"]) new refunds")
-            if !more { return }
+            if failed || !more { return }
             revision = page.revision
         }
     }
@@ -191,11 +191,14 @@ extension AppleRefundSync {
     }
 
     /// Verifies a page's signed transactions one by one and maps them to ledger rows. A payload that fails
-    /// verification, or a revocation the ledger cannot take, is logged and set aside for the quarantine (never
-    /// stored in the ledger); the others are kept and the customer's history moves on.
+    /// verification, or a revocation the ledger cannot take, is set aside for the quarantine (never stored in the
+    /// ledger); the others are kept. `failed` says a payload failed verification: the customer's revision then stays
+    /// where it was, so the next run reads the page again (a payload spoiled on its way heals itself, and its
+    /// quarantined copy is closed when the genuine one lands; a forged one stays in the quarantine).
     func verify(_ signed: [String], from answeredFrom: Environment, customer: String, in environment: JobEnvironment)
-        async -> (rows: [AppleRefundStore.Row], quarantined: [QuarantinedRow])
+        async -> (rows: [AppleRefundStore.Row], quarantined: [QuarantinedRow], failed: Bool)
     {
+        var failed = false
         var rows: [AppleRefundStore.Row] = []
         var quarantined: [QuarantinedRow] = []
         let context = ["environment": answeredFrom.rawValue, "customer": customer]
@@ -215,22 +218,23 @@ extension AppleRefundSync {
                             reason: "customer \(customer): \(reason)", context: context))
                 }
             } catch {
+                failed = true
                 environment.counters.add("verification_failed")
                 quarantined.append(
                     QuarantinedRow(
-                        job: .appleRefunds, naturalKey: nil, raw: payload,
+                        job: .appleRefunds, naturalKey: AppleRefundStore.claimedTransactionId(payload), raw: payload,
                         reason: "customer \(customer): the signed transaction failed verification: \(error)",
                         context: context))
             }
         }
         environment.counters.add("rows_fetched", rows.count)
-        return (rows, quarantined)
+        return (rows, quarantined, failed)
     }
 
     /// Stores a page's refunds (odd rows to the quarantine) and the customer's place after it in one transaction.
     func save(
-        _ rows: [AppleRefundStore.Row], quarantined: [QuarantinedRow], customer: String, next: PageEnd,
-        in environment: JobEnvironment
+        _ rows: [AppleRefundStore.Row], quarantined: [QuarantinedRow], customer: String, failed: Bool,
+        next: PageEnd, in environment: JobEnvironment
     ) throws {
         try environment.connection.transaction { connection in
             let counts = try store.write(
@@ -239,6 +243,9 @@ extension AppleRefundSync {
             environment.counters.add("inserted", counts.0)
             environment.counters.add("updated", counts.1)
             switch next {
+            case _ where failed:
+                // Keep the old revision: the next run reads this page again and verifies it again.
+                try release(customer, on: connection)
             case .more(let revision):
                 try connection.execute(
                     """
@@ -263,10 +270,11 @@ extension AppleRefundSync {
             while let index = taken.next(below: pages.count) {
                 let page = pages[index]
                 let customer = "page \(index)"
-                let (rows, quarantined) = await verify(page, from: answeredFrom, customer: customer, in: reader)
+                let (rows, quarantined, failed) = await verify(
+                    page, from: answeredFrom, customer: customer, in: reader)
                 try save(
                     rows, quarantined: quarantined, customer: rows.first?.originalTransactionId ?? customer,
-                    next: .done(nil), in: reader)
+                    failed: failed, next: .done(nil), in: reader)
             }
         }
         return environment.counters["inserted"] + environment.counters["updated"]

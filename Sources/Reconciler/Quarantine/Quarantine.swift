@@ -121,6 +121,26 @@ public enum Quarantine {
             ])
     }
 
+    /// Closes open quarantined rows whose key has now landed in the ledger through the normal path (a later,
+    /// well-formed copy of the same row).
+    static func resolveLanded(
+        job: QuarantinedRow.Job, app: String, keys: [String], note: String, on connection: PostgresConnection
+    ) throws {
+        guard !keys.isEmpty else { return }
+        try connection.execute(
+            """
+            UPDATE quarantine SET resolved_at = now(), resolution = 'landed', resolution_note = $4
+            WHERE app_id = $1 AND job = $2 AND resolved_at IS NULL AND natural_key = ANY ($3::text[])
+            """, [app, job.rawValue, PostgresTextArray(keys), note])
+    }
+
+    /// The keys of the rows of a batch that landed (those the database did not refuse).
+    static func landedKeys<Row>(_ rows: [Row], refused: [(Row, PostgresError)], key: (Row) -> String) -> [String] {
+        guard !refused.isEmpty else { return rows.map(key) }
+        let refusedKeys = Set(refused.map { key($0.0) })
+        return rows.map(key).filter { !refusedKeys.contains($0) }
+    }
+
     /// Open (unacknowledged) quarantined rows per app and job.
     public static func openCounts(app: String?, on connection: PostgresConnection) throws -> [OpenCount] {
         try connection.query(
