@@ -67,7 +67,7 @@ extension PlayDeveloperClient {
         case .throttled(let retryAfter):
             let failure = error(.rateLimited, "the store throttled \(endpoint.api)", retryAfter: retryAfter)
             let verdict: PlayCallRunner.Verdict =
-                runner.policy.retriesThrottled ? .retry(failure, retryAfter: retryAfter) : .fail(failure)
+                runner.retriesThrottled ? .retry(failure, retryAfter: retryAfter) : .fail(failure)
             return (verdict, .throttled(retryAfter: retryAfter))
         case .dailyQuotaExhausted:
             return (
@@ -87,6 +87,8 @@ extension PlayDeveloperClient {
             return (.fail(error(.permissionDenied, hint)), .accepted)
         case .notFound:
             return (.fail(error(.notFound, "not found")), .accepted)
+        case .gone:
+            return (.fail(error(.gone, "gone (the purchase expired long ago)")), .accepted)
         case .serverError(let retryAfter):
             return (.retry(error(.serverError, "the store failed"), retryAfter: retryAfter), .accepted)
         case .clientError:

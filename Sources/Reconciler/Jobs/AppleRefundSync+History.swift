@@ -116,7 +116,9 @@ extension AppleRefundSync {
 
     /// Reads one customer; on any failure the customer is given back (still queued, revision unchanged) so no
     /// lease outlives this process's interest in it. A store error about this customer alone is counted and the
-    /// run goes on with the next one; quota answers, outages and database errors stop the run.
+    /// run goes on with the next one; so is Apple's "not found, retryable" (4040002/4/6) once its retries are spent
+    /// (the customer is asked again next run). Quota answers, outages, refused credentials (401, thrown as
+    /// `.configuration`) and database errors stop the run.
     func readHistorySafely(
         customer: String, revision: String?, purpose: CallPurpose, in environment: JobEnvironment
     ) async throws {
@@ -125,6 +127,12 @@ extension AppleRefundSync {
         } catch let error as AppStoreServerAPIError where !error.isRetryable && error.code == .apiError {
             environment.counters.add("customer_errors")
             environment.logger.error("customer \(customer): \(error); left queued for the next run")
+            if !environment.dryRun { try release(customer, on: environment.connection) }
+        } catch let error as AppStoreServerAPIError
+            where error.httpStatus == 404 && error.apiErrorCode?.isRetryableNotFound == true
+        {
+            environment.counters.add("customers_retry_later")
+            environment.logger.warning("customer \(customer): \(error); still retryable, left queued for the next run")
             if !environment.dryRun { try release(customer, on: environment.connection) }
         } catch {
             if !environment.dryRun, environment.connection.isOpen {
@@ -148,10 +156,11 @@ extension AppleRefundSync {
             do {
                 (page, answeredFrom) = try await access.client.refundHistory(
                     transactionId: customer, revision: revision, purpose: purpose)
-            } catch let error as AppStoreServerAPIError where error.apiErrorCode == .transactionIdNotFound {
+            } catch let error as AppStoreServerAPIError where error.apiErrorCode?.meansTransactionNotFound == true {
                 environment.counters.add("unknown_customers")
+                let code = error.apiErrorCode?.description ?? ""
                 environment.logger.warning(
-                    "customer \(customer) is unknown to the App Store (4040010); not asked again")
+                    "customer \(customer) is unknown to the App Store (\(code)); not asked again")
                 if !environment.dryRun { try finish(customer, revision: revision, on: connection) }
                 return
             } catch let error as AppStoreServerAPIError

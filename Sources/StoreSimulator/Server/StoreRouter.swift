@@ -122,12 +122,35 @@ struct StoreRouter {
         return reply
     }
 
+    /// The answers of the faults that stand for a store's documented odd answers (see ``FaultKind``).
+    private func oddAnswer(_ faults: Set<FaultKind>, endpoint: SimulatorEndpoint, call: UInt64) -> StoreReply? {
+        let apple = endpoint.isApple
+        if faults.contains(.notFoundRetryable), apple {
+            return AppleError.notFoundRetryable(call)
+        }
+        if faults.contains(.notFoundFinal), apple {
+            return AppleError.notFoundFinal(call)
+        }
+        if faults.contains(.gone), endpoint == .googleSubscriptionsV2 {
+            return GoogleError.gone()
+        }
+        if faults.contains(.dailyLimit), !apple, endpoint != .googleToken {
+            return GoogleError.dailyLimitExceeded(call)
+        }
+        if faults.contains(.oddRetryAfter) {
+            var reply = apple ? AppleError.serverError(retryable: true) : GoogleError.serverError(second: true)
+            reply.retryAfter = OddRetryAfter.value(call)
+            return reply
+        }
+        return nil
+    }
+
     private func serveUnlabelled(
         _ endpoint: SimulatorEndpoint, _ request: StoreRequest,
         authorize: (Set<FaultKind>) -> (QuotaLedger.Key?, StoreReply?, Bool),
         answer: (Set<FaultKind>, QuotaLedger.Key) -> StoreReply
     ) async -> StoreReply {
-        let (faults, slowMillis) = state.faults.draw(for: endpoint)
+        let (faults, slowMillis, call) = state.faults.draw(for: endpoint)
         let (key, refusal, apple) = authorize(faults)
         guard let key else { return refusal ?? StoreReply(status: 401, body: "") }
         let quotas = state.quotas
@@ -141,6 +164,7 @@ struct StoreRouter {
         if faults.contains(.slow) {
             try? await Task.sleep(for: .milliseconds(slowMillis))
         }
+        if let reply = oddAnswer(faults, endpoint: endpoint, call: call) { return reply }
         if faults.contains(.serverError) {
             let second = request.segments.count % 2 == 0
             return apple ? AppleError.serverError(retryable: second) : GoogleError.serverError(second: second)
