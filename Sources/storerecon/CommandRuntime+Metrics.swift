@@ -54,6 +54,23 @@ extension CommandRuntime {
             let at: Int64 = try row.decode("at")
             text += "storerecon_job_last_success_timestamp_seconds\(labels([("job", job), ("app", app)])) \(at)\n"
         }
+        metric(
+            "storerecon_quarantined_rows",
+            "Store rows set aside because they cannot be stored, not yet retried or dropped (storerecon quarantine).",
+            "gauge")
+        var quarantined: [String: [String: Int]] = [:]
+        for open in try Quarantine.openCounts(app: nil, on: connection) {
+            quarantined[open.app, default: [:]][open.job] = open.rows
+        }
+        // Every configured app and job has a series (0 when nothing is quarantined), so an alert can say `> 0`.
+        for app in configuration.apps {
+            let jobs: [QuarantinedRow.Job] =
+                app.platform == .google ? [.googleVoided, .recheck] : [.appleRefunds, .appleNotifications, .recheck]
+            for job in jobs {
+                let count = quarantined[app.id]?[job.rawValue] ?? 0
+                text += "storerecon_quarantined_rows\(labels([("app", app.id), ("job", job.rawValue)])) \(count)\n"
+            }
+        }
         let target = URL(fileURLWithPath: path)
         let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).tmp")
         try Data(text.utf8).write(to: temporary)

@@ -82,6 +82,9 @@ enum StatusTable {
                         + "\(usage.refused) refused, \(usage.throttled) throttled\(usage.exhausted ? ", EXHAUSTED" : "")"
                 )
             }
+            for open in app.quarantined {
+                lines.append("  QUARANTINED \(open.job): \(open.rows) rows, last met \(open.lastSeen)")
+            }
             for run in app.lastRuns {
                 lines.append("  last \(run.job): \(run.outcome ?? "running or crashed") at \(run.startedAt)")
             }

@@ -16,6 +16,7 @@ struct StoreRecon: AsyncParsableCommand {
             ReportCommand.self,
             StatusCommand.self,
             RecheckCommand.self,
+            QuarantineCommand.self,
         ]
     )
 }

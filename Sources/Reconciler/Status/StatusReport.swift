@@ -27,6 +27,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var subscriptionStates: [StateCount] = []
         /// Today's (US-Pacific day) store calls per API.
         public var quotaToday: [QuotaUsage] = []
+        /// Quarantined rows not yet acknowledged (retried into the ledger or dropped), per job.
+        public var quarantined: [Quarantine.OpenCount] = []
     }
 
     /// A job's checkpoint for an app.
@@ -126,6 +128,12 @@ public struct StatusReport: Codable, Sendable, Equatable {
                 report.attention.append(
                     "\(app.id): \(gap.job) gap \(PostgresTimestamp.format(gap.from)) – \(PostgresTimestamp.format(gap.to)) "
                         + "could not be fetched (older than the store keeps)")
+            }
+            status.quarantined = try Quarantine.openCounts(app: app.id, on: connection)
+            for open in status.quarantined {
+                report.attention.append(
+                    "\(app.id): \(open.rows) \(open.job) rows quarantined (the store sent rows that cannot be stored); "
+                        + "see storerecon quarantine list --app \(app.id)")
             }
             for run in status.lastRuns where run.outcome == "failed" || run.outcome == "config" {
                 report.attention.append("\(app.id): last \(run.job) run failed: \(run.error ?? "no error recorded")")
