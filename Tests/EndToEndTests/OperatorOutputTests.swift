@@ -127,7 +127,7 @@ struct OperatorOutputTests {
             (["--from", "2026-3-1", "--to", "2026-03-01"], "--from: expected a date as YYYY-MM-DD"),
             (
                 ["--from", "2026-03-01", "--to", "2026-03-01", "--by", "day,country"],
-                "--by: unknown column \"country\""
+                "--by: unknown column \\\"country\\\""
             ),
             (["--from", "2026-03-01", "--to", "2026-03-01", "--detail", "--by", "app"], "cannot be grouped with --by"),
         ] {
