@@ -30,11 +30,23 @@ struct OperatorOutputTests {
         try storerecon.run(arguments, environment: environment, directory: directory)
     }
 
-    /// Runs storerecon from a shell with `UMask=0077`, as the shipped systemd units do.
+    /// The shipped files in `cron/`.
+    static func shipped(_ name: String) throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return try String(contentsOf: root.appendingPathComponent("cron").appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// Runs storerecon from a shell with the `UMask=` of the shipped nightly unit (0077).
     func runUnderUmask0077(_ arguments: [String], environment: [String: String] = [:]) throws -> Int32 {
+        let unit = try Self.shipped("storerecon-nightly.service")
+        let umask = try #require(
+            unit.split(separator: "\n").first { $0.hasPrefix("UMask=") }.map { $0.dropFirst("UMask=".count) })
+        #expect(umask == "0077")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "umask 077; exec \"$0\" \"$@\" 2>/dev/null", storerecon.url.path] + arguments
+        process.arguments =
+            ["-c", "umask \(umask); exec \"$0\" \"$@\" 2>/dev/null", storerecon.url.path] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = directory
         try process.run()
@@ -170,6 +182,16 @@ struct OperatorOutputTests {
         #expect(prom.contains("storerecon_run_exit_code{command=\"sync google-voided\"} 0"))
         let mode = try FileManager.default.attributesOfItem(atPath: metrics)[.posixPermissions] as? Int
         #expect(mode == 0o644, "mode \(String(mode ?? 0, radix: 8))")
+        if getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
+            // Read it as another user (nobody), as node_exporter does.
+            let reader = Process()
+            reader.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            reader.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "cat", metrics]
+            reader.standardOutput = FileHandle.nullDevice
+            try reader.run()
+            reader.waitUntilExit()
+            #expect(reader.terminationStatus == 0, "another user cannot read the metrics file")
+        }
 
         // The database unreachable: exit 75, the file replaced (still 0644), the earlier last-success kept.
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: metrics)
@@ -227,5 +249,26 @@ struct OperatorOutputTests {
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "jq or Python could not read the times")
+    }
+
+    @Test func theShippedScheduleStopsHungRunsAndLeavesNothingInTmp() throws {
+        let crontab = try Self.shipped("crontab")
+        #expect(!crontab.split(separator: "\n").contains { !$0.hasPrefix("#") && $0.contains("/tmp/") })
+        let services = ["storerecon-nightly.service", "storerecon-google-hourly.service", "storerecon-status.service"]
+        for name in services {
+            let unit = try Self.shipped(name)
+            let lines = unit.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            if lines.contains(where: { $0.hasPrefix("After=") && $0.contains("network-online.target") }) {
+                #expect(lines.contains { $0.hasPrefix("Wants=") && $0.contains("network-online.target") }, "\(name)")
+            }
+            for failure in lines.filter({ $0.hasPrefix("OnFailure=") }) {
+                let target = failure.dropFirst("OnFailure=".count).replacingOccurrences(of: "%n", with: "")
+                #expect((try? Self.shipped(String(target))) != nil, "\(name): \(failure) names a unit not shipped")
+            }
+            #expect(lines.contains("UMask=0077") || name == "storerecon-status.service", "\(name)")
+        }
+        let nightly = try Self.shipped("storerecon-nightly.service")
+        #expect(nightly.contains("\nTimeoutStartSec="), "a hung nightly run must be stopped before the next night")
+        #expect(nightly.contains("\nSuccessExitStatus=75\n"))
     }
 }
