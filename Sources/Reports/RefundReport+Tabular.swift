@@ -57,8 +57,9 @@ extension RefundReport {
         if !options.detail && !groups.isEmpty {
             for (currency, total) in totalsByCurrency() {
                 var line = options.by.map { _ in "" }
-                line[0] = "TOTAL"
+                // Always labelled: when currency is the first column, the label shares it.
                 if let index = options.by.firstIndex(of: .currency) { line[index] = currency }
+                line[0] = options.by.first == .currency ? "TOTAL \(currency)" : "TOTAL"
                 rows.append(
                     line + [
                         String(total.refunds), String(total.quantity), Money.units(total.amountMilli),
@@ -72,7 +73,7 @@ extension RefundReport {
         var lines = rows.map { row in
             row.enumerated().map { index, cell in
                 cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+            }.joined(separator: "  ").trimmingTrailingSpaces()
         }
         if lines.count == 1 { lines.append("(no refunds from \(options.from) to \(options.to))") }
         lines.insert(
@@ -150,5 +151,14 @@ enum PostgresTimestampText {
     static func iso(_ date: Date) -> String {
         // "2026-11-22T04:32:50.123456Z" -> "2026-11-22T04:32:50.123Z"
         String(PostgresTimestamp.format(date).dropLast(4)) + "Z"
+    }
+}
+
+extension String {
+    /// The text without trailing spaces; leading ones stay, so a row whose first cell is empty keeps its columns.
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var text = Substring(self)
+        while text.last == " " { text.removeLast() }
+        return String(text)
     }
 }
