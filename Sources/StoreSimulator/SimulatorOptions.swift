@@ -35,6 +35,9 @@ public struct SimulatorOptions: Sendable {
     public var port = 0
     /// Google `voidedSource`/`voidedReason` encoding.
     public var voidedEnumEncoding = EnumEncoding.numbers
+    /// The fraction of refund rows answered as odd data (repeats, unknown codes, missing fields, rows no ledger can
+    /// take); see ``OddRow``. 0: none.
+    public var oddRows: Double = 0
     /// Google voided purchases `endTime` after now.
     public var futureEndTime = FutureEndTime.reject
     /// Check JWT times (Google assertion, Apple bearer) against the wall clock instead of the simulator clock,

@@ -133,7 +133,7 @@ public final class StoreSimulator: Sendable {
 
     /// Every refund and void that has happened by the clock's now.
     public func groundTruth() -> GroundTruth {
-        state.scenario.groundTruth(at: state.now)
+        state.scenario.groundTruth(at: state.now, oddRows: state.options.oddRows)
     }
 
     /// The true state of subscriptions `offset..<offset+limit` at the clock's now (those not started yet are left

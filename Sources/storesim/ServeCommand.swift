@@ -36,6 +36,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "voidedSource/voidedReason as numbers, strings or mixed.")
     var voidedEnums = "numbers"
 
+    @Option(
+        help:
+            "Fraction of refund rows answered as odd data (repeated rows, unknown codes, missing optional fields, rows without orderId, wrong JSON types, oversized ids), e.g. 0.01."
+    )
+    var oddRows: Double = 0
+
     func run() async throws {
         let directory = SimulatorDirectory(path: dir)
         let (spec, keys, settings) = try directory.load()
@@ -54,6 +60,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--voided-enums: expected numbers, strings or mixed")
         }
         options.voidedEnumEncoding = encoding
+        guard (0...1).contains(oddRows) else { throw ValidationError("--odd-rows: expected a fraction from 0 to 1") }
+        options.oddRows = oddRows
         for text in fault {
             let (endpoint, kind, rate) = try parseFault(text)
             options.faults[endpoint, default: FaultSettings()].rates[kind] = rate

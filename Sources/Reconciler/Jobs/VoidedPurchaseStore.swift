@@ -76,9 +76,6 @@ struct VoidedPurchaseStore {
                     job: .googleVoided, naturalKey: row.orderId, raw: Self.rawJSON(of: row), refusal: error)
             }
         try Quarantine.record(odd, app: app.id, runId: runId, logger: logger, counters: counters, on: connection)
-        try Quarantine.resolveLanded(
-            job: .googleVoided, app: app.id, keys: Quarantine.landedKeys(rows, refused: refused) { $0.orderId ?? "" },
-            note: "a well-formed copy landed", on: connection)
         return counts
     }
 

@@ -102,12 +102,14 @@ public enum Quarantine {
         }
         try connection.execute(
             """
-            INSERT INTO quarantine AS q (app_id, job, first_run, last_run, natural_key, raw, reason, sqlstate, context)
-            SELECT DISTINCT ON (md5(raw)) $1, job, $2::bigint, $2::bigint, natural_key, raw, reason, sqlstate, context
+            INSERT INTO quarantine AS q (app_id, job, first_run, last_run, natural_key, raw, reason, sqlstate, context,
+                                         seen_count)
+            SELECT DISTINCT ON (job, md5(raw)) $1, job, $2::bigint, $2::bigint, natural_key, raw, reason, sqlstate,
+                   context, count(*) OVER (PARTITION BY job, md5(raw))
             FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[])
                 AS i(job, natural_key, raw, reason, sqlstate, context)
             ON CONFLICT (app_id, job, md5(raw)) DO UPDATE SET
-                last_run = EXCLUDED.last_run, last_seen_at = now(), seen_count = q.seen_count + 1,
+                last_run = EXCLUDED.last_run, last_seen_at = now(), seen_count = q.seen_count + EXCLUDED.seen_count,
                 reason = EXCLUDED.reason, sqlstate = EXCLUDED.sqlstate, context = EXCLUDED.context,
                 -- A row that had landed and is refused again is open again; a dropped one stays dropped.
                 resolved_at = CASE WHEN q.resolution = 'landed' THEN NULL ELSE q.resolved_at END,

@@ -135,8 +135,12 @@ public struct QuarantineRetry {
                 rows, quarantined: quarantined, runId: nil, expectNew: false, logger: logger, counters: JobCounters(),
                 on: connection)
         }
-        guard quarantined.isEmpty, !rows.isEmpty else { return false }
-        return try isLanded(entry.id)
+        guard quarantined.isEmpty, let row = rows.first else { return false }
+        return
+            !(try connection.query(
+                "SELECT 1 AS one FROM refund WHERE app_id = $1 AND order_id = $2 AND part_key = $3",
+                [app.id, row.orderId ?? "", VoidedPurchaseStore.partKey(row)]
+            ).isEmpty)
     }
 
     /// An Apple signed transaction: verified again (a corrected root certificate), mapped and written.

@@ -51,6 +51,8 @@ public struct GroundTruth: Sendable, Codable, Equatable {
         public var voidedQuantity: Int?
         /// True for subscription orders (listed only with `type=1`).
         public var isSubscription: Bool
+        /// How the listing answers this row when odd data is on (``SimulatorOptions/oddRows``), or nil.
+        public var odd: OddRow? = nil
     }
 }
 

@@ -1,6 +1,6 @@
 /// Ground truth computed from the scenario for an instant.
 extension Scenario {
-    func groundTruth(at now: Int64) -> GroundTruth {
+    func groundTruth(at now: Int64, oddRows: Double = 0) -> GroundTruth {
         var apple: [GroundTruth.AppleRefund] = []
         var google: [GroundTruth.GoogleVoid] = []
         for refundIndex in refundsByPlan {
@@ -49,7 +49,7 @@ extension Scenario {
                         recorded: refund.recordedMillis <= now, voidedSource: Int(refund.source),
                         voidedReason: Int(refund.reason),
                         voidedQuantity: refund.kind == .partialQuantity ? Int(refund.quantity) : nil,
-                        isSubscription: !plan.isOneTime))
+                        isSubscription: !plan.isOneTime, odd: OddRow.kind(ofRefund: refundIndex, rate: oddRows)))
             }
         }
         apple.sort { ($0.revocationDate, $0.transactionId) < ($1.revocationDate, $1.transactionId) }
