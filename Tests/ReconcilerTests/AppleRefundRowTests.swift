@@ -30,4 +30,28 @@ import Testing
     @Test func aTransactionWithoutRevocationIsNoRefund() throws {
         #expect(try row(#""isUpgraded":true"#) == nil)
     }
+
+    /// Unknown values are kept, not refused (issue 17): a revocation type or reason Apple adds later is stored raw.
+    @Test func anUnknownRevocationTypeIsKeptAsUnknownWithNoAmount() throws {
+        let refund = try #require(
+            try row(#""revocationDate":1790000500000,"revocationReason":0,"revocationType":"REFUND_SOMEDAY""#))
+        #expect(refund.type == "unknown" && refund.amountMilli == nil)
+        #expect(refund.payload.contains("REFUND_SOMEDAY"))
+    }
+
+    @Test func anUnknownRevocationReasonIsKeptRawAndLabelledUnknown() throws {
+        let refund = try #require(try row(#""revocationDate":1790000500000,"revocationReason":7"#))
+        #expect(refund.reasonCode == 7 && refund.reasonLabel == "unknown")
+    }
+
+    @Test func aRevocationWithoutTransactionIdIsSetAsideWithItsReason() throws {
+        let json = Data(#"{"originalTransactionId":"10","revocationDate":1790000500000}"#.utf8)
+        let payload = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: json)
+        guard case .unstorable(let reason) = AppleRefundStore.intake(VerifiedTransaction(payload: payload, json: json))
+        else {
+            Issue.record("a revocation without transactionId was not set aside")
+            return
+        }
+        #expect(reason.hasPrefix("transactionId: missing"))
+    }
 }
