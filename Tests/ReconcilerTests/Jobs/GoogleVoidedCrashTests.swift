@@ -131,7 +131,8 @@ struct GoogleVoidedCrashTests {
             #expect(try harness.storedVoids() == expected)
             #expect(try harness.checkpoint(GoogleVoidedSync.backfillJob).highWater == until)
             let spent = harness.voidedGranted
-            #expect(spent >= pages && spent <= pages + 1, "\(spent) calls for \(pages) pages after one kill")
+            // The kill costs at most the page being stored and the next one, already travelling.
+            #expect(spent >= pages && spent <= pages + 2, "\(spent) calls for \(pages) pages after one kill")
         }
     }
 
