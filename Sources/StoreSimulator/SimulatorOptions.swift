@@ -27,6 +27,8 @@ public struct SimulatorOptions: Sendable {
     public var quotas = QuotaOptions()
     /// Fault rates per endpoint.
     public var faults: [SimulatorEndpoint: FaultSettings] = [:]
+    /// How long every store answer takes (none by default; changeable while running: ``StoreSimulator/latency``).
+    public var latency = Latency.none
     /// Seed of the fault schedule (default: the scenario seed).
     public var faultSeed: UInt64?
     /// Address to listen on.

@@ -136,6 +136,9 @@ public struct ConfigurationLoader: Sendable {
         guard (1...64).contains(recheck.concurrency) else {
             throw ReconcilerError(.configuration, "\(source): recheck.concurrency: expected 1...64")
         }
+        guard (1...64).contains(configuration.sync.googleSlices) else {
+            throw ReconcilerError(.configuration, "\(source): sync.googleSlices: expected 1...64")
+        }
         guard (1...64).contains(configuration.sync.appleConcurrency) else {
             throw ReconcilerError(.configuration, "\(source): sync.appleConcurrency: expected 1...64")
         }

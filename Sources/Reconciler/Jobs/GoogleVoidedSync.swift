@@ -55,6 +55,10 @@ public struct GoogleVoidedSync: Sendable {
     let client: PlayDeveloperClient
     let planner: VoidedWindowPlanner
     let store: VoidedPurchaseStore
+    /// `sync.googleSlices`: the most slices a window is paged in.
+    let sliceCap: Int
+    /// Calls the shortest quota window allows at once (30 for the published 30 per 30 s), nil when unlimited.
+    let burst: Int?
     /// The daily cap of voided purchases and the backfills' share of it, for the progress line.
     let quotaCaps: (daily: Int?, backfill: Int?)
 
@@ -69,6 +73,8 @@ public struct GoogleVoidedSync: Sendable {
         let policy = configuration.quotaPolicy
         let limit = policy.limit(app: app.id, api: .googleVoidedPurchases)
         quotaCaps = (limit?.dailyCap, policy.backfillCap(of: limit))
+        sliceCap = configuration.sync.googleSlices
+        burst = limit?.windows.min { $0.window < $1.window }?.count
     }
 
     /// Runs the job.
@@ -107,13 +113,23 @@ public struct GoogleVoidedSync: Sendable {
         }
         var start = plan.start
         var end = plan.end
-        var token: String?
+        var slices: [VoidedSlice]
         if resumes, let windowStart = checkpoint.windowStart, let windowEnd = checkpoint.windowEnd {
             start = windowStart
             end = windowEnd
-            token = checkpoint.pageToken
+            slices = try VoidedSlice.load(job: job, app: app.id, on: connection)
+            if slices.isEmpty {
+                // A window left in flight by a version that paged one chain: its token goes on as one slice.
+                var slice = VoidedSlice(number: 0, start: start, end: end)
+                slice.token = checkpoint.pageToken
+                slice.pagesDone = checkpoint.pagesDone
+                slice.rowsDone = checkpoint.rowsDone
+                slices = [slice]
+            }
+            let open = slices.filter { !$0.drained }.count
             logger.info(
-                "resuming window \(Self.text(start)) – \(Self.text(end)) after \(checkpoint.pagesDone) stored pages")
+                "resuming window \(Self.text(start)) – \(Self.text(end)) after \(checkpoint.pagesDone) stored pages (\(open) of \(slices.count) slices unfinished)"
+            )
         } else {
             checkpoint.windowStart = nil
             checkpoint.windowEnd = nil
@@ -129,107 +145,29 @@ public struct GoogleVoidedSync: Sendable {
                     try SyncGap.record(job: job, app: app.id, from: gap.from, to: gap.to, on: connection)
                 }
             }
-            logger.info("window \(Self.text(start)) – \(Self.text(end))")
-        }
-        var restartedAfterTokenError = false
-        // After a page of only new rows the next is most likely new too (see VoidedPurchaseStore.upsert).
-        var expectNew = false
-        // The next page's call, started while the page in hand is stored (why: where it is started, below).
-        var prefetched: Task<VoidedPurchasesListResponse, any Error>?
-        defer { prefetched?.cancel() }
-        while true {
-            // A stop request lets the call already travelling finish and its page be saved (the quota is spent).
-            if prefetched == nil { try environment.checkShutdown() }
-            let page: VoidedPurchasesListResponse
-            do {
-                if let call = prefetched {
-                    prefetched = nil
-                    page = try await call.value
-                } else {
-                    page = try await fetch(start: start, end: end, token: token, purpose: purpose)
-                }
-            } catch let error as PlayAPIError
-                where token != nil && error.code == .badRequest && !restartedAfterTokenError
-            {
-                // An expired or unknown page token: the window is re-read from its start. Upserts make that safe;
-                // it costs the pages already read.
-                logger.warning(
-                    "the page token was refused (\(error.code.rawValue)); restarting the window from its start")
-                restartedAfterTokenError = true
-                token = nil
-                environment.counters.add("token_restarts")
-                // A window resumed days after it was planned may start before what Google still keeps, and Google
-                // refuses such a startTime: every rerun would fail the same way. Start at the oldest time it keeps
-                // and record the part before as a gap.
-                let oldest = VoidedWindowPlanner.oldestStart(now: environment.now())
-                if start < oldest {
-                    summary.gap = (from: start, to: oldest)
-                    logger.error(
-                        "gap: voids recorded \(Self.text(start)) – \(Self.text(oldest)) are older than Google keeps (30 days) and cannot be fetched any more"
-                    )
-                    if !environment.dryRun {
-                        try SyncGap.record(job: job, app: app.id, from: start, to: oldest, on: connection)
-                    }
-                    start = oldest
-                    end = max(end, oldest)
-                }
-                continue
+            var callSeconds = checkpoint.callMillis.map { Double($0) / 1000 }
+            if callSeconds == nil, sliceCap > 1 {
+                // Never measured: the access token every call needs travels the same network; its time stands in.
+                let began = ContinuousClock.now
+                _ = try await client.authenticator.accessToken(purpose: purpose)
+                callSeconds = began.duration(to: .now).seconds
             }
-            summary.pages += 1
-            summary.rows += page.voidedPurchases.count
-            environment.counters.add("pages")
-            environment.counters.add("rows_fetched", page.voidedPurchases.count)
-            let (rows, quarantined, merged) = VoidedPurchaseStore.intake(page)
-            environment.counters.add("merged_repeats", merged)
-            summary.quarantined += quarantined.count
-            let next = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
-            if let next, !environment.shutdown.isRequested {
-                // Pages can only be read in order, but the next one can travel (quota, HTTP, decoding) while this
-                // one is stored: the store and the database work at once. It is used only after this page and its
-                // checkpoint have committed, so a crash loses nothing but costs at most two calls (this page and
-                // that one); its errors (quota, an outage, a refused token) surface when it is taken, as if it were
-                // asked for then.
-                let (from, to) = (start, end)
-                prefetched = Task { [self] in try await fetch(start: from, end: to, token: next, purpose: purpose) }
-            }
-            if environment.dryRun {
-                let fresh = try store.countNew(rows, on: connection)
-                summary.inserted += fresh
-                environment.counters.add("would_insert", fresh)
-            } else {
-                if next != nil {
-                    checkpoint.windowStart = start
-                    checkpoint.windowEnd = end
-                    checkpoint.pageToken = next
-                    checkpoint.pagesDone += 1
-                    checkpoint.rowsDone += Int64(rows.count)
-                } else {
-                    checkpoint.highWater = max(end, checkpoint.highWater ?? end)
-                    checkpoint.windowStart = nil
-                    checkpoint.windowEnd = nil
-                    checkpoint.pageToken = nil
-                    checkpoint.pagesDone = 0
-                    checkpoint.rowsDone = 0
-                }
-                let counts = try connection.transaction { connection in
-                    let counts = try store.write(
-                        rows, quarantined: quarantined, runId: environment.runId, expectNew: expectNew,
-                        logger: logger, counters: environment.counters, on: connection)
+            let count = Self.sliceCount(callSeconds: callSeconds, burst: burst, cap: sliceCap)
+            slices = VoidedSlice.split(start: start, end: end, count: count)
+            if !environment.dryRun {
+                checkpoint.windowStart = start
+                checkpoint.windowEnd = end
+                try connection.transaction { connection in
+                    try VoidedSlice.replace(slices, job: job, app: app.id, on: connection)
                     try checkpoint.save(on: connection)
-                    return counts
                 }
-                expectNew = counts.0 == rows.count
-                summary.inserted += counts.0
-                summary.updated += counts.1
-                environment.counters.add("inserted", counts.0)
-                environment.counters.add("updated", counts.1)
             }
-            showProgress(
-                summary, last: rows.last, job: job, start: start, end: end, elapsed: started.duration(to: .now),
-                purpose: purpose, in: environment)
-            token = next
-            if next == nil { break }
+            logger.info(
+                "window \(Self.text(start)) – \(Self.text(end)) in \(slices.count) slice\(slices.count == 1 ? "" : "s")"
+            )
         }
+        let window = Window(job: job, purpose: purpose, start: start, end: end, started: started)
+        try await page(&slices, window: window, checkpoint: &checkpoint, summary: &summary, in: environment)
         environment.progress?.finish()
         summary.drained = true
         logger.info(

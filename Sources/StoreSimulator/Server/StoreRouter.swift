@@ -114,7 +114,12 @@ struct StoreRouter {
         authorize: (Set<FaultKind>) -> (QuotaLedger.Key?, StoreReply?, Bool),
         answer: (Set<FaultKind>, QuotaLedger.Key) -> StoreReply
     ) async -> StoreReply {
+        state.track(endpoint, entering: true)
+        defer { state.track(endpoint, entering: false) }
         var reply = await serveUnlabelled(endpoint, request, authorize: authorize, answer: answer)
+        // The way back: admitted (or refused) at arrival, answered after the configured latency.
+        let delay = state.latency.draw()
+        if delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
         // Apple's clients compare the content type with "application/json" exactly; Google names the charset.
         if reply.contentType.hasPrefix("application/json") {
             reply.contentType = endpoint.isApple ? "application/json" : "application/json; charset=UTF-8"
