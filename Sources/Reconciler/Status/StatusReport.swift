@@ -149,7 +149,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
         status.checkpoints = try connection.query(
             """
             SELECT job, high_water, extract(epoch FROM now() - high_water)::bigint AS behind,
-                   page_token IS NOT NULL AS in_flight, pages_done
+                   (page_token IS NOT NULL OR window_start IS NOT NULL) AS in_flight, pages_done
             FROM sync_checkpoint WHERE app_id = $1 ORDER BY job
             """, [status.id]
         ).map { row in
