@@ -22,6 +22,7 @@ final class SimulatorState: Sendable {
     private let quotaOptions: Mutex<QuotaOptions>
     private let latencyOption: Mutex<Latency>
     private let flight = Mutex<[SimulatorEndpoint: (now: Int, most: Int)]>([:])
+    private let presented = Mutex<Set<String>>([])
 
     init(options: SimulatorOptions, scenario: Scenario, keys: SimulatorKeys) {
         self.options = options
@@ -96,6 +97,17 @@ final class SimulatorState: Sendable {
         let expires = now + lifetime * 1000
         accessTokens.withLock { $0[token] = AccessGrant(expiresMillis: expires) }
         return (token, lifetime)
+    }
+
+    /// Whether the `expiredAccessToken` fault drawn for this call strikes this bearer token: only a token already
+    /// presented once can have expired since (a token fresh from the token endpoint, or an Apple JWT just signed, is
+    /// good for minutes), unless the fault's rate is 1, which stands for a revoked key: every token is refused.
+    /// Records the token as presented.
+    func tokenExpired(_ token: String?, faults: Set<FaultKind>, endpoint: SimulatorEndpoint) -> Bool {
+        guard let token else { return false }
+        let before = presented.withLock { !$0.insert(token).inserted }
+        guard faults.contains(.expiredAccessToken) else { return false }
+        return before || (self.faults.settings()[endpoint]?.rate(.expiredAccessToken) ?? 0) >= 1
     }
 
     /// Whether a Google access token is known and unexpired on the simulator clock.
