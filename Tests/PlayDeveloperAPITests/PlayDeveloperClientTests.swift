@@ -223,16 +223,17 @@ import Testing
         #expect(harness.time.sleeps.isEmpty)
     }
 
-    @Test func secondUnauthorizedIsAnError() async throws {
+    /// Two renewals at most (another call may spend a new token's life first); the third 401 is refused credentials.
+    @Test func thirdUnauthorizedIsAnError() async throws {
         let harness = try ClientHarness([
             .token("ya29.a"), try error(401, "error-401-token.json"), .token("ya29.b"),
-            try error(401, "error-401-token.json"),
+            try error(401, "error-401-token.json"), .token("ya29.c"), try error(401, "error-401-token.json"),
         ])
         let failure = try await #require(throws: PlayAPIError.self) {
             try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
         }
         #expect(failure.code == .unauthenticated && failure.googleStatus == "UNAUTHENTICATED")
-        #expect(harness.tokenRequests == 2 && harness.apiRequests.count == 2)
+        #expect(harness.tokenRequests == 3 && harness.apiRequests.count == 3)
     }
 
     @Test func tokenIsRenewedBeforeItExpires() async throws {

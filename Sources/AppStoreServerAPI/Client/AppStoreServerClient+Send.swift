@@ -43,9 +43,9 @@ extension AppStoreServerClient {
         ) { attempt in
             var (response, token) = try await exchange(
                 request, url: url, environment: environment, purpose: purpose, attempt: attempt)
-            if response.status == 401 {
-                // A token kept across a clock step or a key rotation: one more try with a freshly signed token
-                // before the credentials count as refused (exit 78).
+            for _ in 0..<2 where response.status == 401 {
+                // A token kept across a clock step or a key rotation: up to two more tries with a freshly signed
+                // token (another call may have spent the first) before the credentials count as refused (exit 78).
                 tokens.invalidate(token)
                 logger.info("Apple refused the bearer token; signing a new one", metadata: ["app": "\(app)"])
                 (response, token) = try await exchange(

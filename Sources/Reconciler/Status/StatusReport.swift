@@ -58,7 +58,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var error: String?
     }
 
-    /// Subscriptions in one state.
+    /// Subscriptions in one state. `unknown` is "not checked yet" (imported, never asked): never counted as
+    /// entitled, whatever the import assumed.
     public struct StateCount: Codable, Sendable, Equatable {
         public var state: String
         public var entitled: Bool
@@ -116,7 +117,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
                 id: app.id, platform: app.platform.rawValue, storeAppId: app.storeAppId,
                 subscriptions: try row.decode("subscriptions"), refunds: try row.decode("refunds"))
             try gatherJobs(into: &status, configuration: configuration, on: connection)
-            status.quotaToday = try await quotaUsage(app.id)
+            // Only the app's own store: an Apple app never calls Google's APIs, whose default limits every app has.
+            status.quotaToday = try await quotaUsage(app.id).filter {
+                $0.api.rawValue.hasPrefix(app.platform.rawValue + ".")
+            }
             for checkpoint in status.checkpoints where !checkpoint.job.hasSuffix("_backfill") {
                 if let behind = checkpoint.behindSeconds, behind > configuration.status.maxCheckpointAge.seconds {
                     report.attention.append(
@@ -182,8 +186,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
         }
         status.subscriptionStates = try connection.query(
             """
-            SELECT state, entitled, count(*) AS n FROM subscription WHERE app_id = $1
-            GROUP BY state, entitled ORDER BY state, entitled DESC
+            SELECT state, entitled AND state <> 'unknown' AS entitled, count(*) AS n FROM subscription
+            WHERE app_id = $1
+            GROUP BY 1, 2 ORDER BY state, entitled DESC
             """, [status.id]
         ).map { row in
             StateCount(state: try row.decode("state"), entitled: try row.decode("entitled"), count: try row.decode("n"))

@@ -22,7 +22,7 @@ final class SimulatorState: Sendable {
     private let quotaOptions: Mutex<QuotaOptions>
     private let latencyOption: Mutex<Latency>
     private let flight = Mutex<[SimulatorEndpoint: (now: Int, most: Int)]>([:])
-    private let presented = Mutex<Set<String>>([])
+    private let presented = Mutex<[String: Int]>([:])
 
     init(options: SimulatorOptions, scenario: Scenario, keys: SimulatorKeys) {
         self.options = options
@@ -99,16 +99,23 @@ final class SimulatorState: Sendable {
         return (token, lifetime)
     }
 
-    /// Whether the `expiredAccessToken` fault drawn for this call strikes this bearer token: only a token already
-    /// presented once can have expired since (a token fresh from the token endpoint, or an Apple JWT just signed, is
-    /// good for minutes), unless the fault's rate is 1, which stands for a revoked key: every token is refused.
-    /// Records the token as presented.
+    /// Whether the `expiredAccessToken` fault drawn for this call strikes this bearer token. A token fresh from the
+    /// token endpoint (or an Apple JWT just signed) is good for many minutes: one presented fewer than
+    /// ``freshTokenCalls`` times cannot have expired yet, so a client that signs in again goes on even while other
+    /// calls share its new token. At rate 1 the fault stands for a revoked key: every token is refused. Counts the
+    /// token's presentations.
     func tokenExpired(_ token: String?, faults: Set<FaultKind>, endpoint: SimulatorEndpoint) -> Bool {
         guard let token else { return false }
-        let before = presented.withLock { !$0.insert(token).inserted }
+        let before = presented.withLock { counts in
+            defer { counts[token, default: 0] += 1 }
+            return counts[token, default: 0]
+        }
         guard faults.contains(.expiredAccessToken) else { return false }
-        return before || (self.faults.settings()[endpoint]?.rate(.expiredAccessToken) ?? 0) >= 1
+        return before >= Self.freshTokenCalls || (self.faults.settings()[endpoint]?.rate(.expiredAccessToken) ?? 0) >= 1
     }
+
+    /// Calls a new bearer token serves before the `expiredAccessToken` fault may strike it.
+    static let freshTokenCalls = 10
 
     /// Whether a Google access token is known and unexpired on the simulator clock.
     func accessTokenIsValid(_ token: String) -> Bool {
