@@ -25,6 +25,7 @@ struct BackfillGoogleVoidedCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: GlobalOptions
+    @OptionGroup var jobs: JobOptions
 
     @Option(name: .long, help: "Start of the window (RFC 3339, e.g. 2026-11-01T00:00:00Z).")
     var since: String
@@ -36,7 +37,7 @@ struct BackfillGoogleVoidedCommand: AsyncParsableCommand {
     var app: String?
 
     func run() async throws {
-        try await CommandRuntime.run(options, command: "backfill google-voided") { runtime in
+        try await CommandRuntime.run(options, jobs: jobs, command: "backfill google-voided") { runtime in
             guard let start = PostgresTimestamp.parse(since) else {
                 throw ReconcilerError(.input, "--since: expected an RFC 3339 time such as 2026-11-01T00:00:00Z")
             }
@@ -72,6 +73,7 @@ struct BackfillAppleRefundsCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: GlobalOptions
+    @OptionGroup var jobs: JobOptions
 
     @Flag(name: .long, help: "Every customer known from the subscription table.")
     var all = false
@@ -83,7 +85,7 @@ struct BackfillAppleRefundsCommand: AsyncParsableCommand {
     var app: String?
 
     func run() async throws {
-        try await CommandRuntime.run(options, command: "backfill apple-refunds") { runtime in
+        try await CommandRuntime.run(options, jobs: jobs, command: "backfill apple-refunds") { runtime in
             let mode: AppleRefundSync.Mode
             switch (all, ids) {
             case (true, nil):

@@ -26,7 +26,7 @@ extension CommandRuntime {
             conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock(),
             logger: logger)
         return JobRunner(
-            configuration: configuration, gate: gate, shutdown: shutdown, dryRun: options.dryRun, quiet: options.quiet,
+            configuration: configuration, gate: gate, shutdown: shutdown, dryRun: dryRun, quiet: options.quiet,
             logger: logger)
     }
 }

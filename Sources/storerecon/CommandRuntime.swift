@@ -8,6 +8,8 @@ import Reconciler
 /// turns errors into a single line for the operator and an exit code (``ExitStatus``).
 struct CommandRuntime {
     let options: GlobalOptions
+    /// `--dry-run` of a job command: call the stores, write nothing.
+    let dryRun: Bool
     let configuration: Configuration
     let configPath: String
     var logger: Logger
@@ -16,9 +18,10 @@ struct CommandRuntime {
 
     /// Sets up logging, loads the configuration and runs `body`, mapping any error to one line and an exit code
     /// (``ExitStatus/classify(_:)``). With `--metrics-file`, the file is written however the command ends.
-    static func run(_ options: GlobalOptions, command: String, _ body: (CommandRuntime) async throws -> Void)
-        async throws
-    {
+    static func run(
+        _ options: GlobalOptions, jobs: JobOptions? = nil, command: String,
+        _ body: (CommandRuntime) async throws -> Void
+    ) async throws {
         let level = Logger.Level(rawValue: options.logLevel.lowercased()) ?? .info
         let format = options.logFormat
         LoggingSystem.bootstrap { label in
@@ -40,7 +43,8 @@ struct CommandRuntime {
             configuration = loaded
             try await body(
                 CommandRuntime(
-                    options: options, configuration: loaded, configPath: path, logger: logger, record: record))
+                    options: options, dryRun: jobs?.dryRun ?? false, configuration: loaded, configPath: path,
+                    logger: logger, record: record))
             code = ExitStatus.worst(record.results.map(\.exitCode))
         } catch let error as ExitCode {
             code = error.rawValue
@@ -49,7 +53,7 @@ struct CommandRuntime {
             logger.error("\(line)")
             code = classified
         }
-        if let path = options.metricsFile {
+        if let path = jobs?.metricsFile {
             let metrics = MetricsFile(path: path, command: command, logger: logger)
             do {
                 try metrics.write(record: record, exitCode: code, conninfo: configuration?.database.url)

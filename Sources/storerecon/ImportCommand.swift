@@ -30,6 +30,9 @@ struct ImportSubscriptionsCommand: AsyncParsableCommand {
     @Argument(help: "The CSV file.")
     var file: String
 
+    @Flag(name: .long, help: "Read and check the file and count what would be merged; write nothing.")
+    var dryRun = false
+
     @Flag(name: .long, help: "Merge the valid rows even when some lines are bad (the bad ones are still reported).")
     var skipInvalid = false
 
@@ -46,7 +49,7 @@ struct ImportSubscriptionsCommand: AsyncParsableCommand {
             let importer = SubscriptionImporter(
                 connection: connection, knownApps: Set(runtime.configuration.apps.map(\.id)), assumeUTC: assumeUtc)
             let started = ContinuousClock.now
-            let report = try importer.importFile(path: file, skipInvalid: skipInvalid, dryRun: options.dryRun)
+            let report = try importer.importFile(path: file, skipInvalid: skipInvalid, dryRun: dryRun)
             let elapsed = ContinuousClock.now - started
             for bad in report.badLines { runtime.logger.error("\(file): \(bad)") }
             if report.badLineCount > report.badLines.count {
@@ -56,7 +59,7 @@ struct ImportSubscriptionsCommand: AsyncParsableCommand {
                 "\(file): \(report.rowsRead) rows read, \(report.rowsValid) valid, \(report.badLineCount) bad; "
                 + (report.merged
                     ? "\(report.inserted) inserted, \(report.updated) updated"
-                    : options.dryRun ? "dry run: nothing written" : "nothing merged")
+                    : dryRun ? "dry run: nothing written" : "nothing merged")
                 + " in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))"
             runtime.logger.info("\(summary)")
             if report.badLineCount > 0 && !skipInvalid {

@@ -11,11 +11,14 @@ struct MigrateCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
+    @Flag(name: .long, help: "List the migrations that would be applied; apply none.")
+    var dryRun = false
+
     func run() async throws {
         try await CommandRuntime.run(options, command: "migrate") { runtime in
             let connection = try runtime.connect()
             defer { connection.close() }
-            if options.dryRun {
+            if dryRun {
                 let pending = try Migrator(connection: connection).pendingNames()
                 runtime.logger.info(
                     "dry run: would apply \(pending.isEmpty ? "nothing" : pending.joined(separator: ", "))")

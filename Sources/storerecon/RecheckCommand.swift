@@ -19,6 +19,7 @@ struct RecheckCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: GlobalOptions
+    @OptionGroup var jobs: JobOptions
 
     @Option(name: .long, help: "Only this app (default: every app).")
     var app: String?
@@ -30,7 +31,7 @@ struct RecheckCommand: AsyncParsableCommand {
     var lag: String?
 
     func run() async throws {
-        try await CommandRuntime.run(options, command: "recheck") { runtime in
+        try await CommandRuntime.run(options, jobs: jobs, command: "recheck") { runtime in
             let leadOverride = try Self.duration(lead, option: "--lead")
             let lagOverride = try Self.duration(lag, option: "--lag")
             let configuration = runtime.configuration

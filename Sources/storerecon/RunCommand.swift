@@ -27,12 +27,13 @@ struct RunNightlyCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: GlobalOptions
+    @OptionGroup var jobs: JobOptions
 
     @Option(name: .long, help: "Only this app.")
     var app: String?
 
     func run() async throws {
-        try await CommandRuntime.run(options, command: "run nightly") { runtime in
+        try await CommandRuntime.run(options, jobs: jobs, command: "run nightly") { runtime in
             let apps = try runtime.apps(matching: app)
             let connection = try runtime.connect()
             try Migrator(connection: connection).verifyCurrent()

@@ -13,6 +13,7 @@ struct StoreRecon: AsyncParsableCommand {
             1 anything else.
             Durations: a whole number and s, m, h, d or w (90s, 30m, 72h, 2d, 1w). Dates: YYYY-MM-DD.
             Configuration: --config FILE, else $STORERECON_CONFIG, else ./storerecon.yaml.
+            Global options (every command): --config FILE, --log-format text|json, --log-level LEVEL (info),             --quiet (warnings that need action only). The commands that call the stores (run, sync, backfill,             recheck) also take --dry-run (call the stores within quota, write nothing) and --metrics-file FILE             (Prometheus textfile). See storerecon help COMMAND.
             """,
         version: "0.1.0",
         subcommands: [

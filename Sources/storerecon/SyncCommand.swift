@@ -25,12 +25,13 @@ struct SyncGoogleVoidedCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: GlobalOptions
+    @OptionGroup var jobs: JobOptions
 
     @Option(name: .long, help: "Only this app (default: every Google app).")
     var app: String?
 
     func run() async throws {
-        try await CommandRuntime.run(options, command: "sync google-voided") { runtime in
+        try await CommandRuntime.run(options, jobs: jobs, command: "sync google-voided") { runtime in
             let apps = try runtime.apps(matching: app).filter { $0.platform == .google }
             try await runtime.runJobs(GoogleVoidedSync.job, apps: apps) { app, environment in
                 let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
@@ -56,12 +57,13 @@ struct SyncAppleRefundsCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: GlobalOptions
+    @OptionGroup var jobs: JobOptions
 
     @Option(name: .long, help: "Only this app (default: every Apple app).")
     var app: String?
 
     func run() async throws {
-        try await CommandRuntime.run(options, command: "sync apple-refunds") { runtime in
+        try await CommandRuntime.run(options, jobs: jobs, command: "sync apple-refunds") { runtime in
             let apps = try runtime.apps(matching: app).filter { $0.platform == .apple }
             try await runtime.runJobs(AppleRefundSync.job, apps: apps) { app, environment in
                 let access = try StoreClients.apple(

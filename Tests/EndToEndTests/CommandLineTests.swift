@@ -27,6 +27,33 @@ struct CommandLineTests {
         try storerecon.run(arguments, environment: environment, directory: directory)
     }
 
+    /// Each command's help lists only the options it honours: --dry-run and --metrics-file on the commands that
+    /// call the stores, a --dry-run of their own on import and migrate, neither on status or report; the top level
+    /// names the global options.
+    @Test func eachCommandsHelpListsOnlyWhatItHonours() throws {
+        func help(_ arguments: [String]) throws -> String {
+            let outcome = try run(["help"] + arguments)
+            #expect(outcome.status == 0, "\(arguments): \(outcome.stderr)")
+            return outcome.stdout
+        }
+        for command in [["run", "nightly"], ["sync", "google-voided"], ["backfill", "apple-refunds"], ["recheck"]] {
+            let text = try help(command)
+            #expect(text.contains("--dry-run") && text.contains("--metrics-file"), "\(command): \(text)")
+            #expect(text.contains("--config") && text.contains("--log-format"), "\(command): \(text)")
+        }
+        for command in [["status"], ["report", "refunds"], ["quarantine", "list"]] {
+            let text = try help(command)
+            #expect(!text.contains("--dry-run") && !text.contains("--metrics-file"), "\(command): \(text)")
+        }
+        #expect(try help(["import", "subscriptions"]).contains("Read and check the file"))
+        #expect(try help(["migrate"]).contains("List the migrations that would be applied"))
+        #expect(!(try help(["migrate"]).contains("--metrics-file")))
+        let top = try help([])
+        for option in ["--config", "--log-format", "--log-level", "--quiet", "--dry-run", "--metrics-file"] {
+            #expect(top.contains(option), "\(option) missing from the top-level help")
+        }
+    }
+
     @Test func migrateTwiceThenStatus() throws {
         let first = try run(["migrate"])
         #expect(first.status == 0, "\(first.stderr)")

@@ -57,6 +57,13 @@ struct NightlyRunTests {
             let expected = truthCounts(simulator)
             #expect(rows.filter { $0.hasPrefix("demo-ios|") }.count == expected.apple)
             #expect(rows.filter { $0.hasPrefix("demo-android|") }.count == expected.google)
+            // Every job ends with one summary line of its counts and calls, the Apple refund job too.
+            for job in ["apple_refunds", "google_voided", "recheck"] {
+                let summary = first.stderr.split(separator: "\n").first {
+                    $0.contains("job=\(job) ") && $0.contains("msg=\"done in ")
+                }
+                #expect(summary?.contains("; calls ") == true, "\(job): \(first.stderr.suffix(2000))")
+            }
             let prom = try String(contentsOfFile: metrics, encoding: .utf8)
             #expect(prom.contains("storerecon_job_exit_code{job=\"google_voided\",app=\"demo-android\"} 0"))
             #expect(prom.contains("storerecon_job_last_success_timestamp_seconds{job=\"apple_refunds\""))

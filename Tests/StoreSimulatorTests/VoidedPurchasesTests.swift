@@ -124,6 +124,27 @@ struct VoidedPurchasesTests {
         }
     }
 
+    @Test("with endTime clamped to now, a window that starts after now is empty; start after end is still 400")
+    func clampedWindowAfterNow() async throws {
+        var options = TestKeys.options()
+        options.futureEndTime = .clamp
+        try await StoreSimulator.withRunning(options) { sim in
+            let client = TestClient(sim)
+            let token = try await client.googleAccessToken()
+            let now = sim.clock.nowMillis()
+            let ahead = try await client.send(
+                "GET", client.voidedURL(["startTime": String(now + 5000), "endTime": String(now + 9000)]),
+                bearer: token)
+            #expect(ahead.status == 200)
+            #expect((try ahead.json["voidedPurchases"] as? [Any])?.isEmpty ?? true)
+            #expect(try ahead.json["tokenPagination"] == nil)
+            let reversed = try await client.send(
+                "GET", client.voidedURL(["startTime": String(now - 5000), "endTime": String(now - 9000)]),
+                bearer: token)
+            #expect(reversed.status == 400)
+        }
+    }
+
     @Test("voidedSource and voidedReason can be sent as strings")
     func enumsAsStrings() async throws {
         var options = TestKeys.options(seed: 5, subscriptions: 1500, refunds: 900)

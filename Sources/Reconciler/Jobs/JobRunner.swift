@@ -101,7 +101,9 @@ public struct JobRunner {
             do {
                 try await body(environment)
                 try? recorder?.finish(.ok, counts: counters.snapshot, calls: counters.callSnapshot)
-                return result(.ok, 0, nil)
+                let done = result(.ok, 0, nil)
+                logger.info("\(Self.summary(done))")
+                return done
             } catch {
                 environment.progress?.finish()
                 let (code, line) = Self.classify(error)
@@ -121,6 +123,16 @@ public struct JobRunner {
         if let ran { return ran }
         logger.notice("skipped: another process holds the \(job) lock for \(app.id)")
         return result(.skipped, 0, nil)
+    }
+
+    /// The one line every job ends with: its counters and store calls, in name order
+    /// (`done in 2.1 s: customers=4 inserted=3; calls apple.refundhistory=5`).
+    static func summary(_ result: Result) -> String {
+        let counts = result.counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let calls = result.calls.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return "done in \(String(format: "%.1f", result.seconds)) s: "
+            + (counts.isEmpty ? "nothing to do" : counts.joined(separator: " "))
+            + (calls.isEmpty ? "; no store calls" : "; calls " + calls.joined(separator: " "))
     }
 
     /// Maps any error to an exit code and one line (``ExitStatus/classify(_:)``, the one map every command uses).

@@ -123,14 +123,16 @@ struct VoidedPurchasesEndpoint {
         if start < now - Self.thirtyDays {
             return .failure(GoogleError.invalidArgument("Start time cannot be older than 30 days."))
         }
+        if start > end {
+            return .failure(GoogleError.invalidArgument("Start time must be before end time."))
+        }
         if end > now {
             if state.options.futureEndTime == .reject {
                 return .failure(GoogleError.invalidArgument("End time cannot be greater than the current time."))
             }
-            end = now
-        }
-        if start > end {
-            return .failure(GoogleError.invalidArgument("Start time must be before end time."))
+            // Clamped to now; a window that starts after now (a client clock ahead of the store's) holds nothing
+            // recorded yet: an empty answer, not an error, since the times as sent were in order.
+            end = max(now, start - 1)
         }
         // The first row recorded at or after the start.
         var low = 0
