@@ -90,7 +90,10 @@ struct PlayCallRunner: Sendable {
                         afterAttempt: attempt, elapsed: elapsed, retryAfter: retryAfter,
                         random: { runtime.random($0.upperBound) })
                 else { throw error }
-                logger.warning(
+                // Throttling is expected under load: each one is a detail (info); the job's summary line counts them
+                // and is a warning when there were any, so --quiet shows one line per job, not one per answer.
+                logger.log(
+                    level: error.code == .rateLimited ? .info : .warning,
                     "store call failed; retrying",
                     metadata: [
                         "api": "\(api)", "app": "\(app)", "attempt": "\(attempt)",

@@ -38,8 +38,13 @@ struct StderrLogHandler: LogHandler {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: options)) ?? Data()
             line = String(decoding: data, as: UTF8.self) + "\n"
         }
-        FileHandle.standardError.write(Data(line.utf8))
+        // On a terminal the progress line is cleared first, so the event starts at the left edge on its own line
+        // (the next progress update draws the line again below it).
+        FileHandle.standardError.write(Data(((Self.terminal ? "\r\u{1B}[K" : "") + line).utf8))
     }
+
+    /// Whether stderr is a terminal (where a progress line may be drawn).
+    static let terminal = isatty(STDERR_FILENO) == 1
 
     /// A logfmt value: bare when it is plain, else quoted and escaped.
     static func logfmt(_ value: String) -> String {

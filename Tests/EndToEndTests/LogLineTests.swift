@@ -57,6 +57,36 @@ struct LogLineTests {
         return pairs
     }
 
+    /// On a terminal each event first clears the progress line (carriage return, erase line), so it starts at the
+    /// left edge on a line of its own; piped to a file, no escape is written. The terminal is a pty from `script`.
+    @Test func onATerminalEachEventClearsTheProgressLineFirst() throws {
+        let conninfo = try TestDatabase.create(prefix: "tty")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("storerecon.yaml")
+        try """
+        database:
+          url: "\(conninfo)"
+        apps:
+          - { id: demo-android, platform: google, packageName: com.example.demo, serviceAccountFile: /nonexistent.json }
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let binary = try BuiltExecutable("storerecon")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", "'\(binary.url.path)' migrate --config '\(config.path)'", "/dev/null"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("\r\u{1B}[Ktime="), "\(text.debugDescription)")
+        let piped = try binary.run(["migrate", "--config", config.path])
+        #expect(piped.stderr.contains("time=") && !piped.stderr.contains("\u{1B}"), "\(piped.stderr)")
+    }
+
     @Test func theLogfmtParserRejectsWhatTheOldFormatWrote() {
         #expect(Self.parseLogfmt("2026-11-22T04:00:00Z info job=x 12 rows stored") == nil)
         #expect(Self.parseLogfmt("time=t level=info msg=\"a \\\"b\\\" c\"")?["msg"] == "a \"b\" c")

@@ -102,7 +102,9 @@ public struct JobRunner {
                 try await body(environment)
                 try? recorder?.finish(.ok, counts: counters.snapshot, calls: counters.callSnapshot)
                 let done = result(.ok, 0, nil)
-                logger.info("\(Self.summary(done))")
+                // A warning when the store throttled calls, so that --quiet keeps this one line for them.
+                let throttled = done.calls.filter { $0.key.hasSuffix(".throttled") }.values.reduce(0, +)
+                logger.log(level: throttled > 0 ? .warning : .info, "\(Self.summary(done))")
                 return done
             } catch {
                 environment.progress?.finish()
