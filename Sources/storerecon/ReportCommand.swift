@@ -18,9 +18,11 @@ struct ReportRefundsCommand: AsyncParsableCommand {
         commandName: "refunds",
         abstract: "Refunds over a date range, grouped or one row per refund. Reads a snapshot; never writes.",
         discussion: """
-            Dates are inclusive, in reports.timeZone (UTC unless configured). Amounts are store-reported prices in \
-            currency units, exact; refunds with an unknown amount are counted separately; reversed refunds are \
-            netted out. Currency is always a grouping column: amounts are never summed across currencies.
+            Dates are inclusive, in reports.timeZone (UTC unless configured). Amounts (gross, tax, net = gross - \
+            tax) are what the stores refunded (source store) or estimates from configured prices (source \
+            configured), summed exactly and rounded half to even to the currency's minor unit; refunds with an \
+            unknown amount are counted separately; reversed refunds are netted out. Currency and source are always \
+            grouping columns: amounts are never summed across currencies, estimates never mixed with store amounts.
             Example: storerecon report refunds --from 2026-11-01 --to 2026-11-30 --by day,platform --format csv
             """
     )
@@ -33,7 +35,9 @@ struct ReportRefundsCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Last day (YYYY-MM-DD), inclusive.")
     var to: String
 
-    @Option(name: .long, help: "Group by any of day, platform, app, product, reason, currency (comma-separated).")
+    @Option(
+        name: .long,
+        help: "Group by any of day, platform, app, product, reason, currency, country, source (comma-separated).")
     var by: String = "day,platform"
 
     @Flag(name: .long, help: "One row per refund instead of groups.")

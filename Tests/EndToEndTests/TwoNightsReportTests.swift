@@ -33,15 +33,37 @@ struct TwoNightsReportTests {
         var day: String
         var platform: String
         var currency: String
+        var source: String
         var refunds = 0
         var quantity = 0
-        var amountMilli: Int64 = 0
+        /// Exact sum while the truth is added up; rounded to the currency's minor unit by ``rounded()``.
+        var amountNanos: Int64 = 0
+        /// The gross as the report prints it (minor units), or nil when no amount is known.
+        var gross: String?
         var unknownAmount = 0
+        var familyRevokes = 0
         var reversed = 0
         var description: String {
-            "\(day) \(platform) \(currency): \(refunds) refunds, \(quantity) units, \(amountMilli) milli, "
-                + "\(unknownAmount) unknown, \(reversed) reversed"
+            "\(day) \(platform) \(currency) \(source): \(refunds) refunds, \(quantity) units, gross \(gross ?? "-"), "
+                + "\(unknownAmount) unknown, \(familyRevokes) family, \(reversed) reversed"
         }
+    }
+
+    /// ISO 4217 minor units of the scenario's currencies (written out here, not taken from storerecon's table).
+    static let minorUnits = ["USD": 2, "EUR": 2, "JPY": 0, "GBP": 2, "KWD": 3, "INR": 2]
+
+    /// Exact nanos rounded half to even to `currency`'s minor unit, as decimal text.
+    static func rounded(_ nanos: Int64, _ currency: String) -> String {
+        let exponent = minorUnits[currency] ?? 2
+        var step: Int64 = 1
+        for _ in 0..<(9 - exponent) { step *= 10 }
+        var (whole, remainder) = nanos.quotientAndRemainder(dividingBy: step)
+        if remainder * 2 > step || (remainder * 2 == step && whole % 2 != 0) { whole += 1 }
+        guard exponent > 0 else { return String(whole) }
+        var digits = String(whole)
+        if digits.count <= exponent { digits = String(repeating: "0", count: exponent - digits.count + 1) + digits }
+        digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -exponent))
+        return digits
     }
 
     static func utcDay(_ millis: Int64) -> String {
@@ -59,58 +81,75 @@ struct TwoNightsReportTests {
         let truth = simulator.groundTruth()
         let prices = Dictionary(simulator.products.map { ($0.productId, $0) }) { first, _ in first }
         var groups: [String: Group] = [:]
-        func add(day: String, platform: String, currency: String, quantity: Int, amount: Int64?, reversed: Bool) {
-            let key = "\(day)|\(platform)|\(currency)"
-            var group = groups[key] ?? Group(day: day, platform: platform, currency: currency)
+        var known: Set<String> = []
+        func add(
+            day: String, platform: String, currency: String, source: String, quantity: Int, nanos: Int64?,
+            reversed: Bool, family: Bool = false
+        ) {
+            let key = "\(day)|\(platform)|\(currency)|\(source)"
+            var group = groups[key] ?? Group(day: day, platform: platform, currency: currency, source: source)
             if reversed {
                 group.reversed += 1
+            } else if family {
+                group.familyRevokes += 1
             } else {
                 group.refunds += 1
                 group.quantity += quantity
-                if let amount { group.amountMilli += amount } else { group.unknownAmount += 1 }
+                if let nanos {
+                    group.amountNanos += nanos
+                    known.insert(key)
+                } else {
+                    group.unknownAmount += 1
+                }
             }
             groups[key] = group
         }
         for refund in truth.appleRefunds where refund.revocationDate <= appleUpTo {
-            let total = refund.priceMilli * Int64(refund.quantity)
-            let amount =
+            // From the scenario's facts: the unit price times the units bought, times the refunded share (exact in
+            // nanos: milliunits x 10^6, milli-percent / 10^5); a family revoke moves no money.
+            let total = refund.unitPriceMilli * Int64(refund.quantity) * 1_000_000
+            let family = refund.revocationType == "FAMILY_REVOKE"
+            let nanos =
                 refund.revocationType == "REFUND_PRORATED"
-                ? (total * Int64(refund.revocationPercentage ?? 100_000) + 50_000) / 100_000 : total
+                ? total / 100_000 * Int64(refund.revocationPercentage ?? 100_000) : total
             add(
                 day: utcDay(refund.revocationDate), platform: "apple", currency: refund.currency,
-                quantity: refund.quantity, amount: amount,
-                reversed: refund.reversedDate.map { $0 <= appleUpTo } ?? false)
+                source: family ? "none" : "store", quantity: refund.quantity, nanos: family ? nil : nanos,
+                reversed: refund.reversedDate.map { $0 <= appleUpTo } ?? false, family: family)
         }
         for void in truth.googleVoids
         where void.recorded && void.recordedTimeMillis >= googleFrom && void.recordedTimeMillis <= googleUpTo {
-            // Google sends no price: storerecon prices a void from the configured product of the subscription its
+            // Without the Orders API: storerecon prices a void from the configured product of the subscription its
             // token belongs to, when that subscription is known (imported), and counts it as unknown otherwise.
             let product = prices[void.productId]
-            let known = knownTokens.contains(void.purchaseToken) && product != nil
+            let isKnown = knownTokens.contains(void.purchaseToken) && product != nil
             add(
-                day: utcDay(void.voidedTimeMillis), platform: "google", currency: known ? product?.currency ?? "" : "",
+                day: utcDay(void.voidedTimeMillis), platform: "google",
+                currency: isKnown ? product?.currency ?? "unknown" : "unknown", source: isKnown ? "configured" : "none",
                 quantity: void.voidedQuantity ?? 1,
-                amount: known ? (product?.priceMilli ?? 0) * Int64(void.voidedQuantity ?? 1) : nil,
+                nanos: isKnown ? (product?.priceMilli ?? 0) * Int64(void.voidedQuantity ?? 1) * 1_000_000 : nil,
                 reversed: false)
         }
-        return Set(groups.values)
+        return Set(
+            groups.map { key, group in
+                var group = group
+                group.gross = known.contains(key) ? rounded(group.amountNanos, group.currency) : nil
+                group.amountNanos = 0
+                return group
+            })
     }
 
     static func reported(_ json: String) throws -> Set<Group> {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let rows = try #require(object["groups"] as? [[String: Any]])
         return Set(
-            try rows.map { row in
-                let milli = try #require(row["amount_milli"] as? Int)
-                // The decimal string is the same amount, exactly.
-                let text = try #require(row["amount"] as? String)
-                #expect(Decimal(string: text) == Decimal(milli) / 1000, "\(text) vs \(milli)")
-                return Group(
+            rows.map { row in
+                Group(
                     day: row["day"] as? String ?? "", platform: row["platform"] as? String ?? "",
-                    currency: row["currency"] as? String ?? "", refunds: row["refunds"] as? Int ?? -1,
-                    quantity: row["quantity"] as? Int ?? -1, amountMilli: Int64(milli),
-                    unknownAmount: row["unknown_amount_refunds"] as? Int ?? -1,
-                    reversed: row["reversed_refunds"] as? Int ?? -1)
+                    currency: row["currency"] as? String ?? "", source: row["source"] as? String ?? "",
+                    refunds: row["refunds"] as? Int ?? -1, quantity: row["quantity"] as? Int ?? -1,
+                    gross: row["gross"] as? String, unknownAmount: row["unknown_amount_refunds"] as? Int ?? -1,
+                    familyRevokes: row["family_revokes"] as? Int ?? -1, reversed: row["reversed_refunds"] as? Int ?? -1)
             })
     }
 
@@ -154,6 +193,10 @@ struct TwoNightsReportTests {
                 googleFrom: firstNight - 30 * Self.day + 600_000, appleUpTo: try highWater("apple_notifications:%"))
             #expect(expected.contains { $0.platform == "apple" && $0.reversed > 0 })
             #expect(expected.contains { $0.platform == "google" && $0.unknownAmount > 0 })
+            #expect(
+                simulator.groundTruth().appleRefunds.contains {
+                    $0.quantity > 1 && $0.revocationType != "FAMILY_REVOKE"
+                })
 
             let report = try await binary.run(
                 [

@@ -24,10 +24,12 @@ public struct GroundTruth: Sendable, Codable, Equatable {
         public var revocationType: String
         /// Milliunits (50000 = 50 %) for prorated refunds.
         public var revocationPercentage: Int?
-        /// Store-reported price of the transaction in milliunits.
+        /// Store-reported price of the transaction in milliunits: the total for the quantity bought, as Apple signs it.
         public var priceMilli: Int64
         public var currency: String
         public var quantity: Int
+        /// The scenario's price of one unit of the product, milliunits (a fact independent of what Apple signs).
+        public var unitPriceMilli: Int64
         /// When a REFUND_REVERSED happened, if it has by now.
         public var reversedDate: Int64?
     }

@@ -28,7 +28,7 @@ extension Scenario {
                         revocationReason: Int(refund.reason), revocationType: type,
                         revocationPercentage: refund.kind == .prorated ? Int(refund.percentage) : nil,
                         priceMilli: product.priceMilli * Int64(plan.quantity), currency: product.currency,
-                        quantity: Int(plan.quantity),
+                        quantity: Int(plan.quantity), unitPriceMilli: product.priceMilli,
                         reversedDate: refund.reversedMillis <= now ? refund.reversedMillis : nil))
             }
         }
