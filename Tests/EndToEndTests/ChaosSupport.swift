@@ -242,6 +242,8 @@ enum Chaos {
                 #expect(
                     statistics.maxInAnyMinute <= quotas.subscriptionsPerMinute, "\(label)",
                     sourceLocation: sourceLocation)
+            case .googleOrders:
+                #expect(statistics.maxInAnyMinute <= quotas.voidedPerMinute, "\(label)", sourceLocation: sourceLocation)
             case .appleRefundHistory:
                 #expect(
                     statistics.maxInAnySecond <= Int(quotas.appleRefundHistoryPerSecond), "\(label)",

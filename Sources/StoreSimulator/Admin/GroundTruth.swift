@@ -53,6 +53,17 @@ public struct GroundTruth: Sendable, Codable, Equatable {
         public var voidedQuantity: Int?
         /// True for subscription orders (listed only with `type=1`).
         public var isSubscription: Bool
+        /// The buyer's region (ISO 3166-1 alpha-2) and the currency it pays in.
+        public var buyerCountry: String
+        public var currency: String
+        /// The regional price of one unit, tax included, nanos (a scenario fact: see `Scenario.orderPrice`).
+        public var unitPriceNanos: Int64
+        /// The tax in one unit, nanos.
+        public var unitTaxNanos: Int64
+        /// Units the order bought.
+        public var orderQuantity: Int
+        /// A quantity-based part is processed (no longer PENDING) from this instant.
+        public var processedMillis: Int64
     }
 }
 

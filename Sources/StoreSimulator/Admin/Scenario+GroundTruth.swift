@@ -40,6 +40,7 @@ extension Scenario {
                 let index = Int(refund.plan)
                 let plan = plans[index]
                 let charge = Int(refund.charge)
+                let price = orderPrice(plan: index, charge: charge)
                 google.append(
                     GroundTruth.GoogleVoid(
                         app: app.id, packageName: app.storeId, orderId: orderId(plan: index, charge: charge),
@@ -49,7 +50,11 @@ extension Scenario {
                         recorded: refund.recordedMillis <= now, voidedSource: Int(refund.source),
                         voidedReason: Int(refund.reason),
                         voidedQuantity: refund.kind == .partialQuantity ? Int(refund.quantity) : nil,
-                        isSubscription: !plan.isOneTime))
+                        isSubscription: !plan.isOneTime, buyerCountry: price.country, currency: price.currency,
+                        unitPriceNanos: price.unitNanos, unitTaxNanos: price.unitTaxNanos,
+                        orderQuantity: price.quantity,
+                        processedMillis: refund.kind == .partialQuantity
+                            ? partProcessedMillis(refund) : refund.eventMillis))
             }
         }
         apple.sort { ($0.revocationDate, $0.transactionId) < ($1.revocationDate, $1.transactionId) }
