@@ -34,6 +34,8 @@ public struct GoogleVoidedSync: Sendable {
         public var drained = false
         /// A window older than the store keeps, if one was found.
         public var gap: (from: Date, to: Date)?
+        /// What the Orders API calls for the amounts did.
+        public var orders = GoogleOrderAmounts.Summary()
 
         public static func == (lhs: Summary, rhs: Summary) -> Bool {
             lhs.pages == rhs.pages && lhs.rows == rhs.rows && lhs.inserted == rhs.inserted
@@ -52,6 +54,8 @@ public struct GoogleVoidedSync: Sendable {
     let client: PlayDeveloperClient
     let planner: VoidedWindowPlanner
     let store: VoidedPurchaseStore
+    /// Fetches what Google refunded for the rows of each stored page.
+    let orderAmounts: GoogleOrderAmounts
     /// The daily cap of voided purchases and the backfills' share of it, for the progress line.
     let quotaCaps: (daily: Int?, backfill: Int?)
 
@@ -63,6 +67,7 @@ public struct GoogleVoidedSync: Sendable {
             overlap: TimeInterval(configuration.sync.googleOverlap.seconds),
             skew: TimeInterval(configuration.sync.googleSkew.seconds))
         store = VoidedPurchaseStore(app: app, products: configuration.products)
+        orderAmounts = GoogleOrderAmounts(app: app, client: client)
         let policy = configuration.quotaPolicy
         let limit = policy.limit(app: app.id, api: .googleVoidedPurchases)
         quotaCaps = (limit?.dailyCap, policy.backfillCap(of: limit))
@@ -217,6 +222,12 @@ public struct GoogleVoidedSync: Sendable {
                 summary.updated += counts.1
                 environment.counters.add("inserted", counts.0)
                 environment.counters.add("updated", counts.1)
+                // The amounts of the page's refunds (its own transactions; a failure leaves them for a later run).
+                if !summary.orders.stopped {
+                    summary.orders.add(
+                        try await orderAmounts.fetch(
+                            orderIds: rows.compactMap(\.orderId), purpose: purpose, in: environment))
+                }
             }
             showProgress(
                 summary, last: rows.last, job: job, start: start, end: end, elapsed: started.duration(to: .now),
@@ -224,8 +235,18 @@ public struct GoogleVoidedSync: Sendable {
             token = next
             if next == nil { break }
         }
+        if !environment.dryRun, !summary.orders.stopped {
+            // Refunds still without the store's amount from earlier runs (pending at Google, or not fetched).
+            let backlog = try orderAmounts.backlog(limit: Self.orderBacklogPerRun, on: connection)
+            summary.orders.add(try await orderAmounts.fetch(orderIds: backlog, purpose: purpose, in: environment))
+        }
         environment.progress?.finish()
         summary.drained = true
+        if summary.orders.calls > 0 {
+            logger.info(
+                "amounts: \(summary.orders.calls) Orders API calls for \(summary.rows) voided rows (\(Self.perThousand(summary.orders.calls, summary.rows)) per 1000), \(summary.orders.priced) refunds priced by the store, \(summary.orders.pending) pending, \(summary.orders.notFound) orders not found"
+            )
+        }
         logger.info(
             "\(environment.dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(environment.dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(environment.dryRun ? "unchanged" : "at \(Self.text(end))")"
         )
@@ -236,6 +257,16 @@ public struct GoogleVoidedSync: Sendable {
                 "\(rejected) voided purchases could not be stored (see the lines above); everything else was saved")
         }
         return summary
+    }
+
+    /// Order ids of earlier refunds re-asked per run (pending at Google, or not fetched yet).
+    static let orderBacklogPerRun = 10_000
+
+    /// `calls` per 1000 `rows`, with two decimals.
+    static func perThousand(_ calls: Int, _ rows: Int) -> String {
+        guard rows > 0 else { return "-" }
+        let hundredths = (calls * 100_000 + rows / 2) / rows
+        return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
     }
 
     /// One page of the window: from `start` to `end`, or the page `token` names.
