@@ -88,6 +88,11 @@ enum StatusTable {
             for state in app.subscriptionStates {
                 lines.append("  subscriptions \(state.state)\(state.entitled ? " (entitled)" : ""): \(state.count)")
             }
+            if app.refunds > 0, !app.refundAmounts.isEmpty {
+                let parts = ["store", "pending", "estimated", "unknown", "order_not_found", "no_permission"]
+                    .map { "\($0.replacingOccurrences(of: "_", with: " ")) \(app.refundAmounts[$0] ?? 0)" }
+                lines.append("  refund amounts: " + parts.joined(separator: ", "))
+            }
         }
         if !report.tableCounts.isEmpty {
             lines.append("")

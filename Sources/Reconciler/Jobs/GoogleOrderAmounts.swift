@@ -90,6 +90,36 @@ public struct GoogleOrderAmounts: Sendable {
         ).map { try $0.decode("order_id") }
     }
 
+    /// The job name of `storerecon backfill google-orders` (its lock and run records).
+    public static let backfillJob = "google_orders_backfill"
+
+    /// `storerecon backfill google-orders`: asks for every refund in the ledger still without the store's amount
+    /// (refunded since `since`), 1000 orders a call, oldest first, each order once per run, with a progress line.
+    /// Resumable: every call's orders commit before the next call.
+    public func backfill(since: Date?, in environment: JobEnvironment) async throws -> Summary {
+        var summary = Summary()
+        var asked = Set<String>()
+        while !summary.stopped {
+            try environment.checkShutdown()
+            let ids = try backlog(
+                limit: 5 * PlayDeveloperClient.maxOrderIds + asked.count, since: since,
+                on: environment.connection
+            ).filter { !asked.contains($0) }
+            guard !ids.isEmpty else { break }
+            let batch = Array(ids.prefix(PlayDeveloperClient.maxOrderIds))
+            asked.formUnion(batch)
+            summary.add(try await fetch(orderIds: batch, purpose: .backfill, in: environment))
+            environment.progress?.update(
+                "google-orders \(app.id): \(asked.count) orders asked, \(summary.calls) calls, \(summary.priced) refunds priced, \(summary.pending) pending, \(summary.notFound) not found"
+            )
+        }
+        environment.progress?.finish()
+        environment.logger.info(
+            "backfill google-orders: \(asked.count) orders asked in \(summary.calls) calls; \(summary.priced) refunds priced by the store, \(summary.pending) pending, \(summary.notFound) orders not found"
+        )
+        return summary
+    }
+
     /// Fetches and stores the orders of these ids that need it (see ``needing(_:on:)``), 1000 a call.
     /// Never throws for a store answer: the voided page it follows is already stored, and what is not fetched
     /// now is asked on a later run. Throws only for the database (and a stop request).
@@ -324,12 +354,21 @@ public struct GoogleOrderAmounts: Sendable {
         if partKeys.contains("") {
             let refund = order.orderHistory?.refundEvent
             let total = refund?.refundDetails?.total?.totalNanos
+            // Units refunded: the refund's total over the line's price of one unit (tax included) when it divides
+            // exactly; else what the parts in the ledger left (a part may lie outside what was read).
+            var units = max(1, bought - partUnits)
+            if let total, let line = order.lineItems?.first?.total?.totalNanos, bought > 0, line > 0,
+                line % Int64(bought) == 0
+            {
+                let unit = line / Int64(bought)
+                if total > 0, total % unit == 0, total / unit <= Int64(bought) { units = Int(total / unit) }
+            }
             result.append(
                 Priced(
                     orderId: order.orderId, partKey: "", gross: total,
                     tax: total == nil ? nil : refund?.refundDetails?.tax?.totalNanos ?? 0,
                     currency: refund?.refundDetails?.total?.currencyCode ?? order.total?.currencyCode,
-                    quantity: max(1, bought - partUnits),
+                    quantity: units,
                     note: refund == nil ? (order.state == "PENDING_REFUND" ? "pending" : "no_refund_event") : nil))
         }
         return result
