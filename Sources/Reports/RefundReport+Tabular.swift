@@ -8,7 +8,7 @@ extension RefundReport {
         options.by.map(\.rawValue) + [
             "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds", "family_revokes",
             "reversed_refunds",
-        ]
+        ] + (options.rates.map { rates in ["gross", "tax", "net"].map { "\($0)_\(rates.base)" } } ?? [])
     }
 
     /// Column names of the detail report.
@@ -28,6 +28,16 @@ extension RefundReport {
     static func amounts(_ group: Group) -> [String] {
         let currency = group.keys["currency"]
         return [minor(group.grossNanos, currency), minor(group.taxNanos, currency), minor(group.netNanos, currency)]
+    }
+
+    /// With `--rates`: a group's amounts converted to the base currency (gross, tax, net).
+    func convertedAmounts(_ group: Group) -> [String] {
+        guard let base = options.rates?.base else { return [] }
+        let net = group.convertedTaxNanos.flatMap { tax in group.convertedGrossNanos.map { $0 - tax } }
+        return [
+            Self.minor(group.convertedGrossNanos, base), Self.minor(group.convertedTaxNanos, base),
+            Self.minor(net, base),
+        ]
     }
 
     /// The report as rows of text cells, header first.
@@ -55,6 +65,7 @@ extension RefundReport {
                 options.by.map { group.keys[$0.rawValue] ?? "" }
                     + [String(group.refunds), String(group.quantity)] + Self.amounts(group)
                     + [String(group.unknownAmount), String(group.familyRevokes), String(group.reversed)]
+                    + convertedAmounts(group)
             }
     }
 
@@ -80,7 +91,8 @@ extension RefundReport {
                 if let index = options.by.firstIndex(of: .source) { line[index] = total.keys["source"] ?? "" }
                 rows.append(
                     line + [String(total.refunds), String(total.quantity)] + Self.amounts(total)
-                        + [String(total.unknownAmount), String(total.familyRevokes), String(total.reversed)])
+                        + [String(total.unknownAmount), String(total.familyRevokes), String(total.reversed)]
+                        + convertedAmounts(total))
             }
         }
         let widths = rows.reduce(into: [Int](repeating: 0, count: rows.first?.count ?? 0)) { widths, row in
@@ -92,10 +104,47 @@ extension RefundReport {
             }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }
         if lines.count == 1 { lines.append("(no refunds from \(options.from) to \(options.to))") }
+        if let rates = options.rates, !options.detail {
+            for (source, total) in convertedTotals() {
+                let amounts = convertedAmounts(total)
+                lines.append(
+                    "TOTAL in \(rates.base) (\(source)): gross \(amounts[0]), tax \(amounts[1].isEmpty ? "unknown" : amounts[1]), net \(amounts[2].isEmpty ? "unknown" : amounts[2])"
+                )
+            }
+            if !ratesUsed.isEmpty {
+                lines.append(
+                    "rates used (1 unit in \(rates.base)): "
+                        + ratesUsed.map { "\($0.day) \($0.currency) \($0.rate)" }.joined(separator: ", "))
+            }
+        }
         lines.insert(
             "Refunds \(options.from) to \(options.to) (\(options.timeZone)); amounts in each currency's minor units",
             at: 0)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// With `--rates`: converted totals across every currency, per amount source.
+    public func convertedTotals() -> [(String, Group)] {
+        var totals: [String: Group] = [:]
+        var taxUnknown: Set<String> = []
+        for group in groups {
+            guard let gross = group.convertedGrossNanos else { continue }
+            let source = group.keys["source"] ?? ""
+            var total =
+                totals[source]
+                ?? Group(
+                    keys: ["source": source], refunds: 0, quantity: 0, grossNanos: nil, taxNanos: nil,
+                    unknownAmount: 0, reversed: 0)
+            total.convertedGrossNanos = (total.convertedGrossNanos ?? 0) + gross
+            if let tax = group.convertedTaxNanos {
+                total.convertedTaxNanos = (total.convertedTaxNanos ?? 0) + tax
+            } else {
+                taxUnknown.insert(source)
+            }
+            totals[source] = total
+        }
+        for source in taxUnknown { totals[source]?.convertedTaxNanos = nil }
+        return totals.sorted { $0.key < $1.key }
     }
 
     /// Totals of standing refunds per currency and amount source (never summed across currencies, and estimated
@@ -122,12 +171,21 @@ extension RefundReport {
                     taxUnknown.insert(key)
                 }
             }
+            if let converted = group.convertedGrossNanos {
+                total.convertedGrossNanos = (total.convertedGrossNanos ?? 0) + converted
+                if let tax = group.convertedTaxNanos {
+                    total.convertedTaxNanos = (total.convertedTaxNanos ?? 0) + tax
+                }
+            }
             total.unknownAmount += group.unknownAmount
             total.familyRevokes += group.familyRevokes
             total.reversed += group.reversed
             totals[key] = total
         }
-        for key in taxUnknown { totals[key]?.taxNanos = nil }
+        for key in taxUnknown {
+            totals[key]?.taxNanos = nil
+            totals[key]?.convertedTaxNanos = nil
+        }
         return totals.sorted { $0.key < $1.key }
     }
 
@@ -176,9 +234,29 @@ extension RefundReport {
                 row["net"] = group.netNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
                 row["unknown_amount_refunds"] = group.unknownAmount
                 row["family_revokes"] = group.familyRevokes
+                if let base = options.rates?.base {
+                    let converted = convertedAmounts(group)
+                    for (index, name) in ["gross", "tax", "net"].enumerated() {
+                        row["\(name)_\(base)"] = converted[index].isEmpty ? NSNull() : converted[index]
+                    }
+                }
                 row["reversed_refunds"] = group.reversed
                 return row
             }
+        }
+        if let rates = options.rates, !options.detail {
+            object["rates"] = [
+                "base": rates.base,
+                "used": ratesUsed.map { ["day": $0.day, "currency": $0.currency, "rate": "\($0.rate)"] },
+                "totals": convertedTotals().map { source, total -> [String: Any] in
+                    let amounts = convertedAmounts(total)
+                    return [
+                        "source": source, "gross": amounts[0],
+                        "tax": amounts[1].isEmpty ? NSNull() : amounts[1],
+                        "net": amounts[2].isEmpty ? NSNull() : amounts[2],
+                    ]
+                },
+            ]
         }
         object["daily"] = daily.map { ["day": $0.day, "platform": $0.platform, "refunds": $0.refunds] }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])

@@ -30,6 +30,11 @@ public struct RefundReport: Sendable, Encodable {
         public var familyRevokes: Int = 0
         /// Refunds that were reversed, not counted above.
         public var reversed: Int
+        /// With `--rates`: `grossNanos` converted to the rates' base currency, each day at that day's rate (exact
+        /// nanos of the base currency).
+        public var convertedGrossNanos: Decimal? = nil
+        /// With `--rates`: `taxNanos` converted likewise (`nil` when the tax is not known).
+        public var convertedTaxNanos: Decimal? = nil
 
         /// `grossNanos - taxNanos`, when both are known.
         public var netNanos: Decimal? {
@@ -69,6 +74,13 @@ public struct RefundReport: Sendable, Encodable {
         public var environment: String?
     }
 
+    /// One rate `--rates` supplied and the report used.
+    public struct RateUsed: Sendable, Encodable, Equatable {
+        public var day: String
+        public var currency: String
+        public var rate: Decimal
+    }
+
     /// Refunds per day per platform (standing ones), for the chart.
     public struct DailyPoint: Sendable, Encodable, Equatable {
         public var day: String
@@ -84,6 +96,8 @@ public struct RefundReport: Sendable, Encodable {
     public var details: [Detail]
     /// Chart series.
     public var daily: [DailyPoint]
+    /// With `--rates`: the rates used, by day and currency.
+    public var ratesUsed: [RateUsed] = []
 
     enum CodingKeys: String, CodingKey { case groups, details, daily }
 
@@ -117,12 +131,50 @@ public struct RefundReport: Sendable, Encodable {
                     unknownAmount: try row.decode("unknown_amount"), familyRevokes: try row.decode("family_revokes"),
                     reversed: try row.decode("reversed"))
             }
+            if let rates = options.rates {
+                try report.convert(with: rates, range: range, on: connection)
+            }
         }
         report.daily = try connection.query(dailyQuery, range).map { row in
             DailyPoint(
                 day: try row.decode("day"), platform: try row.decode("platform"), refunds: try row.decode("refunds"))
         }
         return report
+    }
+
+    /// Converts every group's amounts to `rates.base`: the groups are read again split by day (and currency) and
+    /// each day's sums are multiplied by that day's rate, exactly; rounding happens only when printed.
+    /// - Throws: `ReportError` naming the first day and currency without a rate.
+    mutating func convert(
+        with rates: RefundRates, range: [any PostgresEncodable], on connection: PostgresConnection
+    ) throws {
+        let flags = RefundReportOptions.Dimension.allCases.map {
+            options.by.contains($0) || $0 == .day || $0 == .currency
+        }
+        func key(_ values: [String]) -> String { values.joined(separator: "\u{1}") }
+        var index: [String: Int] = [:]
+        for (position, group) in groups.enumerated() {
+            index[key(options.by.map { group.keys[$0.rawValue] ?? "" })] = position
+            groups[position].convertedGrossNanos = group.grossNanos == nil ? nil : 0
+            groups[position].convertedTaxNanos = group.taxNanos == nil ? nil : 0
+        }
+        var used: [String: RateUsed] = [:]
+        for row in try connection.query(Self.groupQuery, range + flags) {
+            guard let gross = try Self.nanos(row, "gross_nanos") else { continue }
+            let values = try options.by.map { try row.decodeIfPresent($0.rawValue, as: String.self) ?? "" }
+            guard let position = index[key(values)] else { continue }
+            let day: String = try row.decode("day")
+            let currency: String = try row.decode("currency")
+            let rate = try rates.rate(day: day, currency: currency)
+            if currency != rates.base {
+                used["\(day) \(currency)"] = RateUsed(day: day, currency: currency, rate: rate)
+            }
+            groups[position].convertedGrossNanos = (groups[position].convertedGrossNanos ?? 0) + gross * rate
+            if let tax = try Self.nanos(row, "tax_nanos"), groups[position].convertedTaxNanos != nil {
+                groups[position].convertedTaxNanos = (groups[position].convertedTaxNanos ?? 0) + tax * rate
+            }
+        }
+        ratesUsed = used.keys.sorted().compactMap { used[$0] }
     }
 
     /// A `numeric` column of exact nanos.

@@ -35,11 +35,13 @@ public struct RefundReportOptions: Sendable, Equatable {
     public var timeZone: String
     /// Only these apps (empty: all).
     public var apps: [String]
+    /// Exchange rates (`--rates FILE`): adds each group's amounts converted to `rates.base`, day by day.
+    public var rates: RefundRates?
 
     /// Creates options.
     public init(
         from: String, to: String, by: [Dimension] = [.day, .platform], detail: Bool = false, timeZone: String = "UTC",
-        apps: [String] = []
+        apps: [String] = [], rates: RefundRates? = nil
     ) {
         self.from = from
         self.to = to
@@ -49,6 +51,7 @@ public struct RefundReportOptions: Sendable, Equatable {
         self.detail = detail
         self.timeZone = timeZone
         self.apps = apps
+        self.rates = rates
     }
 
     /// Parses `--by day,platform,...`.

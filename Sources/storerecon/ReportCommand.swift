@@ -52,6 +52,11 @@ struct ReportRefundsCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Only this app.")
     var app: String?
 
+    @Option(
+        name: .long,
+        help: "CSV date,currency,rate_to_<BASE> (from finance): add amounts converted to BASE at each day's rate.")
+    var rates: String?
+
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
         case table, csv, json, html
     }
@@ -65,9 +70,21 @@ struct ReportRefundsCommand: AsyncParsableCommand {
             } catch let error as ReportError {
                 throw ReconcilerError(.input, error.message)
             }
+            var table: RefundRates?
+            if let rates {
+                guard let data = FileManager.default.contents(atPath: rates) else {
+                    throw ReconcilerError(.input, "--rates \(rates): cannot read the file")
+                }
+                if detail { throw ReconcilerError(.input, "--rates applies to grouped reports, not --detail") }
+                do {
+                    table = try RefundRates.parse(String(decoding: data, as: UTF8.self))
+                } catch let error as ReportError {
+                    throw ReconcilerError(.input, error.message)
+                }
+            }
             let request = RefundReportOptions(
                 from: from, to: to, by: dimensions, detail: detail, timeZone: runtime.configuration.reports.timeZone,
-                apps: app == nil ? [] : apps)
+                apps: app == nil ? [] : apps, rates: table)
             let connection = try runtime.connect()
             defer { connection.close() }
             let report: RefundReport

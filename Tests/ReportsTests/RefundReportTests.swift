@@ -151,6 +151,47 @@ struct RefundReportTests {
         #expect(error?.message.contains("weekday") == true)
     }
 
+    /// `--rates`: each day's sums at that day's rate, added up exactly and rounded once; worked by hand:
+    /// Apple USD 2026-11-01: (10.99 + 5.495) x 0.9 = 14.8365 EUR -> 14.84; Google USD 2026-11-02: 1.98 x 0.8 =
+    /// 1.584 EUR -> 1.58; Apple EUR 4.99 stays 4.99. Store total: 14.8365 + 1.584 + 4.99 = 21.4105 EUR -> 21.41.
+    @Test func ratesConvertEachDayAtItsRateAndAMissingRateIsAnError() throws {
+        let rates = try RefundRates.parse(
+            "date,currency,rate_to_EUR\n2026-11-01,USD,0.9\n2026-11-02,USD,0.8\n2026-11-02,GBP,1.15\n")
+        #expect(rates.base == "EUR")
+        let report = try RefundReport.run(
+            RefundReportOptions(from: "2026-11-01", to: "2026-11-02", by: [.platform], rates: rates), on: connection)
+        let csv = report.csv()
+        #expect(
+            csv.hasPrefix(
+                "platform,currency,source,refunds,quantity,gross,tax,net,unknown_amount_refunds,"
+                    + "family_revokes,reversed_refunds,gross_EUR,tax_EUR,net_EUR\r\n"), "\(csv)")
+        #expect(csv.contains("apple,USD,store,2,2,16.48,,,0,0,1,14.84,,\r\n"), "\(csv)")
+        #expect(csv.contains("google,USD,store,1,2,1.98,,,0,0,0,1.58,,\r\n"), "\(csv)")
+        #expect(csv.contains("apple,EUR,store,1,1,4.99,,,0,0,0,4.99,,\r\n"), "\(csv)")
+        let totals = report.convertedTotals()
+        #expect(totals.count == 1 && totals[0].0 == "store")
+        #expect(totals[0].1.convertedGrossNanos == Decimal(string: "21410500000"))
+        let table = report.table()
+        #expect(table.contains("TOTAL in EUR (store): gross 21.41, tax unknown, net unknown"), "\(table)")
+        #expect(table.contains("rates used (1 unit in EUR): 2026-11-01 USD 0.9, 2026-11-02 USD 0.8"), "\(table)")
+        let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any]
+        let used = (json?["rates"] as? [String: Any])?["used"] as? [[String: Any]]
+        #expect(used?.count == 2)
+        // 2026-11-03 has a Google USD refund and no USD rate.
+        let error = #expect(throws: ReportError.self) {
+            try RefundReport.run(
+                RefundReportOptions(from: "2026-11-01", to: "2026-11-03", by: [.platform], rates: rates),
+                on: connection)
+        }
+        #expect(error?.message.contains("no rate for USD on 2026-11-03") == true, "\(String(describing: error))")
+        for bad in [
+            "day,currency,rate\n", "date,currency,rate_to_EUR\n2026-11-01,USD,-1\n",
+            "date,currency,rate_to_EUR\n2026-13-01,USD,1\n", "date,currency,rate_to_EUR\n2026-11-01,USD,1e3\n",
+        ] {
+            #expect(throws: ReportError.self) { try RefundRates.parse(bad) }
+        }
+    }
+
     /// Google amounts in nanos with their tax, several currencies, a family revoke and an estimated amount.
     @Test func storeAmountsWithTaxPerCurrencyAndSourceApart() throws {
         try connection.execute(
