@@ -16,7 +16,15 @@ ALTER TABLE refund
     -- order_not_found, no_permission (the service account cannot read orders), family_revoke (no money moved).
     ADD COLUMN amount_note      text,
     ADD COLUMN buyer_country    text,       -- ISO 3166-1 alpha-2, from the Google order
-    ADD COLUMN refund_reason    text;       -- Google order refundReason: CHARGEBACK, OTHER
+    ADD COLUMN refund_reason    text,       -- Google order refundReason: CHARGEBACK, OTHER
+    -- false: a refund the store made without revoking (Google: seen in the order's history, never in the voided
+    -- list; its part_key starts with 'orders:'). Such refunds take nothing away from the subscription.
+    ADD COLUMN revoked          boolean NOT NULL DEFAULT true;
+
+-- A Google partial refund by amount (from an order's partialRefundEvents, without revocation).
+ALTER TABLE refund DROP CONSTRAINT refund_refund_type_check;
+ALTER TABLE refund ADD CONSTRAINT refund_refund_type_check
+    CHECK (refund_type IN ('full', 'prorated', 'partial_quantity', 'family_revoke', 'partial_amount'));
 
 -- Existing rows: Apple's `price` is the total for the quantity bought, and revocationPercentage applies to it.
 -- Earlier versions multiplied by quantity again; the amounts are recomputed from the stored price.

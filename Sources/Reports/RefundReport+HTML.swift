@@ -22,6 +22,7 @@ extension RefundReport {
             from configured prices (source <code>configured</code>), in each currency's minor units, tax included in
             gross; net is gross minus tax. Reversed refunds are netted out; refunds with an unknown amount and Apple
             family-sharing revocations (no money moved) are counted separately.</p>
+            <p class="note">\(escape(Self.googleCoverage)).</p>
 
             """
         page += chartSVG()
@@ -90,7 +91,7 @@ extension RefundReport {
             "<table>\n<thead><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
         let numeric = Set([
             "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds", "family_revokes",
-            "reversed_refunds", "price", "percentage",
+            "reversed_refunds", "not_revoked_refunds", "price", "percentage",
         ])
         for row in rows.dropFirst() {
             html += "<tr>"

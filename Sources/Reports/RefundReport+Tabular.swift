@@ -7,7 +7,7 @@ extension RefundReport {
     public var groupColumns: [String] {
         options.by.map(\.rawValue) + [
             "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds", "family_revokes",
-            "reversed_refunds",
+            "reversed_refunds", "not_revoked_refunds",
         ] + (options.rates.map { rates in ["gross", "tax", "net"].map { "\($0)_\(rates.base)" } } ?? [])
     }
 
@@ -64,7 +64,10 @@ extension RefundReport {
             + groups.map { group in
                 options.by.map { group.keys[$0.rawValue] ?? "" }
                     + [String(group.refunds), String(group.quantity)] + Self.amounts(group)
-                    + [String(group.unknownAmount), String(group.familyRevokes), String(group.reversed)]
+                    + [
+                        String(group.unknownAmount), String(group.familyRevokes), String(group.reversed),
+                        String(group.notRevoked),
+                    ]
                     + convertedAmounts(group)
             }
     }
@@ -91,7 +94,10 @@ extension RefundReport {
                 if let index = options.by.firstIndex(of: .source) { line[index] = total.keys["source"] ?? "" }
                 rows.append(
                     line + [String(total.refunds), String(total.quantity)] + Self.amounts(total)
-                        + [String(total.unknownAmount), String(total.familyRevokes), String(total.reversed)]
+                        + [
+                            String(total.unknownAmount), String(total.familyRevokes), String(total.reversed),
+                            String(total.notRevoked),
+                        ]
                         + convertedAmounts(total))
             }
         }
@@ -104,6 +110,9 @@ extension RefundReport {
             }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }
         if lines.count == 1 { lines.append("(no refunds from \(options.from) to \(options.to))") }
+        if !options.detail, groups.contains(where: { $0.keys["platform"] != "apple" }) {
+            lines.append(Self.googleCoverage)
+        }
         if let rates = options.rates, !options.detail {
             for (source, total) in convertedTotals() {
                 let amounts = convertedAmounts(total)
@@ -179,6 +188,7 @@ extension RefundReport {
             }
             total.unknownAmount += group.unknownAmount
             total.familyRevokes += group.familyRevokes
+            total.notRevoked += group.notRevoked
             total.reversed += group.reversed
             totals[key] = total
         }
@@ -195,6 +205,7 @@ extension RefundReport {
         var object: [String: Any] = [
             "from": options.from, "to": options.to, "timeZone": options.timeZone,
             "amountsAre": "refunded amounts in the currency's minor units; source store or configured (estimated)",
+            "googleCoverage": Self.googleCoverage,
         ]
         if options.detail {
             object["refunds"] = details.map { detail -> [String: Any] in
@@ -234,6 +245,7 @@ extension RefundReport {
                 row["net"] = group.netNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
                 row["unknown_amount_refunds"] = group.unknownAmount
                 row["family_revokes"] = group.familyRevokes
+                row["not_revoked_refunds"] = group.notRevoked
                 if let base = options.rates?.base {
                     let converted = convertedAmounts(group)
                     for (index, name) in ["gross", "tax", "net"].enumerated() {

@@ -28,6 +28,9 @@ public struct RefundReport: Sendable, Encodable {
         public var unknownAmount: Int
         /// Apple family-sharing revocations: access removed, no money moved; never in `refunds` or the amounts.
         public var familyRevokes: Int = 0
+        /// Of `refunds`: Google refunds made without revocation (seen in orders storerecon re-read, not in the
+        /// voided list).
+        public var notRevoked: Int = 0
         /// Refunds that were reversed, not counted above.
         public var reversed: Int
         /// With `--rates`: `grossNanos` converted to the rates' base currency, each day at that day's rate (exact
@@ -81,6 +84,11 @@ public struct RefundReport: Sendable, Encodable {
         public var rate: Decimal
     }
 
+    /// What the Google figures can and cannot see, said beside every report.
+    public static let googleCoverage =
+        "Google: every refund Google revoked is seen (Voided Purchases); refunds without revocation only for orders "
+        + "storerecon knows (subscriptions' current orders, orders read before), counted in not_revoked_refunds"
+
     /// Refunds per day per platform (standing ones), for the chart.
     public struct DailyPoint: Sendable, Encodable, Equatable {
         public var day: String
@@ -129,6 +137,7 @@ public struct RefundReport: Sendable, Encodable {
                     keys: keys, refunds: try row.decode("refunds"), quantity: try row.decode("quantity"),
                     grossNanos: try Self.nanos(row, "gross_nanos"), taxNanos: try Self.nanos(row, "tax_nanos"),
                     unknownAmount: try row.decode("unknown_amount"), familyRevokes: try row.decode("family_revokes"),
+                    notRevoked: try row.decode("not_revoked"),
                     reversed: try row.decode("reversed"))
             }
             if let rates = options.rates {
@@ -235,6 +244,7 @@ public struct RefundReport: Sendable, Encodable {
                END AS tax_nanos,
                count(*) FILTER (WHERE \(standing) AND gross_amount IS NULL) AS unknown_amount,
                count(*) FILTER (WHERE reversed_at IS NULL AND refund_type = 'family_revoke') AS family_revokes,
+               count(*) FILTER (WHERE \(standing) AND NOT revoked) AS not_revoked,
                count(*) FILTER (WHERE reversed_at IS NOT NULL) AS reversed
         FROM refund
         WHERE \(rangeFilter)

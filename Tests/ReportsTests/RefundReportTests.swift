@@ -68,8 +68,8 @@ struct RefundReportTests {
         // 10.99 + 5.495 = 16.485, rounded half to even once, at the end: 16.48 (not 10.99 + 5.50 = 16.49). Apple
         // states no tax, so tax and net are empty; an unknown amount is empty, never 0.00.
         let csv = report.csv()
-        #expect(csv.contains("2026-11-01,apple,USD,store,2,2,16.48,,,0,0,1\r\n"), "\(csv)")
-        #expect(csv.contains("2026-11-01,google,unknown,none,1,1,,,,1,0,0\r\n"), "\(csv)")
+        #expect(csv.contains("2026-11-01,apple,USD,store,2,2,16.48,,,0,0,1,0\r\n"), "\(csv)")
+        #expect(csv.contains("2026-11-01,google,unknown,none,1,1,,,,1,0,0,0\r\n"), "\(csv)")
         #expect(!csv.contains("0.00"))
     }
 
@@ -164,10 +164,10 @@ struct RefundReportTests {
         #expect(
             csv.hasPrefix(
                 "platform,currency,source,refunds,quantity,gross,tax,net,unknown_amount_refunds,"
-                    + "family_revokes,reversed_refunds,gross_EUR,tax_EUR,net_EUR\r\n"), "\(csv)")
-        #expect(csv.contains("apple,USD,store,2,2,16.48,,,0,0,1,14.84,,\r\n"), "\(csv)")
-        #expect(csv.contains("google,USD,store,1,2,1.98,,,0,0,0,1.58,,\r\n"), "\(csv)")
-        #expect(csv.contains("apple,EUR,store,1,1,4.99,,,0,0,0,4.99,,\r\n"), "\(csv)")
+                    + "family_revokes,reversed_refunds,not_revoked_refunds,gross_EUR,tax_EUR,net_EUR\r\n"), "\(csv)")
+        #expect(csv.contains("apple,USD,store,2,2,16.48,,,0,0,1,0,14.84,,\r\n"), "\(csv)")
+        #expect(csv.contains("google,USD,store,1,2,1.98,,,0,0,0,0,1.58,,\r\n"), "\(csv)")
+        #expect(csv.contains("apple,EUR,store,1,1,4.99,,,0,0,0,0,4.99,,\r\n"), "\(csv)")
         let totals = report.convertedTotals()
         #expect(totals.count == 1 && totals[0].0 == "store")
         #expect(totals[0].1.convertedGrossNanos == Decimal(string: "21410500000"))
@@ -222,14 +222,14 @@ struct RefundReportTests {
         let csv = report.csv()
         #expect(csv.hasPrefix("platform,country,currency,source,refunds,quantity,gross,tax,net,"))
         // 1.19 + 1.195 = 2.385 -> 2.38 (half to even); tax 0.19 + 0.1908 = 0.3808 -> 0.38; net 2.0042 -> 2.00.
-        #expect(csv.contains("google,DE,EUR,store,2,2,2.38,0.38,2.00,0,0,0\r\n"), "\(csv)")
+        #expect(csv.contains("google,DE,EUR,store,2,2,2.38,0.38,2.00,0,0,0,0\r\n"), "\(csv)")
         // JPY has no minor unit: 1500.5 -> 1500 (even), tax 136.409... -> 136, net 1364.09... -> 1364.
-        #expect(csv.contains("google,JP,JPY,store,1,1,1500,136,1364,0,0,0\r\n"), "\(csv)")
-        #expect(csv.contains("google,KW,KWD,store,1,1,3.250,0.000,3.250,0,0,0\r\n"), "\(csv)")
+        #expect(csv.contains("google,JP,JPY,store,1,1,1500,136,1364,0,0,0,0\r\n"), "\(csv)")
+        #expect(csv.contains("google,KW,KWD,store,1,1,3.250,0.000,3.250,0,0,0,0\r\n"), "\(csv)")
         // Estimated amounts stay apart from store amounts.
-        #expect(csv.contains("google,,EUR,configured,1,2,9.98,,,0,0,0\r\n"), "\(csv)")
+        #expect(csv.contains("google,,EUR,configured,1,2,9.98,,,0,0,0,0\r\n"), "\(csv)")
         // A family revoke moves no money: not a refund, no amount.
-        #expect(csv.contains("apple,,USD,none,0,0,,,,0,1,0\r\n"), "\(csv)")
+        #expect(csv.contains("apple,,USD,none,0,0,,,,0,1,0,0\r\n"), "\(csv)")
         let detail = try RefundReport.run(
             RefundReportOptions(from: "2026-11-05", to: "2026-11-05", detail: true), on: connection)
         let rows = detail.csv()

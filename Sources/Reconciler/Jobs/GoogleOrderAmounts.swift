@@ -63,7 +63,7 @@ public struct GoogleOrderAmounts: Sendable {
             """
             SELECT DISTINCT r.order_id FROM refund r
             LEFT JOIN google_order o ON o.app_id = r.app_id AND o.order_id = r.order_id
-            WHERE r.app_id = $1 AND r.platform = 'google' AND r.order_id = ANY ($2::text[])
+            WHERE r.app_id = $1 AND r.platform = 'google' AND r.order_id = ANY ($2::text[]) AND r.revoked
               AND r.part_key NOT LIKE 'no-order:%'
               AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
                    OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at))
@@ -78,7 +78,7 @@ public struct GoogleOrderAmounts: Sendable {
             """
             SELECT r.order_id FROM refund r
             LEFT JOIN google_order o ON o.app_id = r.app_id AND o.order_id = r.order_id
-            WHERE r.app_id = $1 AND r.platform = 'google' AND r.part_key NOT LIKE 'no-order:%'
+            WHERE r.app_id = $1 AND r.platform = 'google' AND r.part_key NOT LIKE 'no-order:%' AND r.revoked
               AND ($3::timestamptz IS NULL OR r.refunded_at >= $3)
               AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
                    OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at)
@@ -127,6 +127,7 @@ public struct GoogleOrderAmounts: Sendable {
         -> Summary
     {
         let connection = environment.connection
+        try dropRefundsSeenInVoidedList(Array(Set(orderIds)), on: connection)
         let wanted = try needing(Array(Set(orderIds)), on: connection)
         var summary = Summary()
         var start = 0
@@ -224,7 +225,7 @@ public struct GoogleOrderAmounts: Sendable {
             let ledger = try connection.query(
                 """
                 SELECT order_id, part_key FROM refund
-                WHERE app_id = $1 AND platform = 'google' AND order_id = ANY ($2::text[])
+                WHERE app_id = $1 AND platform = 'google' AND order_id = ANY ($2::text[]) AND revoked
                 ORDER BY order_id, part_key
                 """, [app.id, PostgresTextArray(ids)])
             var parts: [String: [String]] = [:]
@@ -283,7 +284,7 @@ public struct GoogleOrderAmounts: Sendable {
                         refund_reason = p.reason
                     FROM priced p
                     WHERE r.app_id = $1 AND r.platform = 'google' AND r.order_id = p.order_id
-                      AND r.part_key = p.part_key
+                      AND r.part_key = p.part_key AND r.revoked
                       AND (p.gross IS NOT NULL OR r.amount_source IS DISTINCT FROM 'store')
                     RETURNING p.gross IS NOT NULL AS priced, p.note = 'pending' AS pending
                 )
@@ -301,8 +302,109 @@ public struct GoogleOrderAmounts: Sendable {
                     PostgresNullableTextArray(priced.map { byId[$0.orderId]?.lineItems?.first?.productId }),
                     PostgresNullableTextArray(priced.map { byId[$0.orderId]?.orderHistory?.refundEvent?.refundReason }),
                 ])[0]
+            try recordRefundsWithoutRevocation(
+                orders.filter { parts[$0.orderId] == nil }, payloads: Dictionary(zip(ids, payloads)) { a, _ in a },
+                on: connection)
             return (try updated.decode("priced"), try updated.decode("pending"))
         }
+    }
+
+    /// Refunds Google made without revoking, seen in orders the ledger has no refund of: a `refundEvent`, and each
+    /// processed partial refund. Stored with `revoked = false` and part keys `orders:refund` /
+    /// `orders:partial:<createTimeMillis>`; they take nothing from the subscription. When the voided list later
+    /// shows the order, its rows replace these (``dropRefundsSeenInVoidedList(_:on:)``).
+    func recordRefundsWithoutRevocation(
+        _ orders: [PlayOrder], payloads: [String: String], on connection: PostgresConnection
+    ) throws {
+        var columns: [[String?]] = Array(repeating: [], count: 12)
+        for order in orders {
+            var rows: [(key: String, type: String, at: String?, details: PlayOrder.RefundDetails?)] = []
+            if let event = order.orderHistory?.refundEvent {
+                rows.append(("orders:refund", "full", event.eventTime, event.refundDetails))
+            }
+            for event in order.orderHistory?.partialRefundEvents ?? [] where event.state == "PROCESSED_SUCCESSFULLY" {
+                let millis = event.createTime.flatMap { RFC3339Timestamp($0)?.millisecondsSinceEpoch } ?? 0
+                rows.append(("orders:partial:\(millis)", "partial_amount", event.createTime, event.refundDetails))
+            }
+            for row in rows {
+                guard let at = row.at.flatMap({ RFC3339Timestamp($0) }) else { continue }
+                let values: [String?] = [
+                    order.orderId, row.key, order.purchaseToken, order.lineItems?.first?.productId,
+                    PostgresTimestamp.format(at.date), row.type, row.details?.total?.totalNanos.map(String.init),
+                    row.details?.tax?.totalNanos.map(String.init) ?? "0",
+                    row.details?.total?.currencyCode ?? order.total?.currencyCode,
+                    order.buyerAddress?.buyerCountry, order.orderHistory?.refundEvent?.refundReason,
+                    payloads[order.orderId] ?? "{}",
+                ]
+                for (index, value) in values.enumerated() { columns[index].append(value) }
+            }
+        }
+        guard !columns[0].isEmpty else { return }
+        try connection.execute(
+            """
+            INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id, product_id,
+                                     refunded_at, recorded_at, reason_label, refund_type, quantity, gross_amount,
+                                     tax_amount, amount_precision, amount_source, currency, buyer_country,
+                                     refund_reason, revoked, payload)
+            SELECT $1, 'google', i.order_id, i.part_key, i.token, s.id, coalesce(i.product, s.product_id), i.at, now(),
+                   'not_revoked', i.type, 1, i.gross, i.tax, 9, CASE WHEN i.gross IS NOT NULL THEN 'store' END,
+                   i.currency, i.country, i.reason, false, i.payload
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::bigint[],
+                        $9::bigint[], $10::text[], $11::text[], $12::text[], $13::jsonb[])
+                AS i(order_id, part_key, token, product, at, type, gross, tax, currency, country, reason, payload)
+            LEFT JOIN subscription s ON s.app_id = $1 AND s.store_id = i.token
+            ON CONFLICT (app_id, order_id, part_key) DO UPDATE SET
+                gross_amount = EXCLUDED.gross_amount, tax_amount = EXCLUDED.tax_amount, payload = EXCLUDED.payload
+            """, [app.id] + columns.map { PostgresNullableTextArray($0) })
+    }
+
+    /// Drops the rows of refunds without revocation of orders the voided list now shows (same money, now revoked).
+    func dropRefundsSeenInVoidedList(_ orderIds: [String], on connection: PostgresConnection) throws {
+        guard !orderIds.isEmpty else { return }
+        try connection.execute(
+            """
+            DELETE FROM refund r
+            WHERE r.app_id = $1 AND r.platform = 'google' AND r.order_id = ANY ($2::text[]) AND NOT r.revoked
+              AND EXISTS (SELECT 1 FROM refund v WHERE v.app_id = r.app_id AND v.order_id = r.order_id AND v.revoked)
+            """, [app.id, PostgresTextArray(orderIds)])
+    }
+
+    /// Orders storerecon knows that may have been refunded without revocation: Google subscriptions' current
+    /// orders (`latestSuccessfulOrderId`, kept by the recheck) and orders fetched before, none refunded in the
+    /// ledger yet, least recently asked first.
+    public func knownOrders(limit: Int, on connection: PostgresConnection) throws -> [String] {
+        try connection.query(
+            """
+            SELECT id FROM (
+                SELECT s.current_order_id AS id, NULL::timestamptz AS asked FROM subscription s
+                WHERE s.app_id = $1 AND s.current_order_id LIKE 'GPA.%'
+                  AND NOT EXISTS (SELECT 1 FROM google_order o WHERE o.app_id = $1 AND o.order_id = s.current_order_id)
+                UNION ALL
+                SELECT o.order_id, o.fetched_at FROM google_order o
+                WHERE o.app_id = $1 AND o.status = 'ok' AND o.state IS DISTINCT FROM 'REFUNDED'
+            ) AS known
+            WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = known.id)
+            GROUP BY id
+            ORDER BY min(asked) NULLS FIRST, id
+            LIMIT $2
+            """, [app.id, limit]
+        ).map { try $0.decode("id") }
+    }
+
+    /// Re-reads up to `limit` known orders (``knownOrders(limit:on:)``) and records refunds Google made without
+    /// revoking them. Within the same quota as every Orders call.
+    public func recheckKnownOrders(limit: Int, purpose: CallPurpose, in environment: JobEnvironment) async throws
+        -> Summary
+    {
+        let ids = try knownOrders(limit: limit, on: environment.connection)
+        var summary = Summary()
+        var start = 0
+        while start < ids.count, !summary.stopped {
+            let chunk = Array(ids[start..<min(ids.count, start + PlayDeveloperClient.maxOrderIds)])
+            start += chunk.count
+            summary.add(try await fetchChunk(chunk, purpose: purpose, in: environment))
+        }
+        return summary
     }
 
     /// Units the order bought: the first line item's quantity (1 for a subscription).

@@ -240,6 +240,12 @@ public struct GoogleVoidedSync: Sendable {
             let backlog = try orderAmounts.backlog(limit: Self.orderBacklogPerRun, on: connection)
             summary.orders.add(try await orderAmounts.fetch(orderIds: backlog, purpose: purpose, in: environment))
         }
+        if !environment.dryRun, !summary.orders.stopped, mode == .incremental {
+            // Refunds Google made without revoking never reach the voided list: re-read known orders for them.
+            summary.orders.add(
+                try await orderAmounts.recheckKnownOrders(
+                    limit: Self.knownOrdersPerRun, purpose: purpose, in: environment))
+        }
         environment.progress?.finish()
         summary.drained = true
         if summary.orders.calls > 0 {
@@ -261,6 +267,8 @@ public struct GoogleVoidedSync: Sendable {
 
     /// Order ids of earlier refunds re-asked per run (pending at Google, or not fetched yet).
     static let orderBacklogPerRun = 10_000
+    /// Known orders re-read per run for refunds without revocation (10 calls of 1000).
+    static let knownOrdersPerRun = 10_000
 
     /// `calls` per 1000 `rows`, with two decimals.
     static func perThousand(_ calls: Int, _ rows: Int) -> String {

@@ -7,6 +7,22 @@ public struct GroundTruth: Sendable, Codable, Equatable {
     public var appleRefunds: [AppleRefund]
     /// Every Google void that has happened (recorded or not yet), in recorded order.
     public var googleVoids: [GoogleVoid]
+    /// Google refunds made without revocation (absent from the voided list), by now.
+    public var googleRefundsWithoutRevocation: [GoogleRefundWithoutRevocation] = []
+
+    /// One Google order refunded without revocation: the whole order, at `refundMillis`.
+    public struct GoogleRefundWithoutRevocation: Sendable, Codable, Equatable {
+        public var app: String
+        public var orderId: String
+        public var purchaseToken: String
+        public var refundMillis: Int64
+        public var currency: String
+        /// What was refunded (the order's total, tax included) and its tax, nanos.
+        public var totalNanos: Int64
+        public var taxNanos: Int64
+        /// Whether the order is the subscription's latest (what `latestSuccessfulOrderId` names).
+        public var isLatestOrder: Bool
+    }
 
     /// One Apple refunded or revoked transaction.
     public struct AppleRefund: Sendable, Codable, Equatable {

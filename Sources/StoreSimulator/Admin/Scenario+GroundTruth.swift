@@ -58,7 +58,27 @@ extension Scenario {
             }
         }
         apple.sort { ($0.revocationDate, $0.transactionId) < ($1.revocationDate, $1.transactionId) }
-        return GroundTruth(nowMillis: now, appleRefunds: apple, googleVoids: google)
+        var silent: [GroundTruth.GoogleRefundWithoutRevocation] = []
+        for index in 0..<min(plans.count, spec.subscriptions) {
+            let plan = plans[index]
+            guard !plan.isOneTime, spec.apps[Int(plan.app)].platform == .google,
+                SplitMix64.mix(idSalt, UInt64(index), 11) % 10 == 0
+            else { continue }
+            let visible = plan.visibleCharges(at: now, periods: periods(plan))
+            for charge in 0..<visible {
+                guard let at = refundWithoutRevocation(plan: index, charge: charge), at <= now else { continue }
+                let price = orderPrice(plan: index, charge: charge)
+                silent.append(
+                    GroundTruth.GoogleRefundWithoutRevocation(
+                        app: spec.apps[Int(plan.app)].id, orderId: orderId(plan: index, charge: charge),
+                        purchaseToken: purchaseToken(plan: index), refundMillis: at, currency: price.currency,
+                        totalNanos: price.unitNanos * Int64(price.quantity),
+                        taxNanos: price.unitTaxNanos * Int64(price.quantity), isLatestOrder: charge == visible - 1))
+            }
+        }
+        var truth = GroundTruth(nowMillis: now, appleRefunds: apple, googleVoids: google)
+        truth.googleRefundsWithoutRevocation = silent
+        return truth
     }
 
     /// The number of subscriptions (one-time purchases excluded).

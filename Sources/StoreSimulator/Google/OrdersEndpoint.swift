@@ -99,9 +99,21 @@ struct OrdersEndpoint {
             refundedTotal += price.unitNanos * units
             refundedTax += price.unitTaxNanos * units
         }
+        // A refund without revocation: the whole order, a day after it was made (see the scenario).
+        if full == nil, parts.isEmpty,
+            let silent = scenario.refundWithoutRevocation(plan: order.plan, charge: order.charge), silent <= now
+        {
+            full = (
+                RefundRecord(
+                    plan: Int32(order.plan), charge: UInt16(order.charge), kind: .full, reason: 0, eventMillis: silent,
+                    recordedMillis: silent), quantity
+            )
+            refundedTotal += total
+            refundedTax += tax
+        }
         let state: String =
             pending ? "PENDING_REFUND" : full != nil ? "REFUNDED" : parts.isEmpty ? "PROCESSED" : "PARTIALLY_REFUNDED"
-        let lastEvent = ([created] + refunds.map(\.eventMillis)).max() ?? created
+        let lastEvent = ([created] + refunds.map(\.eventMillis) + [full?.0.eventMillis ?? created]).max() ?? created
         json.object { object in
             object.field("orderId", scenario.orderId(plan: order.plan, charge: order.charge))
             object.field("purchaseToken", scenario.purchaseToken(plan: order.plan))

@@ -102,6 +102,18 @@ extension Scenario {
         return (index, charge)
     }
 
+    /// A refund Google made **without revoking** (the voided list never shows it; only the order's `state` and
+    /// `orderHistory` do): one Google subscription in ten has each of its charges refunded this way a day after it
+    /// was made, unless the charge is voided. Returns when, or nil.
+    func refundWithoutRevocation(plan index: Int, charge: Int) -> Int64? {
+        let plan = plans[index]
+        guard !plan.isOneTime, spec.apps[Int(plan.app)].platform == .google,
+            SplitMix64.mix(idSalt, UInt64(index), 11) % 10 == 0,
+            !refunds(ofPlan: index).contains(where: { Int(refunds[Int($0)].charge) == charge })
+        else { return nil }
+        return plan.chargeMillis(charge, periods: periods(plan)) + 86_400_000
+    }
+
     /// The refunds of one order (charge) that happened by `now`, oldest first.
     func orderRefunds(plan index: Int, charge: Int, at now: Int64) -> [RefundRecord] {
         refunds(ofPlan: index).map { refunds[Int($0)] }

@@ -164,4 +164,62 @@ struct GoogleOrderAmountsTests {
             #expect(try next.storedVoids() == expected)
         }
     }
+
+    @Test func refundsWithoutRevocationAreFoundInKnownOrders() async throws {
+        try await StoreSimulator.withRunning(Self.options()) { simulator in
+            let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "goordersnorev"))
+            let app = harness.stores.app(.google)
+            let truth = simulator.groundTruth()
+            let silent = truth.googleRefundsWithoutRevocation.filter { $0.app == app.id && $0.isLatestOrder }
+            try #require(silent.count >= 5, "the scenario refunds some current orders without revoking them")
+            // The subscriptions and their current orders, as the recheck keeps them (latestSuccessfulOrderId); and
+            // as many subscriptions whose current order was not refunded.
+            let others = truth.googleVoids.filter { $0.app == app.id && $0.isSubscription }.prefix(5)
+            let connection = try harness.connection()
+            #expect(try await harness.googleVoided().exitCode == 0)
+            let voidedRows: Int = try connection.query("SELECT count(*) AS n FROM refund")[0].decode("n")
+            for refund in silent {
+                try connection.execute(
+                    """
+                    INSERT INTO subscription (app_id, store_id, product_id, state, current_order_id)
+                    VALUES ($1, $2, 'p', 'active', $3) ON CONFLICT DO NOTHING
+                    """, [app.id, refund.purchaseToken, refund.orderId])
+            }
+            for void in others {
+                try connection.execute(
+                    """
+                    INSERT INTO subscription (app_id, store_id, product_id, state, current_order_id)
+                    VALUES ($1, $2, 'p', 'active', $3) ON CONFLICT DO NOTHING
+                    """, [app.id, void.purchaseToken + "-other", void.orderId])
+            }
+            #expect(try await harness.googleVoided().exitCode == 0)
+            let rows = try connection.query(
+                """
+                SELECT order_id, gross_amount, tax_amount, currency, part_key FROM refund
+                WHERE NOT revoked ORDER BY order_id
+                """)
+            let found = Dictionary(
+                uniqueKeysWithValues: try rows.map { row in
+                    (try row.decode("order_id", as: String.self), row)
+                })
+            #expect(found.count == Set(silent.map(\.orderId)).count)
+            for refund in silent {
+                let row = try #require(found[refund.orderId])
+                #expect(try row.decode("gross_amount", as: Int64.self) == refund.totalNanos)
+                #expect(try row.decode("tax_amount", as: Int64.self) == refund.taxNanos)
+                #expect(try row.decode("currency", as: String.self) == refund.currency)
+                #expect(try row.decode("part_key", as: String.self) == "orders:refund")
+            }
+            // No revocation: the subscriptions keep their state; the voided rows are as they were.
+            let states: Int = try connection.query(
+                "SELECT count(*) AS n FROM subscription WHERE state <> 'active'")[0].decode("n")
+            #expect(states == 0)
+            let revokedRows: Int = try connection.query("SELECT count(*) AS n FROM refund WHERE revoked")[0].decode("n")
+            #expect(revokedRows == voidedRows)
+            // A third run finds nothing new and duplicates nothing.
+            #expect(try await harness.googleVoided().exitCode == 0)
+            let again: Int = try connection.query("SELECT count(*) AS n FROM refund WHERE NOT revoked")[0].decode("n")
+            #expect(again == found.count)
+        }
+    }
 }
