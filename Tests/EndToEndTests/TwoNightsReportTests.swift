@@ -46,6 +46,8 @@ struct TwoNightsReportTests {
         var unknownAmount = 0
         var familyRevokes = 0
         var reversed = 0
+        /// Google refunds made without revocation (of `refunds`).
+        var notRevoked = 0
         var description: String {
             "\(day) \(platform) \(currency) \(source): \(refunds) refunds, \(quantity) units, gross \(gross ?? "-"), tax \(tax ?? "-"), "
                 + "\(unknownAmount) unknown, \(familyRevokes) family, \(reversed) reversed"
@@ -79,14 +81,15 @@ struct TwoNightsReportTests {
 
     /// The truth grouped by day and platform (and currency), up to what the stored checkpoints say was read.
     static func expected(
-        _ simulator: StoreSimulator, knownTokens: Set<String>, googleUpTo: Int64, googleFrom: Int64, appleUpTo: Int64
+        _ simulator: StoreSimulator, knownTokens: Set<String>, googleUpTo: Int64, googleFrom: Int64, appleUpTo: Int64,
+        askedOrders: [String: Int64] = [:]
     ) -> Set<Group> {
         let truth = simulator.groundTruth()
         var groups: [String: Group] = [:]
         var known: Set<String> = []
         func add(
             day: String, platform: String, currency: String, source: String, quantity: Int, nanos: Int64?,
-            tax: Int64? = nil, reversed: Bool, family: Bool = false
+            tax: Int64? = nil, reversed: Bool, family: Bool = false, notRevoked: Bool = false
         ) {
             let key = "\(day)|\(platform)|\(currency)|\(source)"
             var group = groups[key] ?? Group(day: day, platform: platform, currency: currency, source: source)
@@ -97,6 +100,7 @@ struct TwoNightsReportTests {
             } else {
                 group.refunds += 1
                 group.quantity += quantity
+                if notRevoked { group.notRevoked += 1 }
                 if let nanos {
                     group.amountNanos += nanos
                     if let tax { group.taxNanos += tax } else { group.taxKnown = false }
@@ -132,6 +136,27 @@ struct TwoNightsReportTests {
                 quantity: units, nanos: void.unitPriceNanos * Int64(units), tax: void.unitTaxNanos * Int64(units),
                 reversed: false)
         }
+        // Refunds Google made without revoking, of the orders storerecon re-read (when it last read them): the whole
+        // order's regional price and tax.
+        for refund in truth.googleRefundsWithoutRevocation {
+            guard let asked = askedOrders[refund.orderId], refund.refundMillis <= asked else { continue }
+            add(
+                day: utcDay(refund.refundMillis), platform: "google", currency: refund.currency, source: "store",
+                quantity: 1, nanos: refund.totalNanos, tax: refund.taxNanos, reversed: false, notRevoked: true)
+        }
+        // A void the voided list has not shown yet (recorded late) is, in the order, a refund like those: seen when
+        // the order is re-read, until the voided list shows it.
+        let listed = Set(
+            truth.googleVoids.filter {
+                $0.recorded && $0.recordedTimeMillis >= googleFrom && $0.recordedTimeMillis <= googleUpTo
+            }.map(\.orderId))
+        for void in truth.googleVoids where void.voidedQuantity == nil && !listed.contains(void.orderId) {
+            guard let asked = askedOrders[void.orderId], void.voidedTimeMillis <= asked else { continue }
+            add(
+                day: utcDay(void.voidedTimeMillis), platform: "google", currency: void.currency, source: "store",
+                quantity: 1, nanos: void.unitPriceNanos * Int64(void.orderQuantity),
+                tax: void.unitTaxNanos * Int64(void.orderQuantity), reversed: false, notRevoked: true)
+        }
         return Set(
             groups.map { key, group in
                 var group = group
@@ -155,7 +180,8 @@ struct TwoNightsReportTests {
                     refunds: row["refunds"] as? Int ?? -1, quantity: row["quantity"] as? Int ?? -1,
                     gross: row["gross"] as? String, tax: row["tax"] as? String,
                     unknownAmount: row["unknown_amount_refunds"] as? Int ?? -1,
-                    familyRevokes: row["family_revokes"] as? Int ?? -1, reversed: row["reversed_refunds"] as? Int ?? -1)
+                    familyRevokes: row["family_revokes"] as? Int ?? -1, reversed: row["reversed_refunds"] as? Int ?? -1,
+                    notRevoked: row["not_revoked_refunds"] as? Int ?? -1)
             })
     }
 
@@ -194,9 +220,18 @@ struct TwoNightsReportTests {
             }
             let googleUpTo = try highWater("google_voided")
             #expect(googleUpTo > firstNight - 3_600_000, "the second night read up to the store's new day")
+            // The orders storerecon re-read for refunds without revocation, and when (the simulator's clock is the
+            // wall clock on the second night, when every known order not refunded is read again).
+            var asked: [String: Int64] = [:]
+            for row in try connection.query(
+                "SELECT order_id, (extract(epoch FROM fetched_at) * 1000)::bigint AS ms FROM google_order WHERE status = 'ok'"
+            ) {
+                asked[try row.decode("order_id")] = try row.decode("ms")
+            }
             let expected = Self.expected(
                 simulator, knownTokens: knownTokens, googleUpTo: googleUpTo,
-                googleFrom: firstNight - 30 * Self.day + 600_000, appleUpTo: try highWater("apple_notifications:%"))
+                googleFrom: firstNight - 30 * Self.day + 600_000, appleUpTo: try highWater("apple_notifications:%"),
+                askedOrders: asked)
             #expect(expected.contains { $0.platform == "apple" && $0.reversed > 0 })
             // Several currencies, VAT countries among them.
             #expect(Set(expected.filter { $0.platform == "google" }.map(\.currency)).count >= 4)
@@ -225,7 +260,12 @@ struct TwoNightsReportTests {
             let rows = try connection.query("SELECT count(*) AS n FROM refund WHERE platform = 'google'")[0]
                 .decode("n", as: Int.self)
             print("Orders API: \(orderCalls) calls for \(rows) voided rows (\(voidedCalls) voided pages)")
-            #expect(orderCalls >= 1 && orderCalls <= voidedCalls + 2)
+            // Each night also re-reads the known orders (one call per 1000, plus a split when an imported current
+            // order does not exist yet at the store, which is a day behind on the first night).
+            #expect(orderCalls >= voidedCalls && orderCalls <= voidedCalls + 2 * 12)
+            let notRevoked = actual.map(\.notRevoked).reduce(0, +)
+            print("refunds without revocation found: \(notRevoked)")
+            #expect(notRevoked > 0)
         }
     }
 }
