@@ -18,6 +18,11 @@ extension RefundReport {
         "reversed_at", "environment",
     ]
 
+    /// A detail row's note as shown: an Apple family revoke reads "revoked (family)" (no money moved).
+    static func noteText(_ note: String?) -> String {
+        note == "family_revoke" ? "revoked (family)" : note ?? ""
+    }
+
     /// Exact nanos in the currency's minor units (half to even), or empty when unknown.
     static func minor(_ nanos: Decimal?, _ currency: String?) -> String {
         guard let nanos else { return "" }
@@ -54,7 +59,7 @@ extension RefundReport {
                         Self.minor(detail.taxNanos, detail.currency),
                         Self.minor(
                             detail.taxNanos.flatMap { tax in detail.grossNanos.map { $0 - tax } }, detail.currency),
-                        detail.currency ?? "", detail.country ?? "", detail.source ?? "", detail.note ?? "",
+                        detail.currency ?? "", detail.country ?? "", detail.source ?? "", Self.noteText(detail.note),
                         detail.reversedAt.map(PostgresTimestampText.iso) ?? "",
                         detail.environment ?? "",
                     ]
@@ -228,7 +233,7 @@ extension RefundReport {
                 row["currency"] = detail.currency ?? "unknown"
                 row["country"] = detail.country
                 row["source"] = detail.source
-                row["note"] = detail.note
+                row["note"] = detail.note.map { Self.noteText($0) }
                 row["reversed_at"] = detail.reversedAt.map(PostgresTimestampText.iso)
                 row["environment"] = detail.environment
                 return row

@@ -234,7 +234,7 @@ struct RefundReportTests {
             RefundReportOptions(from: "2026-11-05", to: "2026-11-05", detail: true), on: connection)
         let rows = detail.csv()
         #expect(rows.contains(",1.19,0.19,1.00,EUR,DE,store,,"), "\(rows)")
-        #expect(rows.contains(",family_revoke,1,,,,,,USD,,,family_revoke,"), "\(rows)")
+        #expect(rows.contains(",family_revoke,1,,,,,,USD,,,revoked (family),"), "\(rows)")
     }
 
     /// ISO 4217 minor units, written out here from the standard (not read from storerecon's table), for every

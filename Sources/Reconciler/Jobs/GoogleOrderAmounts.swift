@@ -275,6 +275,16 @@ public struct GoogleOrderAmounts: Sendable {
                     SELECT * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::int[],
                                          $8::text[], $9::text[], $10::text[], $11::text[])
                         AS t(order_id, part_key, gross, tax, currency, quantity, note, country, product, reason)
+                ), targets AS (
+                    -- Each row by its key, one lookup per priced row (LATERAL): joined as sets, stale statistics
+                    -- while a backlog fills the table made the planner scan all the app's rows per priced row.
+                    SELECT x.id, p.* FROM priced p
+                    CROSS JOIN LATERAL (
+                        SELECT id, amount_source FROM refund x
+                        WHERE x.app_id = $1 AND x.order_id = p.order_id AND x.part_key = p.part_key
+                          AND x.platform = 'google' AND x.revoked
+                    ) x
+                    WHERE p.gross IS NOT NULL OR x.amount_source IS DISTINCT FROM 'store'
                 ), changed AS (
                     UPDATE refund r SET gross_amount = p.gross, tax_amount = p.tax,
                         amount_precision = CASE WHEN p.gross IS NOT NULL THEN 9 ELSE r.amount_precision END,
@@ -282,10 +292,8 @@ public struct GoogleOrderAmounts: Sendable {
                         currency = coalesce(p.currency, r.currency), quantity = p.quantity, amount_note = p.note,
                         buyer_country = p.country, product_id = coalesce(r.product_id, p.product),
                         refund_reason = p.reason
-                    FROM priced p
-                    WHERE r.app_id = $1 AND r.platform = 'google' AND r.order_id = p.order_id
-                      AND r.part_key = p.part_key AND r.revoked
-                      AND (p.gross IS NOT NULL OR r.amount_source IS DISTINCT FROM 'store')
+                    FROM targets p
+                    WHERE r.id = p.id
                     RETURNING p.gross IS NOT NULL AS priced, p.note = 'pending' AS pending
                 )
                 SELECT count(*) FILTER (WHERE priced) AS priced, count(*) FILTER (WHERE pending) AS pending
