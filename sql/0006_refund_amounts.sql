@@ -24,20 +24,22 @@ ALTER TABLE refund
 -- A Google partial refund by amount (from an order's partialRefundEvents, without revocation).
 ALTER TABLE refund DROP CONSTRAINT refund_refund_type_check;
 ALTER TABLE refund ADD CONSTRAINT refund_refund_type_check
-    CHECK (refund_type IN ('full', 'prorated', 'partial_quantity', 'family_revoke', 'partial_amount'));
+    CHECK (refund_type IN ('full', 'prorated', 'partial_quantity', 'family_revoke', 'unknown', 'partial_amount'));
 
 -- Existing rows: Apple's `price` is the total for the quantity bought, and revocationPercentage applies to it.
--- Earlier versions multiplied by quantity again; the amounts are recomputed from the stored price.
+-- Earlier versions multiplied by quantity again; the amounts are recomputed from the stored price. A revocation type
+-- this version does not know ('unknown') keeps no amount: what it refunded is not known.
 UPDATE refund SET
-    gross_amount = CASE WHEN refund_type = 'family_revoke' THEN NULL
+    gross_amount = CASE WHEN refund_type IN ('family_revoke', 'unknown') THEN NULL
                         WHEN refund_type = 'prorated' AND percentage_milli IS NOT NULL
                             THEN price_milli * percentage_milli
                         ELSE price_milli END,
-    amount_precision = CASE WHEN price_milli IS NULL OR refund_type = 'family_revoke' THEN NULL
+    amount_precision = CASE WHEN price_milli IS NULL OR refund_type IN ('family_revoke', 'unknown') THEN NULL
                             WHEN refund_type = 'prorated' AND percentage_milli IS NOT NULL THEN 8 ELSE 3 END,
-    amount_source = CASE WHEN price_milli IS NULL OR refund_type = 'family_revoke' THEN NULL ELSE 'store' END,
+    amount_source = CASE WHEN price_milli IS NULL OR refund_type IN ('family_revoke', 'unknown') THEN NULL
+                         ELSE 'store' END,
     amount_note = CASE WHEN refund_type = 'family_revoke' THEN 'family_revoke' END,
-    amount_milli = CASE WHEN refund_type = 'family_revoke' THEN NULL
+    amount_milli = CASE WHEN refund_type IN ('family_revoke', 'unknown') THEN NULL
                         WHEN refund_type = 'prorated' AND percentage_milli IS NOT NULL
                             THEN round(price_milli::numeric * percentage_milli / 100000)::bigint
                         ELSE price_milli END

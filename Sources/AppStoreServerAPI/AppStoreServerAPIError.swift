@@ -11,7 +11,8 @@ public struct AppStoreServerAPIError: Error, Sendable, CustomStringConvertible {
 
         /// The `.p8` key file is missing, unreadable, not PEM, or not a P-256 key.
         public static let privateKey = Code("privateKey")
-        /// A root certificate file is missing or not a certificate, or another setting is unusable.
+        /// A root certificate file is missing or not a certificate, or another setting is unusable; also Apple's 401
+        /// (`httpStatus` 401: the key, key ID, issuer ID or bundle ID is refused for every call).
         public static let configuration = Code("configuration")
         /// No HTTP answer (timeout, refused or dropped connection, oversized body).
         public static let transport = Code("transport")

@@ -21,9 +21,12 @@ public struct PlayAPIError: Error, Sendable, Equatable, CustomStringConvertible 
         case permissionDenied
         /// The resource does not exist (404), e.g. an unknown purchase token on `subscriptionsv2.get`.
         case notFound
+        /// The resource is gone for good (410): `subscriptionsv2.get` for a purchase that expired about 60 days ago.
+        case gone
         /// The store throttled the call (429 or 403 `rateLimitExceeded`) and retries did not get through.
         case rateLimited
-        /// The store said the daily quota is spent: stop calling this API until the Pacific day turns (exit 75).
+        /// The store said the daily quota is spent (403/429 `dailyLimitExceeded`, an ErrorInfo `quota_limit` per day, or
+        /// "per day" in the message): stop calling this API until the Pacific day turns (exit 75).
         case dailyQuotaExhausted
         /// The store failed (5xx) and retries within the bounds did not help.
         case serverError
@@ -87,7 +90,7 @@ public struct PlayAPIError: Error, Sendable, Equatable, CustomStringConvertible 
         switch code {
         case .rateLimited, .dailyQuotaExhausted, .serverError, .transport: return true
         case .keyFile, .signing, .invalidGrant, .invalidClient, .tokenEndpoint, .unauthenticated, .permissionDenied,
-            .notFound, .responseTooLarge, .malformedResponse, .badRequest, .invalidArgument:
+            .notFound, .gone, .responseTooLarge, .malformedResponse, .badRequest, .invalidArgument:
             return false
         }
     }

@@ -21,7 +21,9 @@ struct PlayCallRunner: Sendable {
     var app: String
     var transport: any HTTPTransport
     var quotaGate: any QuotaGate
-    var policy: PlayRetryPolicy
+    var policy: RetryPolicy
+    /// Whether throttled answers (429, 403 `rateLimitExceeded`, not per day) are retried after the gate was told.
+    var retriesThrottled: Bool
     var runtime: PlayRuntime
     var logger: Logger
 
@@ -78,9 +80,14 @@ struct PlayCallRunner: Sendable {
                 logger.info("access token rejected; signing in again", metadata: ["api": "\(api)", "app": "\(app)"])
                 await renewCredentials()
             case .retry(let error, let retryAfter):
-                let delay = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, random: runtime.random)
+                // StoreHTTP's policy, the one the Apple client uses: full jitter, Retry-After as a floor, a wait
+                // longer than maxDelay or past maxTotalTime ends the retries.
                 let elapsed = runtime.now().timeIntervalSince(start)
-                guard policy.allowsRetry(afterAttempt: attempt, elapsed: elapsed, delay: delay) else { throw error }
+                guard
+                    let delay = policy.delay(
+                        afterAttempt: attempt, elapsed: elapsed, retryAfter: retryAfter,
+                        random: { runtime.random($0.upperBound) })
+                else { throw error }
                 logger.warning(
                     "store call failed; retrying",
                     metadata: [

@@ -73,7 +73,7 @@ extension PlayDeveloperClient {
         case .throttled(let retryAfter):
             let failure = error(.rateLimited, "the store throttled \(endpoint.api)", retryAfter: retryAfter)
             let verdict: PlayCallRunner.Verdict =
-                runner.policy.retriesThrottled ? .retry(failure, retryAfter: retryAfter) : .fail(failure)
+                runner.retriesThrottled ? .retry(failure, retryAfter: retryAfter) : .fail(failure)
             return (verdict, .throttled(retryAfter: retryAfter))
         case .dailyQuotaExhausted:
             return (
@@ -93,6 +93,8 @@ extension PlayDeveloperClient {
             return (.fail(error(.permissionDenied, hint)), .accepted)
         case .notFound:
             return (.fail(error(.notFound, "not found")), .accepted)
+        case .gone:
+            return (.fail(error(.gone, "gone (the purchase expired long ago)")), .accepted)
         case .serverError(let retryAfter):
             return (.retry(error(.serverError, "the store failed"), retryAfter: retryAfter), .accepted)
         case .clientError:
@@ -102,33 +104,6 @@ extension PlayDeveloperClient {
 
     /// The coding path as `a.b[3].c` and a short message.
     static func describe(_ error: DecodingError) -> (field: String?, message: String) {
-        func path(_ codingPath: [any CodingKey]) -> String? {
-            guard !codingPath.isEmpty else { return nil }
-            var text = ""
-            for key in codingPath {
-                if let index = key.intValue {
-                    text += "[\(index)]"
-                } else {
-                    text += (text.isEmpty ? "" : ".") + key.stringValue
-                }
-            }
-            return text
-        }
-        switch error {
-        case .typeMismatch(let type, let context):
-            return (path(context.codingPath), "wrong type, expected \(type)")
-        case .valueNotFound(let type, let context):
-            return (path(context.codingPath), "null or missing value, expected \(type)")
-        case .keyNotFound(let key, let context):
-            return (path(context.codingPath + [key]), "missing field \"\(key.stringValue)\"")
-        case .dataCorrupted(let context):
-            // At the top level this is a syntax error: a truncated or non-JSON body.
-            let message =
-                context.codingPath.isEmpty
-                ? "malformed or truncated JSON (\(context.debugDescription))" : context.debugDescription
-            return (path(context.codingPath), message)
-        @unknown default:
-            return (nil, "undecodable")
-        }
+        DecodingError.describe(error)
     }
 }

@@ -7,7 +7,8 @@ import StoreHTTP
 /// subscription states, signed in as a service account.
 ///
 /// Every call passes the ``QuotaGate`` before it is sent and reports the store's answer after; 5xx, timeouts and
-/// throttled answers are retried with exponential backoff and full jitter within ``PlayRetryPolicy``'s bounds; a
+/// throttled answers are retried with exponential backoff and full jitter within StoreHTTP's `RetryPolicy` bounds (the
+/// policy and `Retry-After` parser the App Store client uses too); a
 /// 401 drops the cached access token and retries once. Errors are ``PlayAPIError`` (or the gate's `QuotaError`).
 /// See the [API reference](https://developers.google.com/android-publisher/api-ref/rest).
 public struct PlayDeveloperClient: Sendable {
@@ -19,10 +20,17 @@ public struct PlayDeveloperClient: Sendable {
         public var tokenURL: URL?
         /// Seconds one request may take.
         public var requestTimeout: Double
-        /// Retry bounds.
-        public var retryPolicy: PlayRetryPolicy
+        /// Retry bounds (StoreHTTP's policy, shared with the App Store client).
+        public var retryPolicy: RetryPolicy
+        /// Whether throttled answers (429, 403 `rateLimitExceeded`, not per day) are retried; the quota gate has been
+        /// told, so the retry waits for its next token.
+        public var retriesThrottled: Bool
         /// Seconds before an access token's expiry at which a new one is fetched.
         public var tokenRenewalMargin: Double
+
+        /// Five attempts within two minutes, waits of up to 1, 2, 4, 8 s (full jitter), none longer than 30 s.
+        public static let defaultRetryPolicy = RetryPolicy(
+            maxAttempts: 5, baseDelay: 1, maxDelay: 30, maxTotalTime: 120)
 
         /// Google's production host.
         public static let defaultBaseURL = URL(string: "https://androidpublisher.googleapis.com")!
@@ -30,12 +38,14 @@ public struct PlayDeveloperClient: Sendable {
         /// Creates settings.
         public init(
             baseURL: URL = Self.defaultBaseURL, tokenURL: URL? = nil, requestTimeout: Double = 30,
-            retryPolicy: PlayRetryPolicy = PlayRetryPolicy(), tokenRenewalMargin: Double = 300
+            retryPolicy: RetryPolicy = Self.defaultRetryPolicy, retriesThrottled: Bool = true,
+            tokenRenewalMargin: Double = 300
         ) {
             self.baseURL = baseURL
             self.tokenURL = tokenURL
             self.requestTimeout = requestTimeout
             self.retryPolicy = retryPolicy
+            self.retriesThrottled = retriesThrottled
             self.tokenRenewalMargin = tokenRenewalMargin
         }
     }
@@ -64,10 +74,11 @@ public struct PlayDeveloperClient: Sendable {
         self.configuration = configuration
         self.authenticator = ServiceAccountAuthenticator(
             app: app, key: key, tokenURL: configuration.tokenURL, transport: transport, quotaGate: quotaGate,
-            retryPolicy: configuration.retryPolicy, requestTimeout: configuration.requestTimeout,
+            retryPolicy: configuration.retryPolicy, retriesThrottled: configuration.retriesThrottled,
+            requestTimeout: configuration.requestTimeout,
             renewalMargin: configuration.tokenRenewalMargin, runtime: runtime, logger: logger)
         self.runner = PlayCallRunner(
-            app: app, transport: transport, quotaGate: quotaGate, policy: configuration.retryPolicy, runtime: runtime,
-            logger: logger)
+            app: app, transport: transport, quotaGate: quotaGate, policy: configuration.retryPolicy,
+            retriesThrottled: configuration.retriesThrottled, runtime: runtime, logger: logger)
     }
 }

@@ -9,7 +9,8 @@ enum PlayResponseClassifier {
         case success
         /// 429, or 403 `rateLimitExceeded`/`userRateLimitExceeded` without "per day": slow down, may retry.
         case throttled(retryAfter: Double?)
-        /// A quota answer whose message says "per day": stop calling this API until the Pacific day turns.
+        /// A quota answer that names a daily limit (`dailyLimitExceeded`, an ErrorInfo `quota_limit` per day, or a
+        /// message saying "per day"): stop calling this API until the Pacific day turns.
         case dailyQuotaExhausted
         /// 401 other than `permissionDenied`: the access token is stale; renew it once.
         case unauthorized
@@ -17,22 +18,23 @@ enum PlayResponseClassifier {
         case permissionDenied
         /// 404.
         case notFound
+        /// 410: `subscriptionsv2.get` for a purchase that expired long ago (about 60 days).
+        case gone
         /// 5xx (and 408): the store failed; retry with backoff.
         case serverError(retryAfter: Double?)
         /// Any other answer: do not retry.
         case clientError
     }
 
-    static let quotaReasons: Set<String> = ["rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded"]
-
     static func classify(status: Int, headers: [String: String], body: GoogleErrorResponse?, now: Date) -> Disposition {
         if (200..<300).contains(status) { return .success }
         let reasons = Set(body?.reasons ?? [])
         let googleStatus = body?.error.status
-        let retryAfter = headers["retry-after"].flatMap { parseRetryAfter($0, now: now) }
+        // StoreHTTP's parser, shared with the Apple client: it never traps on odd (non-ASCII, oversized) values.
+        let retryAfter = headers["retry-after"].flatMap { RetryAfter.seconds(from: $0, now: now) }
         let isQuota =
             status == 429 || googleStatus == "RESOURCE_EXHAUSTED"
-            || (status == 403 && !reasons.isDisjoint(with: quotaReasons))
+            || (status == 403 && body?.mentionsQuota == true)
         if isQuota {
             return body?.mentionsPerDay == true ? .dailyQuotaExhausted : .throttled(retryAfter: retryAfter)
         }
@@ -43,24 +45,12 @@ enum PlayResponseClassifier {
             return .permissionDenied
         case 404:
             return .notFound
+        case 410:
+            return .gone
         case 408, 500...599:
             return .serverError(retryAfter: retryAfter)
         default:
             return .clientError
         }
-    }
-
-    /// `Retry-After` as seconds from now: delta-seconds, or an HTTP-date. Negative or unparsable values give `nil`.
-    static func parseRetryAfter(_ value: String, now: Date) -> Double? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed) {
-            return seconds.isFinite && seconds >= 0 ? seconds : nil
-        }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, date.timeIntervalSince(now))
     }
 }

@@ -10,14 +10,17 @@ import Foundation
 /// Every session is set to `TimeZone=UTC` so timestamps read back in one format.
 public final class PostgresConnection {
     var handle: OpaquePointer?
-    /// The password found in the conninfo, if any, kept only to scrub it from libpq's messages.
-    private let secret: String?
+    /// The passwords found in the conninfo, if any, kept only to scrub them from libpq's messages.
+    private let secrets: [String]
 
     /// Connects.
     /// - Parameter conninfo: a libpq conninfo string or URI. An empty string uses libpq's defaults (`PG*` variables).
-    /// - Throws: `PostgresError` with code `.connectionFailed`; its message never contains the password.
+    /// - Throws: `PostgresError` with code `.badSettings` when the settings cannot work (unparsable, unknown option
+    ///   or value, database missing, credentials refused) and `.connectionFailed` otherwise; its message never
+    ///   contains the password.
     public init(conninfo: String) throws {
-        secret = Self.password(in: conninfo)
+        let parsed = Self.password(in: conninfo)
+        secrets = Self.secrets(parsed: parsed.password, conninfo: conninfo)
         // Defaults come first so that anything in the caller's conninfo (expanded from `dbname`) overrides them;
         // a `PG*` variable the operator set also wins, because explicit keywords would shadow it.
         var keys: [String] = []
@@ -45,7 +48,10 @@ public final class PostgresConnection {
             let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
             if let connection { PQfinish(connection) }
             handle = nil
-            throw PostgresError(code: .connectionFailed, operation: "connect", message: Self.scrub(message, secret))
+            // A bare word is a database name to libpq (expand_dbname), not a conninfo its parser would take.
+            let bareName = !conninfo.contains("=") && !conninfo.contains("://")
+            let code = Self.connectFailureCode(message, parsable: parsed.parsable || bareName)
+            throw PostgresError(code: code, operation: "connect", message: Self.scrub(message, secrets))
         }
         _ = try execute("SET TimeZone = 'UTC'")
     }
@@ -135,42 +141,79 @@ public final class PostgresConnection {
             if let handle, PQstatus(handle) != CONNECTION_OK {
                 throw PostgresError(
                     code: .connectionLost, operation: operation, sqlState: sqlState,
-                    message: Self.scrub(message, secret))
+                    message: Self.scrub(message, secrets))
             }
             throw PostgresError(
                 code: sqlState == nil ? .connectionLost : .server, operation: operation, sqlState: sqlState,
-                message: Self.scrub(message, secret))
+                message: Self.scrub(message, secrets))
         }
     }
 
     func lostOrFailed(operation: String, sqlState: String?) -> PostgresError {
         let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "the connection is closed"
         return PostgresError(
-            code: .connectionLost, operation: operation, sqlState: sqlState, message: Self.scrub(message, secret))
+            code: .connectionLost, operation: operation, sqlState: sqlState, message: Self.scrub(message, secrets))
     }
 
-    /// Removes the password from a message, in case libpq ever echoes part of the conninfo.
-    static func scrub(_ message: String, _ secret: String?) -> String {
-        guard let secret, !secret.isEmpty else { return message }
-        return message.replacingOccurrences(of: secret, with: "***")
+    /// Removes the passwords from a message: the ones the conninfo holds (libpq echoes a conninfo or URI it cannot
+    /// parse, whole), then anything shaped like a password (``PostgresCredentials/redact(_:)``).
+    static func scrub(_ message: String, _ secrets: [String]) -> String {
+        var text = message
+        for secret in secrets where !secret.isEmpty {
+            text = text.replacingOccurrences(of: secret, with: PostgresCredentials.mask)
+        }
+        return PostgresCredentials.redact(text)
     }
 
-    /// Extracts the password from a conninfo string or URI with libpq's own parser.
-    static func password(in conninfo: String) -> String? {
+    /// Every spelling of the conninfo's password: libpq's parse (decoded), and what a lenient scan of the raw text
+    /// finds (for a conninfo libpq cannot parse), longest first.
+    static func secrets(parsed: String?, conninfo: String) -> [String] {
+        var all = Set(PostgresCredentials.passwords(in: conninfo))
+        if let parsed, !parsed.isEmpty { all.insert(parsed) }
+        return all.sorted { $0.count > $1.count }
+    }
+
+    /// Why a connection attempt failed, from libpq's message: settings that cannot work (exit 78 for the CLI) or a
+    /// server that could not be reached or let us in this time (exit 75).
+    ///
+    /// libpq gives no SQLSTATE for a failed connection, so the server's FATAL text is read (PostgreSQL's English
+    /// messages, the default `lc_messages`). A failure libpq reports before reaching any server (an unknown option,
+    /// a bad value) has no "connection to server" part: those are settings, as is anything not recognised.
+    static func connectFailureCode(_ message: String, parsable: Bool) -> PostgresError.Code {
+        guard parsable else { return .badSettings }
+        let settings = [
+            "does not exist",  // 3D000 database, 28000 role
+            "authentication failed",  // 28P01 password, also peer/ident/cert failures
+            "no pg_hba.conf entry",  // 28000
+            "no password supplied", "password is required", "pg_hba.conf rejects connection",
+            "invalid sslmode value", "invalid port number", "invalid integer value",
+        ]
+        if settings.contains(where: { message.contains($0) }) { return .badSettings }
+        let transient = [
+            "connection to server", "could not connect to server", "could not translate host name", "timeout expired",
+            "server closed the connection", "Connection refused", "the database system is",
+            "too many clients", "remaining connection slots",
+        ]
+        if transient.contains(where: { message.contains($0) }) { return .connectionFailed }
+        return .badSettings
+    }
+
+    /// Extracts the password from a conninfo string or URI with libpq's own parser, and whether it parses at all.
+    static func password(in conninfo: String) -> (password: String?, parsable: Bool) {
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(conninfo, &errorMessage) else {
             if let errorMessage { PQfreemem(errorMessage) }
-            return nil
+            return (nil, false)
         }
         defer { PQconninfoFree(options) }
         var pointer = options
         while let keyword = pointer.pointee.keyword {
             if String(cString: keyword) == "password", let value = pointer.pointee.val {
-                return String(cString: value)
+                return (String(cString: value), true)
             }
             pointer += 1
         }
-        return nil
+        return (nil, true)
     }
 
     static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {

@@ -6,8 +6,13 @@
 public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What kind of failure this is.
     public enum Code: String, Sendable {
-        /// Connecting failed (refused, authentication, bad conninfo).
+        /// Connecting failed for a reason that may pass: the server refused the connection, did not answer in time,
+        /// is starting up or shutting down, or has too many clients.
         case connectionFailed
+        /// The connection settings cannot work as written: libpq cannot parse the conninfo or URI, an option or
+        /// its value is unknown or out of range (`hostx=`, `sslmode=bogus`, `port=99999999`), the database does not
+        /// exist, or the server refused the credentials. Trying again changes nothing.
+        case badSettings
         /// The connection was lost during an operation.
         case connectionLost
         /// The server rejected a statement.
@@ -24,7 +29,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
     public var operation: String
     /// The five-character SQLSTATE the server sent, when it sent one.
     public var sqlState: String?
-    /// The server's (or libpq's) message, with any known password removed.
+    /// The server's (or libpq's) message, with every password removed (see ``PostgresCredentials``).
     public var message: String
     /// For decoding errors: the column that did not fit.
     public var column: String?
@@ -36,13 +41,22 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
         self.code = code
         self.operation = operation
         self.sqlState = sqlState
-        self.message = message
+        self.message = PostgresCredentials.redact(message)
         self.column = column
+    }
+
+    /// Whether the connection settings are wrong (``Code/badSettings``, or SQLSTATE 3D000 database missing, 28P01
+    /// or 28000 authentication refused): an operator must change the configuration.
+    public var isConfiguration: Bool {
+        if code == .badSettings { return true }
+        guard let sqlState else { return false }
+        return ["3D000", "28P01", "28000"].contains(sqlState)
     }
 
     /// Whether the operation may succeed when tried again on a new connection (lost connection,
     /// serialization failure, deadlock, the server shutting down, a statement cancelled by a timeout).
     public var isRetryable: Bool {
+        if isConfiguration { return false }
         if code == .connectionLost || code == .connectionFailed { return true }
         guard let sqlState else { return false }
         // 40001 serialization_failure, 40P01 deadlock_detected, 57P01..57P03 admin shutdown / cannot connect now,

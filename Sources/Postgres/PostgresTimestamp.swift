@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Output is ISO 8601 in UTC with microseconds (PostgreSQL's own precision). Input accepts what the server sends
 /// for any `TimeZone` and `DateStyle=ISO`: `2026-11-22 04:32:50.123456+00`, offsets such as `-07` or `+05:30`,
-/// and `infinity` / `-infinity` (read as `Date.distantFuture` / `Date.distantPast`).
+/// and `infinity` / `-infinity` (read as `Date.distantFuture` / `Date.distantPast`); also RFC 3339's lower-case `t`
+/// and `z`. A time without an offset is read as UTC (``hasOffset(_:)`` tells whether it had one).
 public enum PostgresTimestamp {
     /// Formats a date as `YYYY-MM-DDTHH:MM:SS.ffffffZ`.
     public static func format(_ date: Date) -> String {
@@ -52,7 +53,7 @@ public enum PostgresTimestamp {
         }
         // Years beyond 9999 and BC dates do not occur in this project's data; reject them rather than misread.
         guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
-            expect(32, 84), let hour = number(2), expect(58), let minute = number(2), expect(58),
+            expect(32, 84, 116), let hour = number(2), expect(58), let minute = number(2), expect(58),
             let second = number(2)
         else { return nil }
         guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
@@ -71,7 +72,7 @@ public enum PostgresTimestamp {
         var offsetSeconds: Int64 = 0
         if index < utf8.count {
             let sign = utf8[index]
-            if sign == 90 {  // Z
+            if sign == 90 || sign == 122 {  // Z or z
                 index += 1
             } else if sign == 43 || sign == 45 {
                 index += 1
@@ -98,6 +99,11 @@ public enum PostgresTimestamp {
         let days = daysFromCivil(year: year, month: month, day: day)
         let total = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         return Date(timeIntervalSince1970: Double(total) + Double(micros) / 1_000_000)
+    }
+
+    /// Whether a timestamp's text names its offset (`Z`, `z`, `+05:30`, `-07`) after the time of day.
+    public static func hasOffset(_ text: String) -> Bool {
+        text.utf8.dropFirst(19).contains { $0 == 90 || $0 == 122 || $0 == 43 || $0 == 45 }
     }
 
     /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).

@@ -10,6 +10,9 @@ public struct ReconcilerError: Error, CustomStringConvertible, Sendable, Equatab
         case migration
         /// Input data (a CSV file, an id list) is invalid (exit 1).
         case input
+        /// The command line is wrong: a malformed or impossible date, `--from` after `--to`, an unknown `--by`
+        /// column, an option the command cannot combine (exit 64).
+        case usage
         /// A store quota or a retryable outage stopped the job early; progress is saved (exit 75).
         case temporary
         /// Anything else (exit 1).
@@ -27,12 +30,13 @@ public struct ReconcilerError: Error, CustomStringConvertible, Sendable, Equatab
         self.message = message
     }
 
-    /// The process exit code the CLI uses for this error (sysexits.h values where they fit).
+    /// The process exit code the CLI uses for this error (sysexits.h values where they fit; see ``ExitStatus``).
     public var exitCode: Int32 {
         switch code {
-        case .configuration: return 78
-        case .temporary: return 75
-        case .migration, .input, .failed: return 1
+        case .configuration: return ExitStatus.configuration
+        case .temporary: return ExitStatus.temporary
+        case .usage: return ExitStatus.usage
+        case .migration, .input, .failed: return ExitStatus.failed
         }
     }
 

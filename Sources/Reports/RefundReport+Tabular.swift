@@ -92,11 +92,12 @@ extension RefundReport {
     public func table() -> String {
         var rows = cells()
         if !options.detail && !groups.isEmpty {
-            for (currency, total) in totalsByCurrency() {
+            for (_, total) in totalsByCurrency() {
                 var line = options.by.map { _ in "" }
-                line[0] = "TOTAL"
-                if let index = options.by.firstIndex(of: .currency) { line[index] = currency }
+                if let index = options.by.firstIndex(of: .currency) { line[index] = total.keys["currency"] ?? "" }
                 if let index = options.by.firstIndex(of: .source) { line[index] = total.keys["source"] ?? "" }
+                // Always labelled: when currency (or source) is the first column, the label shares it.
+                line[0] = line[0].isEmpty ? "TOTAL" : "TOTAL \(line[0])"
                 rows.append(
                     line + [String(total.refunds), String(total.quantity)] + Self.amounts(total)
                         + [
@@ -112,7 +113,7 @@ extension RefundReport {
         var lines = rows.map { row in
             row.enumerated().map { index, cell in
                 cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+            }.joined(separator: "  ").trimmingTrailingSpaces()
         }
         if lines.count == 1 { lines.append("(no refunds from \(options.from) to \(options.to))") }
         if !options.detail, groups.contains(where: { $0.keys["platform"] != "apple" }) {
@@ -286,5 +287,14 @@ enum PostgresTimestampText {
     static func iso(_ date: Date) -> String {
         // "2026-11-22T04:32:50.123456Z" -> "2026-11-22T04:32:50.123Z"
         String(PostgresTimestamp.format(date).dropLast(4)) + "Z"
+    }
+}
+
+extension String {
+    /// The text without trailing spaces; leading ones stay, so a row whose first cell is empty keeps its columns.
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var text = Substring(self)
+        while text.last == " " { text.removeLast() }
+        return String(text)
     }
 }

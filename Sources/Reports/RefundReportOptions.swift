@@ -69,16 +69,34 @@ public struct RefundReportOptions: Sendable, Equatable {
         return result
     }
 
-    /// Checks the dates (`YYYY-MM-DD`, from ≤ to).
+    /// Checks the dates (`YYYY-MM-DD`, a day that exists, from ≤ to).
     public func validate() throws {
         for (name, value) in [("--from", from), ("--to", to)] {
-            let parts = value.split(separator: "-")
+            let parts = value.split(separator: "-", omittingEmptySubsequences: false)
             guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-                let month = Int(parts[1]), let day = Int(parts[2]), Int(parts[0]) != nil, (1...12).contains(month),
-                (1...31).contains(day)
+                parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+                let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]), (1...12).contains(month)
             else { throw ReportError("\(name): expected a date as YYYY-MM-DD, got \"\(value.prefix(40))\"") }
+            let length = Self.daysIn(month: month, year: year)
+            guard (1...length).contains(day) else {
+                throw ReportError(
+                    "\(name) \(value): no such day (\(Self.monthNames[month - 1]) \(year) has \(length) days)")
+            }
         }
         guard from <= to else { throw ReportError("--from \(from) is after --to \(to)") }
+    }
+
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+        "December",
+    ]
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 }
 

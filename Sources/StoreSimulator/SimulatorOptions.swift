@@ -27,6 +27,8 @@ public struct SimulatorOptions: Sendable {
     public var quotas = QuotaOptions()
     /// Fault rates per endpoint.
     public var faults: [SimulatorEndpoint: FaultSettings] = [:]
+    /// How long every store answer takes (none by default; changeable while running: ``StoreSimulator/latency``).
+    public var latency = Latency.none
     /// Seed of the fault schedule (default: the scenario seed).
     public var faultSeed: UInt64?
     /// Address to listen on.
@@ -35,6 +37,9 @@ public struct SimulatorOptions: Sendable {
     public var port = 0
     /// Google `voidedSource`/`voidedReason` encoding.
     public var voidedEnumEncoding = EnumEncoding.numbers
+    /// The fraction of refund rows answered as odd data (repeats, unknown codes, missing fields, rows no ledger can
+    /// take); see ``OddRow``. 0: none.
+    public var oddRows: Double = 0
     /// Google voided purchases `endTime` after now.
     public var futureEndTime = FutureEndTime.reject
     /// Check JWT times (Google assertion, Apple bearer) against the wall clock instead of the simulator clock,

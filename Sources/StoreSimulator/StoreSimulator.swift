@@ -133,7 +133,7 @@ public final class StoreSimulator: Sendable {
 
     /// Every refund and void that has happened by the clock's now.
     public func groundTruth() -> GroundTruth {
-        state.scenario.groundTruth(at: state.now)
+        state.scenario.groundTruth(at: state.now, oddRows: state.options.oddRows)
     }
 
     /// The true state of subscriptions `offset..<offset+limit` at the clock's now (those not started yet are left
@@ -163,6 +163,19 @@ public final class StoreSimulator: Sendable {
     /// Forgets every call count.
     public func resetStatistics() {
         state.ledger.reset()
+        state.resetFlight()
+    }
+
+    /// How long every store answer takes (changeable while running).
+    public var latency: Latency {
+        get { state.latency }
+        set { state.latency = newValue }
+    }
+
+    /// The most calls to an endpoint (all apps) the simulator was answering at the same moment, since start or the
+    /// last ``resetStatistics()``: above 1 when a client keeps several calls in flight.
+    public func mostInFlight(_ endpoint: SimulatorEndpoint) -> Int {
+        state.mostInFlight(endpoint)
     }
 
     /// The limits in force (changeable while running).

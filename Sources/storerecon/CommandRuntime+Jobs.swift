@@ -4,8 +4,8 @@ import RateLimiting
 import Reconciler
 
 extension CommandRuntime {
-    /// Runs one job for each app (one app's failure does not stop the others) and exits with the worst outcome:
-    /// 1 over 78 over 75 over 0.
+    /// Runs one job for each app (one app's failure does not stop the others); the command exits with the worst
+    /// outcome (``ExitStatus/worst(_:)``), and the results go to `--metrics-file`.
     func runJobs(
         _ job: String, apps: [AppConfig], _ body: @escaping (AppConfig, JobEnvironment) async throws -> Void
     ) async throws {
@@ -13,9 +13,8 @@ extension CommandRuntime {
             logger.warning("no app of this platform is configured; nothing to do")
             return
         }
-        let results = try await jobRunner().run(job: job, apps: apps, body)
-        try writeMetrics(results)
-        let worst = Self.worstExitCode(results.map(\.exitCode))
+        let results = try await jobRunner().run(job: job, apps: apps, record: record, body)
+        let worst = ExitStatus.worst(results.map(\.exitCode))
         if worst != 0 { throw ExitCode(worst) }
     }
 
@@ -30,24 +29,19 @@ extension CommandRuntime {
             configuration: configuration, gate: gate, shutdown: shutdown, dryRun: options.dryRun, quiet: options.quiet,
             logger: logger)
     }
-
-    /// The exit code of several outcomes: any failure (1) wins, then configuration (78), then "continue later" (75).
-    static func worstExitCode(_ codes: [Int32]) -> Int32 {
-        if codes.contains(1) { return 1 }
-        if codes.contains(78) { return 78 }
-        if codes.contains(75) { return 75 }
-        return codes.first { $0 != 0 } ?? 0
-    }
 }
 
 extension JobRunner {
-    /// Runs the job for each app in turn.
+    /// Runs the job for each app in turn, adding each result to `record` as it ends.
     func run(
-        job: String, apps: [AppConfig], _ body: @escaping (AppConfig, JobEnvironment) async throws -> Void
+        job: String, apps: [AppConfig], record: RunRecord,
+        _ body: @escaping (AppConfig, JobEnvironment) async throws -> Void
     ) async throws -> [Result] {
         var results: [Result] = []
         for app in apps {
-            results.append(try await run(job: job, app: app, waitForLock: false) { try await body(app, $0) })
+            let result = try await run(job: job, app: app, waitForLock: false) { try await body(app, $0) }
+            record.add([result])
+            results.append(result)
         }
         return results
     }

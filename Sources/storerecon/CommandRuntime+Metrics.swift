@@ -1,69 +1,213 @@
 import Foundation
+import Logging
 import Postgres
 import Reconciler
 
-extension CommandRuntime {
-    /// Writes `--metrics-file` for node_exporter's textfile collector, atomically (a temporary file renamed into
-    /// place, so the collector never reads half a file). Last-success times come from `job_run`, so they survive
-    /// runs that fail.
-    func writeMetrics(_ results: [JobRunner.Result]) throws {
-        guard let path = options.metricsFile else { return }
-        var text = ""
-        func metric(_ name: String, _ help: String, _ type: String) {
-            text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-        }
-        func labels(_ pairs: [(String, String)]) -> String {
-            "{" + pairs.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
-        }
-        metric("storerecon_job_exit_code", "Exit code of the job's last run (0 ok, 75 continue later, 78, 1).", "gauge")
-        for result in results {
-            text += "storerecon_job_exit_code\(labels([("job", result.job), ("app", result.app)])) \(result.exitCode)\n"
-        }
-        metric("storerecon_job_duration_seconds", "How long the job's last run took.", "gauge")
-        for result in results {
-            text += "storerecon_job_duration_seconds\(labels([("job", result.job), ("app", result.app)])) "
-            text += "\(String(format: "%.3f", result.seconds))\n"
-        }
-        metric("storerecon_job_rows", "Rows fetched, written and so on by the job's last run.", "gauge")
-        for result in results {
-            for (name, value) in result.counts.sorted(by: { $0.key < $1.key }) {
-                text +=
-                    "storerecon_job_rows\(labels([("job", result.job), ("app", result.app), ("kind", name)])) \(value)\n"
+/// `--metrics-file` for node_exporter's textfile collector.
+///
+/// Written at the end of every command that was given the option, however it ended (a configuration error, a
+/// database that went away, an empty database): the run-level `storerecon_run_exit_code` and
+/// `storerecon_run_finished_timestamp_seconds` always tell the truth about the last run of each command. The file
+/// is written atomically (a temporary file renamed into place, so the collector never reads half a file) and mode
+/// 0644 whatever the umask (the shipped units run with `UMask=0077`; node_exporter is another user).
+///
+/// Job-level series are merged with the file already there: only the series of the jobs (per app) this run ran are
+/// replaced, so a run for one `--app`, one `sync` command or a command that failed before its jobs keeps the other
+/// series as they were. Last-success times come from `job_run`, so they
+/// survive runs that fail; when the database cannot be read, the previous values are kept.
+struct MetricsFile {
+    let path: String
+    let command: String
+    let logger: Logger
+
+    /// The metrics this file holds, in order: name, help, and whether its series belong to an app.
+    static let families: [(name: String, help: String, perApp: Bool)] = [
+        (
+            "storerecon_run_exit_code",
+            "Exit code of the command's last run (0 ok, 1 failed, 64 usage, 75 continue later, 78 configuration).",
+            false
+        ),
+        ("storerecon_run_finished_timestamp_seconds", "When the command's last run ended (Unix time).", false),
+        (
+            "storerecon_job_exit_code",
+            "Exit code of the job's last run (0 ok, 1 failed, 75 continue later, 78 configuration).", true
+        ),
+        ("storerecon_job_duration_seconds", "How long the job's last run took.", true),
+        ("storerecon_job_rows", "Rows fetched, written and so on by the job's last run.", true),
+        (
+            "storerecon_store_calls",
+            "Store calls (and calls held back by storerecon's own cap, api ending in .refused) in the job's last run.",
+            true
+        ),
+        ("storerecon_job_last_success_timestamp_seconds", "When the job last finished ok (Unix time).", true),
+        (
+            "storerecon_quarantined_rows",
+            "Store rows set aside because they cannot be stored, not yet retried or dropped (storerecon quarantine).",
+            true
+        ),
+    ]
+
+    func write(record: RunRecord, exitCode: Int32, conninfo: String?, now: Date = Date()) throws {
+        var samples: [String: [String]] = [:]
+        for family in Self.families { samples[family.name] = [] }
+        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let replaced = Set(record.results.map { "\($0.job)\u{0}\($0.app)" })
+        let lastSuccess = conninfo.flatMap { lastSuccessSamples(conninfo: $0) }
+        let quarantined = conninfo.flatMap { quarantineSamples(conninfo: $0) }
+        for line in existing.split(separator: "\n") where !line.hasPrefix("#") {
+            let name = String(line.prefix { $0 != "{" && $0 != " " })
+            guard let family = Self.families.first(where: { $0.name == name }) else { continue }
+            if family.name == "storerecon_job_last_success_timestamp_seconds" {
+                if lastSuccess == nil { samples[name]!.append(String(line)) }
+            } else if family.name == "storerecon_quarantined_rows" {
+                if quarantined == nil { samples[name]!.append(String(line)) }
+            } else if family.perApp {
+                let key = "\(Self.label("job", in: line) ?? "")\u{0}\(Self.label("app", in: line) ?? "")"
+                if !replaced.contains(key) { samples[name]!.append(String(line)) }
+            } else if Self.label("command", in: line) != command {
+                samples[name]!.append(String(line))
             }
         }
-        metric(
-            "storerecon_store_calls", "Store calls (and refusals, api ending in .refused) in the job's last run.",
-            "gauge")
-        for result in results {
+        let commandLabel = Self.labels([("command", command)])
+        samples["storerecon_run_exit_code"]!.append("storerecon_run_exit_code\(commandLabel) \(exitCode)")
+        samples["storerecon_run_finished_timestamp_seconds"]!.append(
+            "storerecon_run_finished_timestamp_seconds\(commandLabel) \(Int64(now.timeIntervalSince1970))")
+        for result in record.results {
+            let job = Self.labels([("job", result.job), ("app", result.app)])
+            samples["storerecon_job_exit_code"]!.append("storerecon_job_exit_code\(job) \(result.exitCode)")
+            samples["storerecon_job_duration_seconds"]!.append(
+                "storerecon_job_duration_seconds\(job) \(String(format: "%.3f", result.seconds))")
+            for (kind, value) in result.counts.sorted(by: { $0.key < $1.key }) {
+                let labels = Self.labels([("job", result.job), ("app", result.app), ("kind", kind)])
+                samples["storerecon_job_rows"]!.append("storerecon_job_rows\(labels) \(value)")
+            }
             for (api, value) in result.calls.sorted(by: { $0.key < $1.key }) {
-                text +=
-                    "storerecon_store_calls\(labels([("job", result.job), ("app", result.app), ("api", api)])) \(value)\n"
+                let labels = Self.labels([("job", result.job), ("app", result.app), ("api", api)])
+                samples["storerecon_store_calls"]!.append("storerecon_store_calls\(labels) \(value)")
             }
         }
-        metric("storerecon_job_last_success_timestamp_seconds", "When the job last finished ok.", "gauge")
-        let connection = try connect()
-        defer { connection.close() }
-        let rows = try connection.query(
-            """
-            SELECT job, app_id, extract(epoch FROM max(finished_at))::bigint AS at
-            FROM job_run WHERE outcome = 'ok' AND app_id IS NOT NULL GROUP BY job, app_id ORDER BY job, app_id
-            """)
-        for row in rows {
-            let job: String = try row.decode("job")
-            let app: String = try row.decode("app_id")
-            let at: Int64 = try row.decode("at")
-            text += "storerecon_job_last_success_timestamp_seconds\(labels([("job", job), ("app", app)])) \(at)\n"
+        if let lastSuccess { samples["storerecon_job_last_success_timestamp_seconds"]! += lastSuccess }
+        if let quarantined { samples["storerecon_quarantined_rows"]! += quarantined }
+        var text = ""
+        for family in Self.families {
+            text += "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) gauge\n"
+            for sample in Self.unique(samples[family.name]!) { text += sample + "\n" }
         }
-        let target = URL(fileURLWithPath: path)
-        let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).tmp")
-        try Data(text.utf8).write(to: temporary)
-        if rename(temporary.path, target.path) != 0 {
-            throw ReconcilerError(.failed, "--metrics-file \(path): cannot move the new file into place")
+        try Self.writeAtomically(text, to: path)
+    }
+
+    /// `job_run`'s last successful finish per job and app, or nil when the database cannot be read.
+    private func lastSuccessSamples(conninfo: String) -> [String]? {
+        do {
+            let connection = try PostgresConnection(conninfo: conninfo)
+            defer { connection.close() }
+            let rows = try connection.query(
+                """
+                SELECT job, app_id, extract(epoch FROM max(finished_at))::bigint AS at
+                FROM job_run WHERE outcome = 'ok' AND app_id IS NOT NULL GROUP BY job, app_id ORDER BY job, app_id
+                """)
+            return try rows.map { row in
+                let labels = Self.labels([("job", try row.decode("job")), ("app", try row.decode("app_id"))])
+                return "storerecon_job_last_success_timestamp_seconds\(labels) \(try row.decode("at", as: Int64.self))"
+            }
+        } catch {
+            logger.debug(
+                "--metrics-file: last-success times kept from the previous file: \(ExitStatus.classify(error).line)")
+            return nil
         }
+    }
+
+    /// Open quarantined rows per app and job, every app and job of the database present (0 when none, so an alert
+    /// can say `> 0`), or nil when the database cannot be read.
+    private func quarantineSamples(conninfo: String) -> [String]? {
+        do {
+            let connection = try PostgresConnection(conninfo: conninfo)
+            defer { connection.close() }
+            let rows = try connection.query(
+                """
+                SELECT a.id AS app_id, j.job, count(q.id) AS n
+                FROM app a
+                CROSS JOIN unnest(ARRAY['google_voided', 'apple_refunds', 'apple_notifications', 'recheck']) AS j(job)
+                LEFT JOIN quarantine q ON q.app_id = a.id AND q.job = j.job AND q.resolved_at IS NULL
+                WHERE (a.platform = 'google') = (j.job IN ('google_voided', 'recheck')) OR j.job = 'recheck'
+                GROUP BY a.id, j.job ORDER BY a.id, j.job
+                """)
+            return try rows.map { row in
+                let labels = Self.labels([("app", try row.decode("app_id")), ("job", try row.decode("job"))])
+                return "storerecon_quarantined_rows\(labels) \(try row.decode("n", as: Int64.self))"
+            }
+        } catch {
+            logger.debug(
+                "--metrics-file: quarantine counts kept from the previous file: \(ExitStatus.classify(error).line)")
+            return nil
+        }
+    }
+
+    /// One sample per series (the last written wins), ordered by series.
+    static func unique(_ samples: [String]) -> [String] {
+        var bySeries: [String: String] = [:]
+        for sample in samples {
+            let series = sample.lastIndex(of: " ").map { String(sample[..<$0]) } ?? sample
+            bySeries[series] = sample
+        }
+        return bySeries.keys.sorted().map { bySeries[$0]! }
+    }
+
+    static func labels(_ pairs: [(String, String)]) -> String {
+        "{" + pairs.map { "\($0.0)=\"\(escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+    }
+
+    /// The value of label `name` in a sample line, unescaped.
+    static func label(_ name: String, in line: Substring) -> String? {
+        guard let start = line.range(of: "\(name)=\"") else { return nil }
+        var value = ""
+        var index = start.upperBound
+        while index < line.endIndex, line[index] != "\"" {
+            if line[index] == "\\", line.index(after: index) < line.endIndex {
+                index = line.index(after: index)
+                value.append(line[index] == "n" ? "\n" : line[index])
+            } else {
+                value.append(line[index])
+            }
+            index = line.index(after: index)
+        }
+        return value
     }
 
     static func escapeLabel(_ value: String) -> String {
         value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    /// Writes `text` to a temporary file beside `path` with mode 0644 (set explicitly, so the umask does not
+    /// matter), flushes it, and renames it into place.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let target = URL(fileURLWithPath: path)
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(getpid()).tmp").path
+        func failure(_ what: String) -> ReconcilerError {
+            ReconcilerError(.failed, "--metrics-file \(path): \(what): \(String(cString: strerror(errno)))")
+        }
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }
+        var ok = fchmod(descriptor, 0o644) == 0
+        let bytes = Array(text.utf8)
+        var written = 0
+        while ok && written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { ok = false } else { written += count }
+        }
+        ok = ok && fsync(descriptor) == 0
+        let error = failure("cannot write")
+        close(descriptor)
+        guard ok else {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = failure("cannot move the new file into place")
+            unlink(temporary)
+            throw error
+        }
     }
 }

@@ -5,15 +5,17 @@ import Postgres
 import Reconciler
 
 /// What every command needs: logging set up, the configuration loaded, a database connection, and one place that
-/// turns errors into a single line for the operator and an exit code.
+/// turns errors into a single line for the operator and an exit code (``ExitStatus``).
 struct CommandRuntime {
     let options: GlobalOptions
     let configuration: Configuration
     let configPath: String
     var logger: Logger
+    /// What the command's jobs did, for `--metrics-file`.
+    let record: RunRecord
 
-    /// Sets up logging, loads the configuration and runs `body`, mapping any error to one line and an exit code:
-    /// 78 configuration, 75 temporary (quota, retryable outage, lost database), 1 anything else.
+    /// Sets up logging, loads the configuration and runs `body`, mapping any error to one line and an exit code
+    /// (``ExitStatus/classify(_:)``). With `--metrics-file`, the file is written however the command ends.
     static func run(_ options: GlobalOptions, command: String, _ body: (CommandRuntime) async throws -> Void)
         async throws
     {
@@ -26,33 +28,43 @@ struct CommandRuntime {
         logger[metadataKey: "command"] = "\(command)"
         guard Logger.Level(rawValue: options.logLevel.lowercased()) != nil else {
             logger.error("--log-level: expected one of trace, debug, info, notice, warning, error, critical")
-            throw ExitCode(78)
+            throw ExitCode(ExitStatus.usage)
         }
+        let record = RunRecord()
+        var configuration: Configuration?
+        var code = ExitStatus.ok
         do {
             let loader = ConfigurationLoader()
             let path = loader.resolvePath(explicit: options.config)
-            let configuration = try loader.load(path: path)
+            let loaded = try loader.load(path: path, origin: loader.origin(explicit: options.config))
+            configuration = loaded
             try await body(
-                CommandRuntime(options: options, configuration: configuration, configPath: path, logger: logger))
+                CommandRuntime(
+                    options: options, configuration: loaded, configPath: path, logger: logger, record: record))
+            code = ExitStatus.worst(record.results.map(\.exitCode))
         } catch let error as ExitCode {
-            throw error
+            code = error.rawValue
         } catch {
-            let (code, line) = describe(error)
+            let (classified, line) = describe(error)
             logger.error("\(line)")
-            throw ExitCode(code)
+            code = classified
         }
+        if let path = options.metricsFile {
+            let metrics = MetricsFile(path: path, command: command, logger: logger)
+            do {
+                try metrics.write(record: record, exitCode: code, conninfo: configuration?.database.url)
+            } catch {
+                logger.error("\(ExitStatus.classify(error).line)")
+                if code == ExitStatus.ok { code = ExitStatus.failed }
+            }
+        }
+        if code != ExitStatus.ok { throw ExitCode(code) }
     }
 
+    /// The exit code and one line for an error (``ExitStatus/classify(_:)``; a command-line validation error is 64).
     static func describe(_ error: any Error) -> (Int32, String) {
-        switch error {
-        case let error as ReconcilerError:
-            return (error.exitCode, error.message)
-        case let error as PostgresError:
-            // A database that went away can finish next run: 75, like a store outage.
-            return (error.isRetryable ? 75 : 1, "\(error)")
-        default:
-            return (1, "\(error)")
-        }
+        if let error = error as? ValidationError { return (ExitStatus.usage, ExitStatus.oneLine(error.message)) }
+        return ExitStatus.classify(error)
     }
 
     /// Opens the database named by the configuration (`STORERECON_DATABASE_URL` already applied).
@@ -69,4 +81,15 @@ struct CommandRuntime {
         }
         return [app]
     }
+}
+
+/// The job results of one command, collected for the metrics file.
+final class RunRecord: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storedResults: [JobRunner.Result] = []
+
+    /// The results so far.
+    var results: [JobRunner.Result] { lock.withLock { storedResults } }
+
+    func add(_ results: [JobRunner.Result]) { lock.withLock { storedResults += results } }
 }

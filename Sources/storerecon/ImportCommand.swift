@@ -18,7 +18,8 @@ struct ImportSubscriptionsCommand: AsyncParsableCommand {
         abstract: "Load known subscriptions from a CSV file (app,store_id,product_id,expires_at[,user_ref]).",
         discussion: """
             RFC 4180 CSV with a header row; columns in any order; expires_at is RFC 3339 (2026-12-01T00:00:00Z) or \
-            empty. Re-importing updates changed rows and never duplicates. Any bad line stops the merge (nothing \
+            empty; lower-case t and z are accepted, and a time without an offset is a bad line unless \
+            --assume-utc is given. A UTF-8 byte order mark (Excel's "CSV UTF-8") is ignored. Re-importing updates changed rows and never duplicates. Any bad line stops the merge (nothing \
             is written) unless --skip-invalid is given; every bad line is reported with its number.
             Example: storerecon import subscriptions subscriptions.csv
             """
@@ -32,6 +33,10 @@ struct ImportSubscriptionsCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Merge the valid rows even when some lines are bad (the bad ones are still reported).")
     var skipInvalid = false
 
+    @Flag(
+        name: .long, help: "Read an expires_at without an offset (2026-12-01T00:00:00) as UTC instead of rejecting it.")
+    var assumeUtc = false
+
     func run() async throws {
         try await CommandRuntime.run(options, command: "import") { runtime in
             let connection = try runtime.connect()
@@ -39,7 +44,7 @@ struct ImportSubscriptionsCommand: AsyncParsableCommand {
             try Migrator(connection: connection).verifyCurrent()
             try AppRegistry.sync(runtime.configuration, on: connection)
             let importer = SubscriptionImporter(
-                connection: connection, knownApps: Set(runtime.configuration.apps.map(\.id)))
+                connection: connection, knownApps: Set(runtime.configuration.apps.map(\.id)), assumeUTC: assumeUtc)
             let started = ContinuousClock.now
             let report = try importer.importFile(path: file, skipInvalid: skipInvalid, dryRun: options.dryRun)
             let elapsed = ContinuousClock.now - started

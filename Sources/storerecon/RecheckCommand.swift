@@ -30,9 +30,9 @@ struct RecheckCommand: AsyncParsableCommand {
     var lag: String?
 
     func run() async throws {
-        let leadOverride = try Self.duration(lead, option: "--lead")
-        let lagOverride = try Self.duration(lag, option: "--lag")
         try await CommandRuntime.run(options, command: "recheck") { runtime in
+            let leadOverride = try Self.duration(lead, option: "--lead")
+            let lagOverride = try Self.duration(lag, option: "--lag")
             let configuration = runtime.configuration
             let recheckOptions = ExpiryRecheck.Options(configuration.recheck, lead: leadOverride, lag: lagOverride)
             try await runtime.runJobs(ExpiryRecheck.job, apps: try runtime.apps(matching: app)) { app, environment in
@@ -45,9 +45,11 @@ struct RecheckCommand: AsyncParsableCommand {
 
     static func duration(_ text: String?, option: String) throws -> ConfigDuration? {
         guard let text else { return nil }
-        guard let duration = ConfigDuration(text: text) else {
-            throw ValidationError("\(option): expected a duration such as 90s, 30m, 72h or 2d")
+        switch ConfigDuration.parse(text) {
+        case .success(let duration): return duration
+        case .failure(let error):
+            let shown = text.count <= 40 ? text : String(text.prefix(37)) + "..."
+            throw ValidationError("\(option) \(shown): \(error.message)")
         }
-        return duration
     }
 }

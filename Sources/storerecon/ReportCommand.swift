@@ -37,10 +37,12 @@ struct ReportRefundsCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "Group by any of day, platform, app, product, reason, currency, country, source (comma-separated).")
-    var by: String = "day,platform"
+        help:
+            "Group by any of day, platform, app, product, reason, currency, country, source (comma-separated; default day,platform)."
+    )
+    var by: String?
 
-    @Flag(name: .long, help: "One row per refund instead of groups.")
+    @Flag(name: .long, help: "One row per refund instead of groups (not with --by).")
     var detail = false
 
     @Option(name: .long, help: "table, csv, json or html.")
@@ -64,34 +66,41 @@ struct ReportRefundsCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRuntime.run(options, command: "report") { runtime in
             let apps = try runtime.apps(matching: app).map(\.id)
-            let dimensions: [RefundReportOptions.Dimension]
-            do {
-                dimensions = try RefundReportOptions.parseDimensions(by)
-            } catch let error as ReportError {
-                throw ReconcilerError(.input, error.message)
+            if detail, by != nil {
+                throw ReconcilerError(.usage, "--detail lists one row per refund; it cannot be grouped with --by")
             }
-            var table: RefundRates?
+            if detail, rates != nil {
+                throw ReconcilerError(.usage, "--rates applies to grouped reports, not --detail")
+            }
+            let dimensions: [RefundReportOptions.Dimension]
+            var request: RefundReportOptions
+            do {
+                dimensions = try RefundReportOptions.parseDimensions(by ?? "day,platform")
+                request = RefundReportOptions(
+                    from: from, to: to, by: dimensions, detail: detail,
+                    timeZone: runtime.configuration.reports.timeZone, apps: app == nil ? [] : apps)
+                try request.validate()
+            } catch let error as ReportError {
+                throw ReconcilerError(.usage, error.message)
+            }
             if let rates {
+                // The file's content is input data (exit 1), not the command line.
                 guard let data = FileManager.default.contents(atPath: rates) else {
                     throw ReconcilerError(.input, "--rates \(rates): cannot read the file")
                 }
-                if detail { throw ReconcilerError(.input, "--rates applies to grouped reports, not --detail") }
                 do {
-                    table = try RefundRates.parse(String(decoding: data, as: UTF8.self))
+                    request.rates = try RefundRates.parse(String(decoding: data, as: UTF8.self))
                 } catch let error as ReportError {
                     throw ReconcilerError(.input, error.message)
                 }
             }
-            let request = RefundReportOptions(
-                from: from, to: to, by: dimensions, detail: detail, timeZone: runtime.configuration.reports.timeZone,
-                apps: app == nil ? [] : apps, rates: table)
             let connection = try runtime.connect()
             defer { connection.close() }
             let report: RefundReport
             do {
                 report = try RefundReport.run(request, on: connection)
             } catch let error as ReportError {
-                throw ReconcilerError(.input, error.message)
+                throw ReconcilerError(.configuration, error.message)
             }
             let text: String
             switch format {
@@ -102,11 +111,31 @@ struct ReportRefundsCommand: AsyncParsableCommand {
             }
             if let output {
                 let url = URL(fileURLWithPath: output)
-                try Data(text.utf8).write(to: url, options: .atomic)
+                do {
+                    try Data(text.utf8).write(to: url, options: .atomic)
+                } catch {
+                    throw ReconcilerError(
+                        .failed, "--output \(output): cannot write the report (\(Self.reason(error)))")
+                }
                 runtime.logger.info("wrote \(format.rawValue) report to \(url.path)")
             } else {
                 FileHandle.standardOutput.write(Data(text.utf8))
             }
+        }
+    }
+
+    /// The operating system's reason for a failed file write, as one short phrase.
+    static func reason(_ error: any Error) -> String {
+        var current = error as NSError
+        while let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError { current = underlying }
+        if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }
+        switch (error as NSError).code {
+        case CocoaError.fileWriteNoPermission.rawValue: return "permission denied"
+        case CocoaError.fileNoSuchFile.rawValue, CocoaError.fileWriteInvalidFileName.rawValue:
+            return "no such directory"
+        case CocoaError.fileWriteOutOfSpace.rawValue: return "no space left on the device"
+        case CocoaError.fileWriteVolumeReadOnly.rawValue: return "read-only file system"
+        default: return "error \((error as NSError).code)"
         }
     }
 }

@@ -20,7 +20,7 @@ struct RunNightlyCommand: AsyncParsableCommand {
         discussion: """
             Each job runs under its own advisory lock (another host running the same job: skipped with a line, or \
             waited for with nightly.onLocked: wait) and is recorded in job_run. One app's failure does not stop \
-            the others; the exit code is the worst outcome (1, then 78, then 75, then 0). SIGTERM or SIGINT \
+            the others; the exit code is the worst outcome (1, then 64, 78, 75, then 0). SIGTERM or SIGINT \
             finishes the page in hand, saves, and exits 75.
             Example (cron): storerecon run nightly --quiet --metrics-file /var/lib/node_exporter/storerecon.prom
             """
@@ -47,23 +47,24 @@ struct RunNightlyCommand: AsyncParsableCommand {
                         runtime.logger.warning("stopping: \(job.name) for \(app.id) not started")
                         results.append(
                             JobRunner.Result(
-                                job: job.name, app: app.id, outcome: .partial, exitCode: 75, error: "stopped by signal",
-                                counts: [:], calls: [:], seconds: 0))
+                                job: job.name, app: app.id, outcome: .partial, exitCode: ExitStatus.temporary,
+                                error: "stopped by signal", counts: [:], calls: [:], seconds: 0))
+                        runtime.record.add([results.last!])
                         continue
                     }
-                    results.append(
-                        try await runner.run(job: job.name, app: app, waitForLock: wait) { environment in
-                            try await job.body(app, runtime.configuration, environment)
-                        })
+                    let result = try await runner.run(job: job.name, app: app, waitForLock: wait) { environment in
+                        try await job.body(app, runtime.configuration, environment)
+                    }
+                    runtime.record.add([result])
+                    results.append(result)
                 }
             }
-            try runtime.writeMetrics(results)
             for result in results {
                 runtime.logger.info(
                     "\(result.app) \(result.job): \(result.outcome.rawValue) in \(String(format: "%.1f", result.seconds)) s"
                 )
             }
-            let worst = CommandRuntime.worstExitCode(results.map(\.exitCode))
+            let worst = ExitStatus.worst(results.map(\.exitCode))
             if worst != 0 { throw ExitCode(worst) }
         }
     }

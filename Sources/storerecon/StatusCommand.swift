@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Postgres
 import RateLimiting
 import Reconciler
 
@@ -37,14 +38,30 @@ struct StatusCommand: AsyncParsableCommand {
             }
             switch format {
             case .json:
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                print(try StatusJSON.render(report))
             case .table:
                 print(StatusTable.render(report))
             }
             if !report.attention.isEmpty { throw ExitCode(1) }
         }
+    }
+}
+
+/// Renders a status report as JSON, times as RFC 3339 strings in UTC (`2026-11-22T04:32:50.123Z`).
+enum StatusJSON {
+    static func render(_ report: StatusReport) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(rfc3339(date))
+        }
+        return String(decoding: try encoder.encode(report), as: UTF8.self)
+    }
+
+    /// `2026-11-22T04:32:50.123Z`.
+    static func rfc3339(_ date: Date) -> String {
+        String(PostgresTimestamp.format(date).dropLast(4)) + "Z"
     }
 }
 
@@ -81,6 +98,9 @@ enum StatusTable {
                     "  quota today \(usage.api): \(usage.used)\(cap) used (\(usage.usedBackfill) backfill), "
                         + "\(usage.refused) refused, \(usage.throttled) throttled\(usage.exhausted ? ", EXHAUSTED" : "")"
                 )
+            }
+            for open in app.quarantined {
+                lines.append("  QUARANTINED \(open.job): \(open.rows) rows, last met \(open.lastSeen)")
             }
             for run in app.lastRuns {
                 lines.append("  last \(run.job): \(run.outcome ?? "running or crashed") at \(run.startedAt)")

@@ -1,7 +1,11 @@
 import Foundation
 import Logging
 
-/// Writes one event per line to stderr, as text (`2026-11-22T04:00:00Z info job=... message`) or JSON lines.
+/// Writes one event per line to stderr, as logfmt text
+/// (`time=2026-11-22T04:00:00.000Z level=info app=acme job=google_voided msg="1200 rows stored"`) or JSON lines.
+/// Whatever a message or value holds (line breaks, tabs, quotes, control characters), an event stays one line that
+/// parses: logfmt values with anything but plain characters are quoted with `\"`, `\\`, `\n`, `\t`, `\r` and
+/// `\u{...}` escapes; JSON escapes them itself.
 ///
 /// Metadata is printed as given: callers never put secrets in it (tokens, keys and passwords stay inside the
 /// clients and the Postgres layer).
@@ -23,9 +27,9 @@ struct StderrLogHandler: LogHandler {
         let line: String
         switch format {
         case .text:
-            var text = "\(time) \(event.level)"
-            for key in merged.keys.sorted() { text += " \(key)=\(Self.text(merged[key]!))" }
-            line = text + " \(event.message)\n"
+            var text = "time=\(time) level=\(event.level)"
+            for key in merged.keys.sorted() { text += " \(Self.logfmtKey(key))=\(Self.logfmt("\(merged[key]!)"))" }
+            line = text + " msg=\(Self.logfmt("\(event.message)"))\n"
         case .json:
             var object: [String: Any] = ["time": time, "level": "\(event.level)", "message": "\(event.message)"]
             for (key, value) in merged { object[key] = Self.json(value) }
@@ -37,9 +41,40 @@ struct StderrLogHandler: LogHandler {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
-    private static func text(_ value: Logger.MetadataValue) -> String {
-        let rendered = "\(value)"
-        return rendered.contains(" ") ? "\"\(rendered)\"" : rendered
+    /// A logfmt value: bare when it is plain, else quoted and escaped.
+    static func logfmt(_ value: String) -> String {
+        let plain =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy {
+                $0.value > 0x20 && $0.value != 0x7f && !"\"=\\".unicodeScalars.contains($0)
+            }
+        if plain { return value }
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7f || (0x80..<0xa0).contains(scalar.value)
+                    || scalar == "\u{2028}" || scalar == "\u{2029}"
+                {
+                    quoted += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    quoted.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return quoted + "\""
+    }
+
+    /// A logfmt key: only characters a key may hold.
+    static func logfmtKey(_ key: String) -> String {
+        let cleaned = String(
+            key.unicodeScalars.filter { $0.value > 0x20 && $0.value < 0x7f && !"\"=\\".unicodeScalars.contains($0) })
+        return cleaned.isEmpty ? "_" : cleaned
     }
 
     private static func json(_ value: Logger.MetadataValue) -> Any {

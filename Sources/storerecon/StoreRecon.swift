@@ -7,8 +7,12 @@ struct StoreRecon: AsyncParsableCommand {
         commandName: "storerecon",
         abstract: "Reconcile App Store and Google Play refunds and subscription states into PostgreSQL.",
         discussion: """
-            Exit codes: 0 done; 75 stopped early (quota or a retryable outage), progress saved, run again later;
-            78 bad configuration; 1 anything else.
+            Exit codes: 0 done; 75 stopped early (quota, a retryable store or database outage), progress saved, \
+            run again later; 78 bad configuration or credentials (including a database.url that cannot work); \
+            64 a wrong command line (malformed or impossible date, unknown --by column, duration without a unit); \
+            1 anything else.
+            Durations: a whole number and s, m, h, d or w (90s, 30m, 72h, 2d, 1w). Dates: YYYY-MM-DD.
+            Configuration: --config FILE, else $STORERECON_CONFIG, else ./storerecon.yaml.
             """,
         version: "0.1.0",
         subcommands: [
@@ -16,6 +20,7 @@ struct StoreRecon: AsyncParsableCommand {
             ReportCommand.self,
             StatusCommand.self,
             RecheckCommand.self,
+            QuarantineCommand.self,
         ]
     )
 }

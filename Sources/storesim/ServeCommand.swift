@@ -30,11 +30,23 @@ struct ServeCommand: AsyncParsableCommand {
         help: "A fault: ENDPOINT:KIND=RATE (e.g. googleVoidedPurchases:serverError=0.1); repeatable.")
     var fault: [String] = []
 
+    @Option(help: "How long every store answer takes: 1500ms, 1.5s or 1500 (milliseconds); default 0.")
+    var latency = "0"
+
+    @Option(help: "Each answer's delay varies uniformly by up to this much either way (same units); default 0.")
+    var latencyJitter = "0"
+
     @Option(help: "Google over-quota answers: 429 or 403.")
     var googleQuotaStatus = 429
 
     @Option(help: "voidedSource/voidedReason as numbers, strings or mixed.")
     var voidedEnums = "numbers"
+
+    @Option(
+        help:
+            "Fraction of refund rows answered as odd data (repeated rows, unknown codes, missing optional fields, rows without orderId, wrong JSON types, oversized ids), e.g. 0.01."
+    )
+    var oddRows: Double = 0
 
     func run() async throws {
         let directory = SimulatorDirectory(path: dir)
@@ -49,11 +61,16 @@ struct ServeCommand: AsyncParsableCommand {
         default: throw ValidationError("--clock: expected wall or fixed")
         }
         options.quotas.useWallClock = quotaWallClock
+        guard let latencyMillis = Latency.parseMillis(latency), let jitterMillis = Latency.parseMillis(latencyJitter)
+        else { throw ValidationError("--latency, --latency-jitter: expected e.g. 1500ms, 1.5s or 1500") }
+        options.latency = Latency(millis: latencyMillis, jitterMillis: jitterMillis)
         options.quotas.googleStyle = googleQuotaStatus == 403 ? .forbidden : .tooManyRequests
         guard let encoding = SimulatorOptions.EnumEncoding(rawValue: voidedEnums) else {
             throw ValidationError("--voided-enums: expected numbers, strings or mixed")
         }
         options.voidedEnumEncoding = encoding
+        guard (0...1).contains(oddRows) else { throw ValidationError("--odd-rows: expected a fraction from 0 to 1") }
+        options.oddRows = oddRows
         for text in fault {
             let (endpoint, kind, rate) = try parseFault(text)
             options.faults[endpoint, default: FaultSettings()].rates[kind] = rate

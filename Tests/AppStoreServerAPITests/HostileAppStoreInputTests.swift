@@ -139,7 +139,8 @@ import Testing
         }
     }
 
-    /// Error answers with hostile bodies and Retry-After values: always an `apiError` with a status and a message.
+    /// Error answers with hostile bodies and Retry-After values: always an `apiError` with a status and a message
+    /// (a 401 is `configuration`: refused credentials stop a job at once).
     @Test func hostileErrorAnswersAreApiErrors() throws {
         let samples = try ["apiException", "apiTooManyRequestsException", "apiUnknownError"].map {
             Array(try AppleReference.data("models/\($0).json"))
@@ -153,7 +154,8 @@ import Testing
             let response = HTTPResponse(status: status, headers: ["retry-after": retryAfter], body: Data(body))
             let error = try #require(
                 AppStoreServerClient.error(for: response, app: "a", request: "GET /r", now: now), "case \(index)")
-            #expect(error.code == .apiError)
+            #expect(error.code == (status == 401 ? .configuration : .apiError))
+            #expect(error.httpStatus == status)
             #expect(!error.message.isEmpty)
             if let wait = error.retryAfter { #expect(wait.isFinite && wait >= 0, "case \(index): \(retryAfter)") }
         }

@@ -10,11 +10,13 @@ import Testing
 struct StoreFaultChaosTests {
     /// One kind alone at 30 % of the calls; then every kind at once, each at a rate drawn from a fixed seed.
     static let cases: [[FaultKind: Double]] = {
-        var cases = FaultKind.allCases.map { [$0: 0.3] }
+        // Answers a store means for good (final "not found", 410 Gone, the day's quota spent, a proxy's audience)
+        // are not faults a rerun can heal: each has its own test.
+        let kinds = FaultKind.allCases.filter(\.isTransient)
+        var cases = kinds.map { [$0: 0.3] }
         var random = ChaosRandom(seed: 0xFA17)
         cases.append(
-            Dictionary(
-                uniqueKeysWithValues: FaultKind.allCases.map { ($0, Double.random(in: 0.02...0.15, using: &random)) }))
+            Dictionary(uniqueKeysWithValues: kinds.map { ($0, Double.random(in: 0.02...0.15, using: &random)) }))
         return cases
     }()
 

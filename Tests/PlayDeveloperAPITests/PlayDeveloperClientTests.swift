@@ -153,7 +153,7 @@ import Testing
     @Test func throttledWithoutRetriesThrowsRateLimited() async throws {
         let harness = try ClientHarness(
             [.token(), try error(429, "error-429.json", headers: ["retry-after": "4"])],
-            retryPolicy: PlayRetryPolicy(retriesThrottled: false))
+            retriesThrottled: false)
         let failure = try await #require(throws: PlayAPIError.self) {
             try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
         }
@@ -175,7 +175,8 @@ import Testing
 
     @Test func retriesAreBoundedInCount() async throws {
         let replies: [RecordingTransport.Reply] = [.token()] + Array(repeating: .json(502, "bad gateway"), count: 10)
-        let harness = try ClientHarness(replies, retryPolicy: PlayRetryPolicy(maxAttempts: 3, budget: 1000))
+        let harness = try ClientHarness(
+            replies, retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: 1, maxDelay: 30, maxTotalTime: 1000))
         let failure = try await #require(throws: PlayAPIError.self) {
             try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
         }
@@ -186,7 +187,7 @@ import Testing
     @Test func retriesAreBoundedInTime() async throws {
         let replies: [RecordingTransport.Reply] = [.token()] + Array(repeating: .timeout(), count: 10)
         let harness = try ClientHarness(
-            replies, retryPolicy: PlayRetryPolicy(maxAttempts: 10, budget: 10, maxBackoff: 30))
+            replies, retryPolicy: RetryPolicy(maxAttempts: 10, baseDelay: 1, maxDelay: 30, maxTotalTime: 10))
         let failure = try await #require(throws: PlayAPIError.self) {
             try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
         }

@@ -26,6 +26,51 @@ import Testing
         #expect(try classify(403, "error-403-per-day.json") == .dailyQuotaExhausted)
     }
 
+    @Test func dailyLimitExceededIsTheDayNotAPermission() throws {
+        #expect(try classify(403, "error-403-daily-limit.json") == .dailyQuotaExhausted)
+        // The reason alone says it, whatever the message.
+        let bare = GoogleErrorResponse(
+            error: .init(code: 403, message: "denied", status: nil, errors: [.init(reason: "dailyLimitExceeded")]))
+        #expect(
+            PlayResponseClassifier.classify(status: 403, headers: [:], body: bare, now: now) == .dailyQuotaExhausted)
+    }
+
+    @Test func errorInfoNamingADailyLimitIsTheDay() throws {
+        #expect(try classify(429, "error-429-errorinfo-per-day.json") == .dailyQuotaExhausted)
+        #expect(try classify(403, "error-429-errorinfo-per-day.json") == .dailyQuotaExhausted)
+        // An ErrorInfo reason alone, without "per day" anywhere, is quota on a 403 (not a permission problem).
+        let perMinute = GoogleErrorResponse(
+            error: .init(
+                code: 403, message: "Quota exceeded.", status: "PERMISSION_DENIED",
+                details: [.init(reason: "RATE_LIMIT_EXCEEDED", metadata: ["quota_limit": "DefaultPerMinutePerProject"])]
+            ))
+        #expect(
+            PlayResponseClassifier.classify(status: 403, headers: [:], body: perMinute, now: now)
+                == .throttled(retryAfter: nil))
+        let daily = GoogleErrorResponse(
+            error: .init(code: 403, message: "x", status: nil, details: [.init(reason: "DAILY_LIMIT_EXCEEDED")]))
+        #expect(
+            PlayResponseClassifier.classify(status: 403, headers: [:], body: daily, now: now) == .dailyQuotaExhausted)
+    }
+
+    @Test func oddDetailsDoNotHideTheError() throws {
+        let json = """
+            {"error":{"code":403,"message":"m","status":"PERMISSION_DENIED",
+              "errors":[{"reason":"dailyLimitExceeded"}],
+              "details":[7,{"@type":["x"],"reason":{"a":1},"metadata":{"quota_limit":5}},
+                         {"reason":"RATE_LIMIT_EXCEEDED","metadata":{"quota_limit":"PerDay","n":1}}]}}
+            """
+        let body = try #require(GoogleErrorResponse(json: Data(json.utf8)))
+        #expect(body.detailReasons == ["RATE_LIMIT_EXCEEDED"])
+        #expect(body.mentionsPerDay)
+    }
+
+    @Test func goneIsGone() throws {
+        let body = GoogleErrorResponse(
+            error: .init(code: 410, message: "The subscription purchase is no longer available.", status: nil))
+        #expect(PlayResponseClassifier.classify(status: 410, headers: [:], body: body, now: now) == .gone)
+    }
+
     @Test func forbiddenPer30SecondsIsThrottled() throws {
         #expect(try classify(403, "error-403-per-30s.json") == .throttled(retryAfter: nil))
     }
@@ -66,22 +111,5 @@ import Testing
             error: .init(code: 403, message: "Queries per day exceeded", status: "RESOURCE_EXHAUSTED"))
         #expect(
             PlayResponseClassifier.classify(status: 403, headers: [:], body: body, now: now) == .dailyQuotaExhausted)
-    }
-
-    @Test(
-        arguments: [("3", 3.0), ("0", 0), (" 12 ", 12), ("1.5", 1.5), ("-4", nil), ("soon", nil)] as [(String, Double?)]
-    )
-    func retryAfterSeconds(header: String, seconds: Double?) {
-        #expect(PlayResponseClassifier.parseRetryAfter(header, now: now) == seconds)
-    }
-
-    @Test func retryAfterHTTPDate() throws {
-        let later = now.addingTimeInterval(90)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let seconds = try #require(PlayResponseClassifier.parseRetryAfter(formatter.string(from: later), now: now))
-        #expect(seconds == 90)
     }
 }

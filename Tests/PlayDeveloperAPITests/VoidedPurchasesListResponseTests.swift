@@ -63,23 +63,32 @@ import Testing
     }
 
     @Test(arguments: [
+        (#"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"12x"}]}"#, 0, "voidedTimeMillis"),
         (
-            #"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"12x"}]}"#,
-            "voidedPurchases[0].voidedTimeMillis"
+            #"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"1"},{"voidedTimeMillis":"2"}]}"#, 1,
+            "purchaseToken"
         ),
+        (#"{"voidedPurchases":[{"purchaseToken":7,"voidedTimeMillis":"1"}]}"#, 0, "purchaseToken"),
         (
-            #"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"1"},{"voidedTimeMillis":"2"}]}"#,
-            "voidedPurchases[1].purchaseToken"
+            #"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"1","voidedQuantity":"9999999999"}]}"#, 0,
+            "voidedQuantity"
         ),
-        (#"{"voidedPurchases":[{"purchaseToken":7,"voidedTimeMillis":"1"}]}"#, "voidedPurchases[0].purchaseToken"),
-        (
-            #"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"1","voidedQuantity":"9999999999"}]}"#,
-            "voidedPurchases[0].voidedQuantity"
-        ),
+        (#"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"1","orderId":"\ud800"}]}"#, 0, nil),
+    ])
+    func aRowOfWrongTypesIsSetAsideNamingTheFieldAndTheOthersAreKept(json: String, index: Int, field: String?) throws {
+        let page = try VoidedPurchasesListResponse(json: Data(json.utf8))
+        let odd = try #require(page.undecodableRows.first)
+        #expect(page.undecodableRows.count == 1)
+        #expect(odd.index == index && odd.field == field, "\(odd)")
+        #expect(page.voidedPurchases.count == index, "the well-formed rows are kept")
+        #expect(String(decoding: odd.rawJSON, as: UTF8.self).hasPrefix("{"))
+    }
+
+    @Test(arguments: [
         (#"{"voidedPurchases":{"purchaseToken":"t"}}"#, "voidedPurchases"),
         (#"{"tokenPagination":{"nextPageToken":5}}"#, "tokenPagination.nextPageToken"),
     ])
-    func wrongTypesNameTheField(json: String, field: String) throws {
+    func wrongTypesOfThePageNameTheField(json: String, field: String) throws {
         let error = try #require(throws: DecodingError.self) { try VoidedPurchasesListResponse(json: Data(json.utf8)) }
         #expect(PlayDeveloperClient.describe(error).field == field)
     }

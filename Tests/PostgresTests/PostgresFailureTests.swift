@@ -25,7 +25,7 @@ struct PostgresFailureTests {
         let error = #expect(throws: PostgresError.self) {
             try PostgresConnection(conninfo: "host=/tmp nosuchkeyword=1 password=abc")
         }
-        #expect(error?.code == .connectionFailed)
+        #expect(error?.code == .badSettings)
         #expect(error?.description.contains("nosuchkeyword") == true)
     }
 

@@ -59,4 +59,30 @@ import Testing
         #expect(amount.milli == milli)
         #expect(amount.gross == price * Int64(percentage) && amount.precision == 8)
     }
+
+    /// Unknown values are kept, not refused (issue 17): a revocation type or reason Apple adds later is stored raw.
+    @Test func anUnknownRevocationTypeIsKeptAsUnknownWithNoAmount() throws {
+        let refund = try #require(
+            try row(#""revocationDate":1790000500000,"revocationReason":0,"revocationType":"REFUND_SOMEDAY""#))
+        #expect(refund.type == "unknown" && refund.amountMilli == nil)
+        // Amount unknown, as for any refund whose amount is not known: no exact amount, no source, no note.
+        #expect(refund.grossAmount == nil && refund.amountPrecision == nil && refund.amountNote == nil)
+        #expect(refund.payload.contains("REFUND_SOMEDAY"))
+    }
+
+    @Test func anUnknownRevocationReasonIsKeptRawAndLabelledUnknown() throws {
+        let refund = try #require(try row(#""revocationDate":1790000500000,"revocationReason":7"#))
+        #expect(refund.reasonCode == 7 && refund.reasonLabel == "unknown")
+    }
+
+    @Test func aRevocationWithoutTransactionIdIsSetAsideWithItsReason() throws {
+        let json = Data(#"{"originalTransactionId":"10","revocationDate":1790000500000}"#.utf8)
+        let payload = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: json)
+        guard case .unstorable(let reason) = AppleRefundStore.intake(VerifiedTransaction(payload: payload, json: json))
+        else {
+            Issue.record("a revocation without transactionId was not set aside")
+            return
+        }
+        #expect(reason.hasPrefix("transactionId: missing"))
+    }
 }

@@ -20,14 +20,34 @@ struct SubscriptionImporterTests {
         try AppRegistry.sync(configuration, on: connection)
     }
 
-    func run(_ csv: String, skipInvalid: Bool = false) throws -> SubscriptionImporter.Report {
+    func run(_ csv: String, skipInvalid: Bool = false, assumeUTC: Bool = false) throws -> SubscriptionImporter.Report {
         var reader = CSVReader(bytes: Array(csv.utf8))
-        return try SubscriptionImporter(connection: connection, knownApps: ["a1", "a2"])
+        return try SubscriptionImporter(connection: connection, knownApps: ["a1", "a2"], assumeUTC: assumeUTC)
             .importRecords(from: &reader, source: "test.csv", skipInvalid: skipInvalid)
     }
 
     func count() throws -> Int {
         try connection.query("SELECT count(*) AS n FROM subscription")[0].decode("n")
+    }
+
+    @Test func aTimeWithoutAnOffsetIsABadLineUnlessUTCIsAssumed() throws {
+        let csv = "app,store_id,product_id,expires_at\na1,t1,p,2026-12-01T00:00:00Z\na1,t2,p,2026-12-01T00:00:00\n"
+        let strict = try run(csv)
+        #expect(strict.badLineCount == 1 && !strict.merged)
+        #expect(strict.badLines.first?.line == 3)
+        #expect(strict.badLines.first?.reason.contains("has no UTC offset") == true)
+        #expect(strict.badLines.first?.reason.contains("--assume-utc") == true)
+        let assumed = try run(csv, assumeUTC: true)
+        #expect(assumed.badLineCount == 0 && assumed.inserted == 2)
+        let row = try connection.query("SELECT expires_at FROM subscription WHERE store_id = 't2'")[0]
+        #expect(try row.decode("expires_at", as: Date.self) == Date(timeIntervalSince1970: 1_796_083_200))
+    }
+
+    @Test func lowerCaseTAndZAndAByteOrderMarkAreAccepted() throws {
+        let report = try run("\u{FEFF}app,store_id,product_id,expires_at\na1,t1,p,2026-12-01t00:00:00z\n")
+        #expect(report.badLineCount == 0 && report.inserted == 1, "\(report.badLines)")
+        let row = try connection.query("SELECT expires_at FROM subscription WHERE store_id = 't1'")[0]
+        #expect(try row.decode("expires_at", as: Date.self) == Date(timeIntervalSince1970: 1_796_083_200))
     }
 
     @Test func importsThenReimportsWithoutDuplicates() throws {

@@ -127,6 +127,29 @@ struct RefundReportTests {
         }
     }
 
+    /// A group with an empty value in the first column (a refund of unknown currency) keeps every column in place,
+    /// and each TOTAL row is labelled even when currency is the first column.
+    @Test func tableColumnsStayAlignedAndTotalsAreLabelled() throws {
+        let report = try RefundReport.run(
+            RefundReportOptions(from: "2026-11-01", to: "2026-11-03", by: [.currency, .platform]), on: connection)
+        let lines = report.table().split(separator: "\n").dropFirst().map(String.init)
+        let header = try #require(lines.first)
+        let refunds = try #require(header.range(of: "refunds")).lowerBound.utf16Offset(in: header)
+        #expect(lines.count > 3)
+        // The table's rows: the notes after it (the Google coverage line) are prose, not columns.
+        let rows = lines.prefix { !$0.hasPrefix("Google: ") }
+        #expect(rows.count < lines.count, "the Google coverage note follows the table")
+        for line in rows.dropFirst() {
+            let characters = Array(line)
+            #expect(characters.count > refunds, "\(line)")
+            guard characters.count > refunds else { continue }
+            #expect(characters[refunds].isNumber && characters[refunds - 1] == " ", "misaligned: \(line)")
+        }
+        let totals = lines.filter { $0.hasPrefix("TOTAL") }
+        #expect(totals.count == 3, "one per currency, the unknown one too: \(totals)")
+        #expect(totals.contains { $0.hasPrefix("TOTAL USD") })
+    }
+
     @Test func reportsNeverWrite() throws {
         let before = try connection.query("SELECT count(*) AS n, max(xmin::text) AS x FROM refund")[0]
         _ = try RefundReport.run(RefundReportOptions(from: "2026-11-01", to: "2026-11-03"), on: connection)

@@ -52,6 +52,31 @@ struct FaultTests {
         }
     }
 
+    @Test("latency: every store answer arrives late, several are answered at once, the quota counts on arrival")
+    func latency() async throws {
+        var options = TestKeys.options(refunds: 200)
+        options.latency = Latency(millis: 300, jitterMillis: 50)
+        try await StoreSimulator.withRunning(options) { sim in
+            let client = TestClient(sim)
+            let started = ContinuousClock.now
+            let token = try await client.googleAccessToken()
+            #expect(started.duration(to: .now) >= .milliseconds(250), "the token endpoint answered at once")
+            sim.resetStatistics()
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await client.send("GET", client.voidedURL([:]), bearer: token).status }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses == [200, 200, 200, 200])
+            #expect(sim.mostInFlight(.googleVoidedPurchases) >= 2, "calls were answered one at a time")
+            #expect(sim.statistics().first { $0.endpoint == .googleVoidedPurchases }?.granted == 4)
+            sim.latency = .none
+            #expect(Latency.parseMillis("1500ms") == 1500 && Latency.parseMillis("1.5s") == 1500)
+            #expect(Latency.parseMillis("250") == 250 && Latency.parseMillis("fast") == nil)
+        }
+    }
+
     @Test("a dropped connection gives the client no answer at all")
     func dropConnection() async throws {
         try await withFault(.dropConnection, on: .googleVoidedPurchases) { _, client in

@@ -119,3 +119,62 @@ if [ "$voided_quota_rows" -gt 0 ]; then
         "$( [ "$most" -le 30 ] && echo true || echo false)"
 fi
 
+
+# Quota use at store latency (issue 20): a lone backfill of about $voided_latency_rows rows under the published 30
+# per 30 s, with every store answer held 0 ms and 1500 ms (storesim --latency), then the same backlog as an
+# incremental sync and a backfill of its older half at once. Target: within 1/0.95 of floor((N - 1) / 30) * 30 s
+# for the N calls granted, 0 refusals, the ledger equal to the store's truth. VOIDED_LATENCIES="0 1500" by default.
+voided_latency_rows=${VOIDED_LATENCY_ROWS:-100000}
+voided_latencies=${VOIDED_LATENCIES:-"0 1500"}
+voided_latency_run() { # name latency_ms mode(backfill|both)
+    local name=$1 latency=$2 mode=$3 db="bench_voided_lat_$1" dir="$work/voided-lat-$1"
+    start_voided_simulator "$voided_latency_rows" "$db" "$dir"
+    kill "$sim_pid"; wait "$sim_pid" 2>/dev/null || true
+    "$sim" serve --dir "$dir" --port 0 --quota-wall-clock true --latency "${latency}ms" \
+        --latency-jitter "$(( latency / 10 ))ms" >"$dir.url" 2>"$dir.log" &
+    sim_pid=$!
+    : >"$dir.url"; for _ in $(seq 600); do [ -s "$dir.url" ] && break; sleep 0.1; done
+    sim_url=$(head -1 "$dir.url")
+    local since until
+    since=$(date -u -d "@$(( $(date +%s) - 29 * 86400 ))" +%Y-%m-%dT%H:%M:%SZ)
+    until=$(date -u -d "@$(( $(date +%s) - 120 ))" +%Y-%m-%dT%H:%M:%SZ)
+    local half
+    half=$(date -u -d "@$(( $(date +%s) - 15 * 86400 ))" +%Y-%m-%dT%H:%M:%SZ)
+    start=$(now_ms)
+    if [ "$mode" = backfill ]; then
+        "$bin" backfill google-voided --since "$since" --until "$until" --config "$dir/storerecon.yaml" --quiet
+    else
+        "$bin" sync google-voided --config "$dir/storerecon.yaml" --quiet &
+        local sync_pid=$!
+        "$bin" backfill google-voided --since "$since" --until "$half" --config "$dir/storerecon.yaml" --quiet
+        wait "$sync_pid"
+    fi
+    local took=$(( $(now_ms) - start ))
+    local stats truth
+    stats=$(curl -fsS "$sim_url/admin/stats")
+    local low high
+    low=$(( $(date -u -d "$since" +%s) * 1000 )); high=$(( $(date -u -d "$until" +%s) * 1000 ))
+    truth=$(curl -fsS "$sim_url/admin/truth/refunds" | jq --argjson low "$low" --argjson high "$high" \
+        '[.googleVoids[] | select(.recorded and .recordedTimeMillis >= $low and .recordedTimeMillis <= $high)] | length')
+    stop_simulator
+    local granted refused stored fastest ratio
+    granted=$(jq '[.endpoints[] | select(.endpoint == "googleVoidedPurchases") | .granted] | add' <<<"$stats")
+    refused=$(jq '[.endpoints[] | select(.endpoint == "googleVoidedPurchases") | .refused] | add' <<<"$stats")
+    stored=$(psql -Atq -d "$db" -c "SELECT count(*) FROM refund")
+    fastest=$(( (granted - 1) / 30 * 30000 ))
+    ratio=$(python3 -c "print(round(min(1, $fastest / $took), 3) if $fastest > 0 else 1)")
+    record "voided $name quota use at ${latency} ms ($granted calls)" "$took" "ms" "$ratio" ">=0.95" \
+        "$(python3 -c "print('true' if $ratio >= 0.95 else 'false')")"
+    record "voided $name refused at ${latency} ms" "$refused" "calls" "0" "0" \
+        "$( [ "$refused" -eq 0 ] && echo true || echo false)"
+    record "voided $name rows at ${latency} ms (truth $truth)" "$stored" "rows" "1" ">=truth" \
+        "$( [ "$stored" -ge "$truth" ] && echo true || echo false)"
+}
+if [ "$voided_latency_rows" -gt 0 ]; then
+    for latency in $voided_latencies; do
+        log "Google voided: lone backfill of about $voided_latency_rows rows, answers after $latency ms"
+        voided_latency_run "backfill_$latency" "$latency" backfill
+        log "Google voided: sync and backfill at once, answers after $latency ms"
+        voided_latency_run "sync_backfill_$latency" "$latency" both
+    done
+fi

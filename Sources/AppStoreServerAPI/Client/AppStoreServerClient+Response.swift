@@ -3,6 +3,10 @@ import StoreHTTP
 
 extension AppStoreServerClient {
     /// The error an answer stands for, or `nil` for 2xx. Pure: decides retryability from the status and Apple's code.
+    ///
+    /// A 401 is ``AppStoreServerAPIError/Code/configuration``: the key, key ID, issuer ID or bundle ID is wrong for
+    /// every call, so a job stops at once (exit 78) instead of failing once per customer. Apple's "not found,
+    /// retryable" codes (4040002, 4040004, 4040006) are retryable, like 5xx.
     static func error(for response: HTTPResponse, app: String, request: String, now: Date) -> AppStoreServerAPIError? {
         guard !(200..<300).contains(response.status) else { return nil }
         let payload = try? JSONDecoder().decode(ErrorPayload.self, from: response.body)
@@ -10,13 +14,16 @@ extension AppStoreServerClient {
         let retryAfter = response.header("Retry-After").flatMap { RetryAfter.seconds(from: $0, now: now) }
         let retryable =
             response.status == 429 || response.status >= 500 || code == .generalInternalRetryable
-            || code == .rateLimitExceeded
+            || code == .rateLimitExceeded || (response.status == 404 && code?.isRetryableNotFound == true)
         var message = payload?.errorMessage ?? (payload == nil ? "no error body" : "no error message")
         if response.status == 401 {
-            message += " (check the key, key ID and issuer ID; production answers 401 for an app never released)"
+            message =
+                "Apple refused the credentials (\(String(message.prefix(100)))): check the key file, key ID, issuer ID "
+                + "and bundle ID (production answers 401 for an app never released); every call would be refused"
         }
         return AppStoreServerAPIError(
-            code: .apiError, message: message, app: app, request: request, httpStatus: response.status,
+            code: response.status == 401 ? .configuration : .apiError, message: message, app: app, request: request,
+            httpStatus: response.status,
             apiErrorCode: code, retryAfter: retryAfter, isRetryable: retryable)
     }
 

@@ -23,7 +23,7 @@ extension AppStoreServerClient {
     /// Whether a failed lookup should be asked again in sandbox.
     func shouldFallBack(after error: AppStoreServerAPIError, request: APIRequest) -> Bool {
         configuration.sandboxFallback && configuration.environment == .production && request.isTransactionLookup
-            && error.apiErrorCode == .transactionIdNotFound
+            && error.apiErrorCode?.meansTransactionNotFound == true
     }
 
     /// One logical call with retries; each attempt passes the quota gate.

@@ -24,14 +24,15 @@ public actor ServiceAccountAuthenticator {
     ///   - renewalMargin: seconds before expiry at which a new token is fetched (default 300).
     public init(
         app: String, key: ServiceAccountKey, tokenURL: URL? = nil, transport: any HTTPTransport,
-        quotaGate: any QuotaGate, retryPolicy: PlayRetryPolicy = PlayRetryPolicy(), requestTimeout: Double = 30,
+        quotaGate: any QuotaGate, retryPolicy: RetryPolicy = PlayDeveloperClient.Configuration.defaultRetryPolicy,
+        retriesThrottled: Bool = true, requestTimeout: Double = 30,
         renewalMargin: Double = 300, runtime: PlayRuntime = .live, logger: Logger = Logger(label: "storerecon.play")
     ) {
         self.key = key
         self.tokenURL = tokenURL ?? key.tokenURI
         self.runner = PlayCallRunner(
-            app: app, transport: transport, quotaGate: quotaGate, policy: retryPolicy, runtime: runtime,
-            logger: logger)
+            app: app, transport: transport, quotaGate: quotaGate, policy: retryPolicy,
+            retriesThrottled: retriesThrottled, runtime: runtime, logger: logger)
         self.renewalMargin = renewalMargin
         self.requestTimeout = requestTimeout
     }
@@ -103,7 +104,10 @@ public actor ServiceAccountAuthenticator {
     }
 
     private func makeRequest(issuedAt: Date) throws -> HTTPRequest {
-        let assertion = try ServiceAccountAssertion(key: key, audience: tokenURL, issuedAt: issuedAt).signed(with: key)
+        // The audience is the key file's token_uri even when the request goes elsewhere (a proxy, a private endpoint):
+        // Google checks `aud` against its own token URL, as google-auth does.
+        let assertion = try ServiceAccountAssertion(key: key, audience: key.tokenURI, issuedAt: issuedAt).signed(
+            with: key)
         let body =
             "grant_type=" + PlayURL.percentEncode("urn:ietf:params:oauth:grant-type:jwt-bearer")
             + "&assertion=" + PlayURL.percentEncode(assertion)
@@ -133,12 +137,12 @@ public actor ServiceAccountAuthenticator {
                 googleStatus: code, retryAfter: retryAfter)
         }
         let retryAfter = response.header("retry-after").flatMap {
-            PlayResponseClassifier.parseRetryAfter($0, now: runner.runtime.now())
+            RetryAfter.seconds(from: $0, now: runner.runtime.now())
         }
         if response.status == 429 {
             let failure = error(.rateLimited, "the token endpoint throttled sign-in", retryAfter: retryAfter)
             let verdict: PlayCallRunner.Verdict =
-                runner.policy.retriesThrottled ? .retry(failure, retryAfter: retryAfter) : .fail(failure)
+                runner.retriesThrottled ? .retry(failure, retryAfter: retryAfter) : .fail(failure)
             return (verdict, .throttled(retryAfter: retryAfter))
         }
         if response.status >= 500 {

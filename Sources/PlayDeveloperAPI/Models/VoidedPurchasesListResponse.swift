@@ -42,6 +42,23 @@ public struct VoidedPurchasesListResponse: Sendable, Equatable, Decodable {
     public var pageInfo: PageInfo?
     /// The voided purchases, oldest first; empty when Google left the array out (nothing matched).
     public var voidedPurchases: [VoidedPurchase]
+    /// Rows of the page that could not be decoded (a key field missing, a value of the wrong JSON type), each with
+    /// its JSON as sent and the reason: one odd row never fails its page. Filled by ``init(json:)``.
+    public var undecodableRows: [UndecodableRow] = []
+
+    /// A row of a page that could not be decoded.
+    public struct UndecodableRow: Sendable, Equatable {
+        /// Its position in the page (0-based).
+        public var index: Int
+        /// The row's JSON as sent.
+        public var rawJSON: Data
+        /// The field that failed, as a path within the row (`voidedTimeMillis`), when known.
+        public var field: String?
+        /// What was wrong.
+        public var message: String
+        /// The row's `orderId`, when it has a string one.
+        public var orderId: String?
+    }
 
     /// The token for the next page, or `nil` on the last page (an empty token counts as none).
     public var nextPageToken: String? {
@@ -82,7 +99,14 @@ public struct VoidedPurchasesListResponse: Sendable, Equatable, Decodable {
     init(jsonDecoding json: Data) throws {
         let decoder = JSONDecoder()
         decoder.userInfo[.playCodesAreStrings] = JSONMemberArraySlicer.valueIsString(of: "voidedReason", in: json)
-        self = try decoder.decode(Self.self, from: json)
+        do {
+            self = try decoder.decode(Self.self, from: json)
+        } catch let error as DecodingError {
+            // One row the decoder refuses must not fail the page: decode the rows one by one, keeping the others.
+            guard let page = try? Self(rowByRow: json, decoder: decoder) else { throw error }
+            self = page
+            return
+        }
         if let ranges = JSONMemberArraySlicer.elementRanges(of: "voidedPurchases", in: json),
             ranges.count == voidedPurchases.count
         {
@@ -96,6 +120,75 @@ public struct VoidedPurchasesListResponse: Sendable, Equatable, Decodable {
             for index in voidedPurchases.indices {
                 voidedPurchases[index].rawJSON = try encoder.encode(voidedPurchases[index])
             }
+        }
+    }
+
+    /// Decodes the page's envelope, then each row on its own: the rows that decode are kept (with their JSON), the
+    /// others are listed in ``undecodableRows``. Throws when the envelope itself is not a page.
+    private init(rowByRow json: Data, decoder: JSONDecoder) throws {
+        struct Envelope: Decodable {
+            var tokenPagination: TokenPagination?
+            var pageInfo: PageInfo?
+        }
+        struct OrderIdOnly: Decodable { var orderId: String? }
+        guard let ranges = JSONMemberArraySlicer.elementRanges(of: "voidedPurchases", in: json) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "voidedPurchases is not an array"))
+        }
+        // The envelope without the rows, so that a row JSON itself refuses (an unpaired surrogate escape) is that
+        // row's problem only.
+        var outside = json
+        if let first = ranges.first, let last = ranges.last {
+            outside = Data(json[..<first.lowerBound]) + Data(json[last.upperBound...])
+        }
+        let envelope = try decoder.decode(Envelope.self, from: outside)
+        self.init(tokenPagination: envelope.tokenPagination, pageInfo: envelope.pageInfo, voidedPurchases: [])
+        for (index, range) in ranges.enumerated() {
+            let raw = Data(json[range])
+            do {
+                var row = try decoder.decode(VoidedPurchase.self, from: raw)
+                row.rawJSON = raw
+                voidedPurchases.append(row)
+            } catch let error as DecodingError {
+                let (field, message) = DecodingError.describe(error)
+                let orderId = (try? decoder.decode(OrderIdOnly.self, from: raw))?.orderId
+                undecodableRows.append(
+                    UndecodableRow(index: index, rawJSON: raw, field: field, message: message, orderId: orderId))
+            }
+        }
+    }
+}
+
+extension DecodingError {
+    /// The coding path as `a.b[3].c` and a short message, for errors that name the field.
+    public static func describe(_ error: DecodingError) -> (field: String?, message: String) {
+        func path(_ codingPath: [any CodingKey]) -> String? {
+            guard !codingPath.isEmpty else { return nil }
+            var text = ""
+            for key in codingPath {
+                if let index = key.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += (text.isEmpty ? "" : ".") + key.stringValue
+                }
+            }
+            return text
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return (path(context.codingPath), "wrong type, expected \(type)")
+        case .valueNotFound(let type, let context):
+            return (path(context.codingPath), "null or missing value, expected \(type)")
+        case .keyNotFound(let key, let context):
+            return (path(context.codingPath + [key]), "missing field \"\(key.stringValue)\"")
+        case .dataCorrupted(let context):
+            // At the top level this is a syntax error: a truncated or non-JSON body.
+            let message =
+                context.codingPath.isEmpty
+                ? "malformed or truncated JSON (\(context.debugDescription))" : context.debugDescription
+            return (path(context.codingPath), message)
+        @unknown default:
+            return (nil, "undecodable")
         }
     }
 }

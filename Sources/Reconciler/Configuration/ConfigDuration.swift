@@ -1,9 +1,18 @@
 import Foundation
 
-/// A duration written in configuration as `90s`, `30m`, `72h` or `2d` (a bare number means seconds).
+/// A duration written as a whole number and one of the units `s`, `m`, `h`, `d` or `w` (lower case): `90s`, `30m`,
+/// `72h`, `2d`, `1w`. Nothing else is accepted: a bare number, another unit (`3x`, `72H`, `1y`) or a value above
+/// ``maximum`` is an error (exit 78 in the configuration file, 64 on the command line), never a guess.
 public struct ConfigDuration: Decodable, Sendable, Equatable, CustomStringConvertible {
     /// The length in seconds.
     public var seconds: Int64
+
+    /// The longest duration accepted anywhere: ten years (`3650d`).
+    public static let maximum: Int64 = 3650 * 86_400
+
+    /// What the parser says about text it does not accept.
+    public static let expected =
+        "expected a duration: a whole number and a unit s, m, h, d or w, such as 90s, 30m, 72h, 2d or 1w"
 
     /// A duration of `seconds`.
     public static func seconds(_ seconds: Int64) -> ConfigDuration { ConfigDuration(seconds: seconds) }
@@ -13,37 +22,47 @@ public struct ConfigDuration: Decodable, Sendable, Equatable, CustomStringConver
     /// Creates a duration.
     public init(seconds: Int64) { self.seconds = seconds }
 
-    /// Parses `90s`, `30m`, `72h`, `2d` or a bare number of seconds.
-    /// - Returns: `nil` when the text is none of those or negative.
+    /// Parses `90s`, `30m`, `72h`, `2d` or `1w`.
+    /// - Returns: `nil` when the text is anything else (see ``problem(with:)`` for why).
     public init?(text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let last = trimmed.last else { return nil }
-        let multiplier: Int64
-        var digits = Substring(trimmed)
-        switch last {
-        case "s": multiplier = 1
-        case "m": multiplier = 60
-        case "h": multiplier = 3600
-        case "d": multiplier = 86_400
-        default: multiplier = 1
-        }
-        if !last.isNumber { digits = digits.dropLast() }
-        guard let value = Int64(digits), value >= 0, value <= Int64.max / multiplier else { return nil }
-        seconds = value * multiplier
+        guard case .success(let duration) = Self.parse(text) else { return nil }
+        self = duration
     }
+
+    /// The duration `text` names, or one line saying why it names none (without the text, which may have come
+    /// from a substituted secret).
+    public static func parse(_ text: String) -> Result<ConfigDuration, ReconcilerError> {
+        func failure(_ reason: String) -> Result<ConfigDuration, ReconcilerError> {
+            .failure(ReconcilerError(.configuration, reason))
+        }
+        guard let unit = text.last, let multiplier = units[unit] else {
+            if text.allSatisfy(\.isASCIIDigitCharacter) && !text.isEmpty {
+                return failure("a bare number has no unit; \(expected)")
+            }
+            return failure(expected)
+        }
+        let digits = text.dropLast()
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigitCharacter) else {
+            return failure(expected)
+        }
+        guard let value = Int64(digits), value <= maximum / multiplier else {
+            return failure("out of range: at most 3650d (ten years)")
+        }
+        return .success(ConfigDuration(seconds: value * multiplier))
+    }
+
+    private static let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int64.self), number >= 0 {
-            seconds = number
-            return
+        guard let text = try? container.decode(String.self) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: Self.expected)
         }
-        let text = try container.decode(String.self)
-        guard let parsed = ConfigDuration(text: text) else {
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "expected a duration such as 90s, 30m, 72h or 2d")
+        switch Self.parse(text) {
+        case .success(let duration): self = duration
+        case .failure(let error):
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.message)
         }
-        self = parsed
     }
 
     public var description: String {
@@ -52,4 +71,8 @@ public struct ConfigDuration: Decodable, Sendable, Equatable, CustomStringConver
         if seconds % 60 == 0 && seconds > 0 { return "\(seconds / 60)m" }
         return "\(seconds)s"
     }
+}
+
+extension Character {
+    fileprivate var isASCIIDigitCharacter: Bool { isASCII && isNumber }
 }

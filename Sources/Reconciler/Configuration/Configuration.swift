@@ -114,10 +114,14 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
     /// Customers whose refund history one process reads at once, each reader on its own database connection
     /// (default 4). Calls still pass the shared quota one at a time; this only hides each call's latency.
     public var appleConcurrency: Int
+    /// The most time slices a Google voided window is split into, each paged by its own token chain with its call
+    /// in flight at the same time as the others' (default 12; 1 pages the window as one chain). How many are used
+    /// follows the measured call time: one when answers come in milliseconds, this many at a second or more.
+    public var googleSlices: Int
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case googleOverlap, googleSkew, backfillShare, appleSandboxFallback, appleOverlap, appleSweepCustomers
-        case appleConcurrency
+        case appleConcurrency, googleSlices
     }
 
     /// The defaults.
@@ -129,6 +133,7 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
         appleOverlap = .hours(1)
         appleSweepCustomers = 1000
         appleConcurrency = 4
+        googleSlices = 12
     }
 
     public init(from decoder: any Decoder) throws {
@@ -149,6 +154,7 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
             try container.decodeIfPresent(Int.self, forKey: .appleSweepCustomers) ?? defaults.appleSweepCustomers
         appleConcurrency =
             try container.decodeIfPresent(Int.self, forKey: .appleConcurrency) ?? defaults.appleConcurrency
+        googleSlices = try container.decodeIfPresent(Int.self, forKey: .googleSlices) ?? defaults.googleSlices
     }
 }
 

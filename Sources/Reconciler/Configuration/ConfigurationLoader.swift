@@ -20,10 +20,25 @@ public struct ConfigurationLoader: Sendable {
         explicit ?? environment["STORERECON_CONFIG"] ?? "storerecon.yaml"
     }
 
+    /// Where ``resolvePath(explicit:)`` took the path from, for an operator reading an error.
+    public func origin(explicit: String?) -> String {
+        if explicit != nil { return "given by --config" }
+        if environment["STORERECON_CONFIG"] != nil { return "from $STORERECON_CONFIG" }
+        return "the default, as neither --config nor $STORERECON_CONFIG is set"
+    }
+
     /// Loads and validates the file at `path`.
-    public func load(path: String) throws -> Configuration {
+    /// - Parameter origin: how the path was chosen (``origin(explicit:)``), named when the file is missing.
+    public func load(path: String, origin: String? = nil) throws -> Configuration {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ReconcilerError(.configuration, "\(path): cannot read the configuration file")
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            let why =
+                FileManager.default.fileExists(atPath: path)
+                ? "cannot read the configuration file (check its permissions)" : "no configuration file there"
+            throw ReconcilerError(
+                .configuration,
+                "\(path): \(why); looked at \(absolute)\(origin.map { " (\($0))" } ?? ""); "
+                    + "point elsewhere with --config FILE or STORERECON_CONFIG=FILE")
         }
         return try load(text: String(decoding: data, as: UTF8.self), source: path)
     }
@@ -120,6 +135,9 @@ public struct ConfigurationLoader: Sendable {
         let recheck = configuration.recheck
         guard (1...64).contains(recheck.concurrency) else {
             throw ReconcilerError(.configuration, "\(source): recheck.concurrency: expected 1...64")
+        }
+        guard (1...64).contains(configuration.sync.googleSlices) else {
+            throw ReconcilerError(.configuration, "\(source): sync.googleSlices: expected 1...64")
         }
         guard (1...64).contains(configuration.sync.appleConcurrency) else {
             throw ReconcilerError(.configuration, "\(source): sync.appleConcurrency: expected 1...64")

@@ -44,12 +44,16 @@ public struct SubscriptionImporter {
 
     private let connection: PostgresConnection
     private let knownApps: Set<String>
+    private let assumeUTC: Bool
 
     /// Creates an importer.
-    /// - Parameter knownApps: the configured app ids; a row naming another app is a bad line.
-    public init(connection: PostgresConnection, knownApps: Set<String>) {
+    /// - Parameters:
+    ///   - knownApps: the configured app ids; a row naming another app is a bad line.
+    ///   - assumeUTC: read an `expires_at` without an offset as UTC; otherwise such a line is bad.
+    public init(connection: PostgresConnection, knownApps: Set<String>, assumeUTC: Bool = false) {
         self.connection = connection
         self.knownApps = knownApps
+        self.assumeUTC = assumeUTC
     }
 
     /// Imports a file.
@@ -206,7 +210,9 @@ public struct SubscriptionImporter {
     static func columnPositions(_ header: [String], source: String) throws -> Columns {
         var positions: [String: Int] = [:]
         for (index, raw) in header.enumerated() {
-            let name = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            // Excel's "CSV UTF-8" starts the file with a byte order mark.
+            let unmarked = index == 0 && raw.hasPrefix("\u{FEFF}") ? String(raw.dropFirst()) : raw
+            let name = unmarked.trimmingCharacters(in: .whitespaces).lowercased()
             guard requiredColumns.contains(name) || optionalColumns.contains(name) else {
                 throw ReconcilerError(
                     .input,
@@ -260,6 +266,11 @@ public struct SubscriptionImporter {
             else {
                 return bad(
                     "expires_at \"\(Self.clip(expiresText))\" is not an RFC 3339 time such as 2026-12-01T00:00:00Z")
+            }
+            guard assumeUTC || PostgresTimestamp.hasOffset(expiresText) else {
+                return bad(
+                    "expires_at \"\(Self.clip(expiresText))\" has no UTC offset: add Z or +hh:mm "
+                        + "(or pass --assume-utc to read such times as UTC)")
             }
             expiresAt = PostgresTimestamp.format(date)
         }

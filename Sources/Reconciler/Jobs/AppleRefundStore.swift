@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import Logging
 import Postgres
 
 /// Writes verified Apple refund transactions into the ledger (one statement per page), queues customers, marks
@@ -30,6 +31,8 @@ struct AppleRefundStore: Sendable {
         var currency: String?
         var environment: String?
         var payload: String
+        /// The JWS it was verified from, when known (what a quarantine keeps, so a retry verifies it again).
+        var signed: String?
     }
 
     /// The ledger row of a verified transaction, or `nil` when it carries no revocation (not a refund).
@@ -48,7 +51,9 @@ struct AppleRefundStore: Sendable {
         switch transaction.revocationType {
         case .some(.refundProrated): type = "prorated"
         case .some(.familyRevoke): type = "family_revoke"
-        default: type = "full"
+        case .none, .some(.refundFull): type = "full"
+        // A type this version does not know is kept (its raw value stays in the payload); its amount is unknown.
+        case .some: type = "unknown"
         }
         let quantity = max(1, transaction.quantity ?? 1)
         let percentage = transaction.revocationPercentage
@@ -69,11 +74,12 @@ struct AppleRefundStore: Sendable {
     /// of the transaction for the quantity the customer purchased"), in milliunits, and `revocationPercentage`
     /// (milli-percent: 50000 = 50 %) applies to that total. The exact prorated amount is `price x percentage` in 8
     /// decimal digits (3 + 5); nothing is rounded here. A family revoke moves no money (the purchaser's own
-    /// transaction carries any refund): no amount.
+    /// transaction carries any refund): no amount. Nor has a revocation type this version does not know (`unknown`):
+    /// what it refunded is not known.
     static func amount(type: String, price: Int64?, percentageMilli: Int?) -> (
         gross: Int64?, precision: Int?, milli: Int64?
     ) {
-        guard let price, type != "family_revoke" else { return (nil, nil, nil) }
+        guard let price, type != "family_revoke", type != "unknown" else { return (nil, nil, nil) }
         guard type == "prorated", let percentageMilli else { return (price, 3, price) }
         let (exact, overflow) = price.multipliedReportingOverflow(by: Int64(percentageMilli))
         guard !overflow else { return (nil, nil, nil) }
@@ -81,6 +87,76 @@ struct AppleRefundStore: Sendable {
         let (whole, remainder) = exact.quotientAndRemainder(dividingBy: 100_000)
         let roundUp = remainder > 50_000 || (remainder == 50_000 && whole % 2 != 0)
         return (exact, 8, roundUp ? whole + 1 : whole)
+    }
+
+    /// What the ledger makes of a verified transaction.
+    enum Intake {
+        /// A refund to store.
+        case refund(Row)
+        /// Not a refund (no revocation, or ended by an upgrade).
+        case notARefund
+        /// A revocation the ledger cannot take, with the reason.
+        case unstorable(String)
+    }
+
+    /// Maps a verified transaction to a ledger row, or says why it cannot be stored.
+    static func intake(_ verified: VerifiedTransaction) -> Intake {
+        let transaction = verified.payload
+        guard transaction.revocationDate != nil else { return .notARefund }
+        guard let id = transaction.transactionId, !id.isEmpty else {
+            return .unstorable("transactionId: missing (the ledger's key) on a revoked transaction")
+        }
+        if id.count > VoidedPurchaseStore.maxOrderIdLength {
+            return .unstorable(
+                "transactionId: \(id.count) characters, longer than the \(VoidedPurchaseStore.maxOrderIdLength) the ledger takes"
+            )
+        }
+        if let original = transaction.originalTransactionId, original.count > VoidedPurchaseStore.maxOrderIdLength {
+            return .unstorable(
+                "originalTransactionId: \(original.count) characters, longer than the \(VoidedPurchaseStore.maxOrderIdLength) the ledger takes"
+            )
+        }
+        return row(verified).map(Intake.refund) ?? .notARefund
+    }
+
+    /// The `transactionId` an unverified JWS claims, to label its quarantine entry (never trusted beyond that).
+    static func claimedTransactionId(_ jws: String) -> String? {
+        struct Claim: Decodable { var transactionId: String? }
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return (try? JSONDecoder().decode(Claim.self, from: data))?.transactionId
+    }
+
+    /// Stores refunds (repeats merged: the later one of a transaction id wins) and sets odd rows aside, inside the
+    /// caller's transaction: when the database refuses the batch for its rows' sake, the rows are written one by
+    /// one so exactly the refused ones are quarantined. Returns (inserted, updated).
+    func write(
+        _ rows: [Row], quarantined: [QuarantinedRow], job: QuarantinedRow.Job, runId: Int64?, logger: Logger,
+        counters: JobCounters, on connection: PostgresConnection
+    ) throws -> (Int, Int) {
+        let (merged, repeats) = rows.mergingRepeats { $0.transactionId }
+        counters.add("merged_repeats", repeats)
+        let (counts, refused) = try Quarantine.writeRowByRowOnRefusal(merged, on: connection) { batch in
+            try upsert(batch, runId: runId, on: connection)
+        }
+        let odd =
+            quarantined
+            + refused.map { row, error in
+                QuarantinedRow(
+                    job: job, naturalKey: row.transactionId, raw: Data((row.signed ?? row.payload).utf8),
+                    refusal: error,
+                    context: row.environment.map { ["environment": $0] } ?? [:])
+            }
+        try Quarantine.record(odd, app: app.id, runId: runId, logger: logger, counters: counters, on: connection)
+        if job == .appleRefunds {
+            try Quarantine.resolveLanded(
+                job: job, app: app.id, keys: Quarantine.landedKeys(merged, refused: refused) { $0.transactionId },
+                note: "a verified copy landed", on: connection)
+        }
+        return counts
     }
 
     /// Upserts refunds. Returns (inserted, updated).

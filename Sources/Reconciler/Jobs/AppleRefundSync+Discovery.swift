@@ -36,8 +36,9 @@ extension AppleRefundSync {
             }
         }
         var restarted = false
-        // Once a page held a payload that failed verification, later pages are still stored but the checkpoint
-        // stays before that page: the next run reads it again, so nothing rejected is skipped for good.
+        // Once a page held a payload that failed verification (it is quarantined), later pages are still stored but
+        // the checkpoint stays before that page: the next run reads it again, so a payload spoiled on its way is not
+        // skipped for good.
         var holdCheckpoint = false
         // The next page's call, travelling while this page is verified and stored (as in GoogleVoidedSync).
         var prefetched: Task<NotificationHistoryResponse, any Error>?
@@ -71,18 +72,51 @@ extension AppleRefundSync {
             var customers: [String] = []
             var refunds: [AppleRefundStore.Row] = []
             var reversed: [(String, Date)] = []
-            for item in page.notificationHistory {
+            var quarantined: [QuarantinedRow] = []
+            var verifiedUUIDs: [String] = []
+            // Notification History may repeat a notification (Apple retries sends): one per notification UUID.
+            let (items, repeats) = page.notificationHistory.mergingRepeats { item in
+                item.signedPayload.map { Self.notificationKey($0) } ?? ""
+            }
+            environment.counters.add("merged_repeats", repeats)
+            for item in items {
                 guard let signed = item.signedPayload else { continue }
-                guard let (notification, transaction) = await verifiedNotification(signed, in: environment) else {
+                let notification: VerifiedNotification
+                let transaction: VerifiedTransaction
+                switch await verifiedNotification(signed, in: environment) {
+                case .verified(let outer, let inner): (notification, transaction) = (outer, inner)
+                case .setAside(let odd):
+                    quarantined.append(odd)
                     holdCheckpoint = true
                     continue
                 }
-                guard let original = transaction.payload.originalTransactionId else { continue }
+                if let uuid = notification.payload.notificationUUID { verifiedUUIDs.append(uuid) }
+                guard let original = transaction.payload.originalTransactionId, !original.isEmpty else {
+                    quarantined.append(
+                        QuarantinedRow(
+                            job: .appleNotifications, naturalKey: notification.payload.notificationUUID, raw: signed,
+                            reason: "notification \(notification.payload.notificationUUID ?? "(no UUID)"): "
+                                + "originalTransactionId: missing in its signed transaction"))
+                    continue
+                }
                 customers.append(original)
                 if type == .refundReversed, let id = transaction.payload.transactionId {
                     reversed.append((id, notification.payload.signedDate ?? now))
-                } else if let row = AppleRefundStore.row(transaction) {
-                    refunds.append(row)
+                } else {
+                    switch AppleRefundStore.intake(transaction) {
+                    case .refund(var row):
+                        row.signed = notification.payload.data?.signedTransactionInfo
+                        refunds.append(row)
+                    case .notARefund: break
+                    case .unstorable(let reason):
+                        quarantined.append(
+                            QuarantinedRow(
+                                job: .appleNotifications, naturalKey: notification.payload.notificationUUID,
+                                raw: signed,
+                                reason:
+                                    "notification \(notification.payload.notificationUUID ?? "(no UUID)"): \(reason)"
+                            ))
+                    }
                 }
             }
             environment.counters.add("notifications", page.notificationHistory.count)
@@ -103,12 +137,17 @@ extension AppleRefundSync {
                 }
                 try connection.transaction { connection in
                     try store.queue(customers, reason: type.rawValue, on: connection)
-                    let counts = try store.upsert(refunds, runId: environment.runId, on: connection)
+                    let counts = try store.write(
+                        refunds, quarantined: quarantined, job: .appleNotifications, runId: environment.runId,
+                        logger: environment.logger, counters: environment.counters, on: connection)
                     environment.counters.add("inserted", counts.0)
                     environment.counters.add("updated", counts.1)
                     let marked = try store.markReversed(
                         transactionIds: reversed.map(\.0), at: reversed.map(\.1), on: connection)
                     environment.counters.add("reversed", marked)
+                    try Quarantine.resolveLanded(
+                        job: .appleNotifications, app: app.id, keys: verifiedUUIDs, note: "a verified copy landed",
+                        on: connection)
                     if !holdCheckpoint { try checkpoint.save(on: connection) }
                 }
             }
@@ -124,23 +163,49 @@ extension AppleRefundSync {
         try await access.client.notificationHistory(request, paginationToken: token, purpose: .incremental).page
     }
 
-    /// Verifies a notification and the transaction inside it; a failure is counted and logged, never stored.
-    func verifiedNotification(_ signed: String, in environment: JobEnvironment) async -> (
-        VerifiedNotification, VerifiedTransaction
-    )? {
+    /// Verifies a notification and the transaction inside it; a failure is counted and becomes a quarantine entry
+    /// (never stored in the ledger).
+    func verifiedNotification(_ signed: String, in environment: JobEnvironment) async -> VerifiedOrSetAside {
+        var uuid: String?
         do {
             let verifier = try access.verifier(for: StoreClients.appleEnvironment(app))
             let notification = try await verifier.verifyNotification(signed)
+            uuid = notification.payload.notificationUUID
             guard let inner = notification.payload.data?.signedTransactionInfo else {
                 throw ReconcilerError(.failed, "the notification carries no signedTransactionInfo")
             }
             let transactionVerifier = try access.verifier(
                 for: notification.payload.data?.environment ?? StoreClients.appleEnvironment(app))
-            return (notification, try await transactionVerifier.verifyTransaction(inner))
+            return .verified(notification, try await transactionVerifier.verifyTransaction(inner))
         } catch {
             environment.counters.add("verification_failed")
-            environment.logger.error("notification rejected, not stored: \(error)")
-            return nil
+            let key = uuid ?? Self.notificationKey(signed)
+            return .setAside(
+                QuarantinedRow(
+                    job: .appleNotifications, naturalKey: key, raw: signed,
+                    reason: "notification \(key): rejected, not stored: \(error)"))
         }
+    }
+
+    /// A verified notification with its transaction, or the quarantine entry of one that failed.
+    enum VerifiedOrSetAside {
+        case verified(VerifiedNotification, VerifiedTransaction)
+        case setAside(QuarantinedRow)
+    }
+
+    /// A notification's identity for merging repeats: its `notificationUUID` as the unverified payload says (a
+    /// forged repeat is merged into nothing it could change: every kept payload is verified), else the JWS itself.
+    static func notificationKey(_ signed: String) -> String {
+        let parts = signed.split(separator: ".", omittingEmptySubsequences: false)
+        struct UUIDOnly: Decodable { var notificationUUID: String? }
+        var base64 = parts.count == 3 ? parts[1].replacingOccurrences(of: "-", with: "+") : ""
+        base64 = base64.replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        if parts.count == 3, let data = Data(base64Encoded: base64),
+            let uuid = (try? JSONDecoder().decode(UUIDOnly.self, from: data))?.notificationUUID
+        {
+            return uuid
+        }
+        return signed
     }
 }

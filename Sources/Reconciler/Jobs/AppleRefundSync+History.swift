@@ -116,7 +116,9 @@ extension AppleRefundSync {
 
     /// Reads one customer; on any failure the customer is given back (still queued, revision unchanged) so no
     /// lease outlives this process's interest in it. A store error about this customer alone is counted and the
-    /// run goes on with the next one; quota answers, outages and database errors stop the run.
+    /// run goes on with the next one; so is Apple's "not found, retryable" (4040002/4/6) once its retries are spent
+    /// (the customer is asked again next run). Quota answers, outages, refused credentials (401, thrown as
+    /// `.configuration`) and database errors stop the run.
     func readHistorySafely(
         customer: String, revision: String?, purpose: CallPurpose, in environment: JobEnvironment
     ) async throws {
@@ -125,6 +127,12 @@ extension AppleRefundSync {
         } catch let error as AppStoreServerAPIError where !error.isRetryable && error.code == .apiError {
             environment.counters.add("customer_errors")
             environment.logger.error("customer \(customer): \(error); left queued for the next run")
+            if !environment.dryRun { try release(customer, on: environment.connection) }
+        } catch let error as AppStoreServerAPIError
+            where error.httpStatus == 404 && error.apiErrorCode?.isRetryableNotFound == true
+        {
+            environment.counters.add("customers_retry_later")
+            environment.logger.warning("customer \(customer): \(error); still retryable, left queued for the next run")
             if !environment.dryRun { try release(customer, on: environment.connection) }
         } catch {
             if !environment.dryRun, environment.connection.isOpen {
@@ -148,10 +156,11 @@ extension AppleRefundSync {
             do {
                 (page, answeredFrom) = try await access.client.refundHistory(
                     transactionId: customer, revision: revision, purpose: purpose)
-            } catch let error as AppStoreServerAPIError where error.apiErrorCode == .transactionIdNotFound {
+            } catch let error as AppStoreServerAPIError where error.apiErrorCode?.meansTransactionNotFound == true {
                 environment.counters.add("unknown_customers")
+                let code = error.apiErrorCode?.description ?? ""
                 environment.logger.warning(
-                    "customer \(customer) is unknown to the App Store (4040010); not asked again")
+                    "customer \(customer) is unknown to the App Store (\(code)); not asked again")
                 if !environment.dryRun { try finish(customer, revision: revision, on: connection) }
                 return
             } catch let error as AppStoreServerAPIError
@@ -163,14 +172,15 @@ extension AppleRefundSync {
                 continue
             }
             environment.counters.add("pages")
-            let (rows, failed) = await verify(
+            let (rows, quarantined, failed) = await verify(
                 page.signedTransactions, from: answeredFrom, customer: customer, in: environment)
             let more = page.hasMore && page.revision != nil
             if environment.dryRun {
                 environment.counters.add("would_insert", try store.countNew(rows, on: connection))
+                environment.counters.add("would_quarantine", quarantined.count)
             } else {
                 try save(
-                    rows, customer: customer, failed: failed,
+                    rows, quarantined: quarantined, customer: customer, failed: failed,
                     next: more ? .more(page.revision) : .done(page.revision ?? revision), in: environment)
             }
             environment.progress?.update(
@@ -189,38 +199,61 @@ extension AppleRefundSync {
         case done(String?)
     }
 
-    /// Verifies a page's signed transactions one by one: a payload that fails is logged, counted and left out (the
-    /// others are kept), and `failed` says the page must be read again.
+    /// Verifies a page's signed transactions one by one and maps them to ledger rows. A payload that fails
+    /// verification, or a revocation the ledger cannot take, is set aside for the quarantine (never stored in the
+    /// ledger); the others are kept. `failed` says a payload failed verification: the customer's revision then stays
+    /// where it was, so the next run reads the page again (a payload spoiled on its way heals itself, and its
+    /// quarantined copy is closed when the genuine one lands; a forged one stays in the quarantine).
     func verify(_ signed: [String], from answeredFrom: Environment, customer: String, in environment: JobEnvironment)
-        async -> (rows: [AppleRefundStore.Row], failed: Bool)
+        async -> (rows: [AppleRefundStore.Row], quarantined: [QuarantinedRow], failed: Bool)
     {
-        var rows: [AppleRefundStore.Row] = []
         var failed = false
+        var rows: [AppleRefundStore.Row] = []
+        var quarantined: [QuarantinedRow] = []
+        let context = ["environment": answeredFrom.rawValue, "customer": customer]
         for payload in signed {
             do {
                 let verified = try await access.verifier(for: answeredFrom).verifyTransaction(payload)
-                if let row = AppleRefundStore.row(verified) { rows.append(row) }
+                switch AppleRefundStore.intake(verified) {
+                case .refund(var row):
+                    row.signed = payload
+                    rows.append(row)
+                case .notARefund:
+                    break
+                case .unstorable(let reason):
+                    quarantined.append(
+                        QuarantinedRow(
+                            job: .appleRefunds, naturalKey: verified.payload.transactionId, raw: payload,
+                            reason: "customer \(customer): \(reason)", context: context))
+                }
             } catch {
                 failed = true
                 environment.counters.add("verification_failed")
-                environment.logger.error("customer \(customer): refund payload rejected, not stored: \(error)")
+                quarantined.append(
+                    QuarantinedRow(
+                        job: .appleRefunds, naturalKey: AppleRefundStore.claimedTransactionId(payload), raw: payload,
+                        reason: "customer \(customer): the signed transaction failed verification: \(error)",
+                        context: context))
             }
         }
         environment.counters.add("rows_fetched", rows.count)
-        return (rows, failed)
+        return (rows, quarantined, failed)
     }
 
-    /// Stores a page's refunds and the customer's place after it in one transaction.
+    /// Stores a page's refunds (odd rows to the quarantine) and the customer's place after it in one transaction.
     func save(
-        _ rows: [AppleRefundStore.Row], customer: String, failed: Bool, next: PageEnd, in environment: JobEnvironment
+        _ rows: [AppleRefundStore.Row], quarantined: [QuarantinedRow], customer: String, failed: Bool,
+        next: PageEnd, in environment: JobEnvironment
     ) throws {
         try environment.connection.transaction { connection in
-            let counts = try store.upsert(rows, runId: environment.runId, on: connection)
+            let counts = try store.write(
+                rows, quarantined: quarantined, job: .appleRefunds, runId: environment.runId,
+                logger: environment.logger, counters: environment.counters, on: connection)
             environment.counters.add("inserted", counts.0)
             environment.counters.add("updated", counts.1)
             switch next {
             case _ where failed:
-                // Keep the old revision: the next run reads this page again and re-verifies it.
+                // Keep the old revision: the next run reads this page again and verifies it again.
                 try release(customer, on: connection)
             case .more(let revision):
                 try connection.execute(
@@ -246,10 +279,11 @@ extension AppleRefundSync {
             while let index = taken.next(below: pages.count) {
                 let page = pages[index]
                 let customer = "page \(index)"
-                let (rows, failed) = await verify(page, from: answeredFrom, customer: customer, in: reader)
+                let (rows, quarantined, failed) = await verify(
+                    page, from: answeredFrom, customer: customer, in: reader)
                 try save(
-                    rows, customer: rows.first?.originalTransactionId ?? customer, failed: failed, next: .done(nil),
-                    in: reader)
+                    rows, quarantined: quarantined, customer: rows.first?.originalTransactionId ?? customer,
+                    failed: failed, next: .done(nil), in: reader)
             }
         }
         return environment.counters["inserted"] + environment.counters["updated"]

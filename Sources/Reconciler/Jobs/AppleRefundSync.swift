@@ -49,8 +49,8 @@ public struct AppleRefundSync: Sendable {
     }
 
     /// Runs the job.
-    /// - Throws: `QuotaError`, `AppStoreServerAPIError`, `PostgresError`, or `ReconcilerError(.temporary)` when
-    ///   stopped by a signal. Verification failures do not stop it: they are counted, logged and end the run with
+    /// - Throws: `QuotaError`, `AppStoreServerAPIError` (a 401 as `.configuration`, at once: exit 78), `PostgresError`,
+    ///   or `ReconcilerError(.temporary)` when stopped by a signal or when customers stayed "not found, retryable". Verification failures do not stop it: they are counted, logged and end the run with
     ///   exit 1 after everything else is done.
     public func run(_ mode: Mode, in environment: JobEnvironment) async throws {
         let purpose: CallPurpose = mode == .incremental ? .incremental : .backfill
@@ -106,6 +106,13 @@ public struct AppleRefundSync: Sendable {
                 .failed,
                 "\(failed) signed payloads failed verification and were not stored (see the lines above); "
                     + "everything else was saved")
+        }
+        let retryLater = environment.counters["customers_retry_later"]
+        if retryLater > 0 {
+            throw ReconcilerError(
+                .temporary,
+                "\(retryLater) customers are 'not found, retryable' at Apple (4040002/4040004/4040006) after retries; "
+                    + "they stay queued for the next run")
         }
     }
 

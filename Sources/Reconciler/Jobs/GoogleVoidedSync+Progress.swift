@@ -28,8 +28,8 @@ extension GoogleVoidedSync {
 
     /// Updates the progress line, when one is shown.
     func showProgress(
-        _ summary: Summary, last: VoidedPurchase?, job: String, start: Date, end: Date, elapsed: Duration,
-        purpose: CallPurpose, in environment: JobEnvironment
+        _ summary: Summary, fraction: Double?, job: String, elapsed: Duration, purpose: CallPurpose,
+        in environment: JobEnvironment
     ) {
         guard let progress = environment.progress, progress.isEnabled else { return }
         // Progress is a nicety: a failed read of the day's counts leaves the figure out rather than stopping the job.
@@ -38,7 +38,7 @@ extension GoogleVoidedSync {
         progress.update(
             Self.progressLine(
                 app: app.id, job: job, summary: summary, callsLeft: left,
-                fraction: Self.position(last, start: start, end: end), elapsed: elapsed.seconds))
+                fraction: fraction, elapsed: elapsed.seconds))
     }
 
     /// `demo-android google_voided: 12 pages, 12000 rows, 11990 new, 5988 calls left today, ~40% of the window,

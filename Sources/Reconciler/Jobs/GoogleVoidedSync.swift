@@ -30,6 +30,8 @@ public struct GoogleVoidedSync: Sendable {
         public var inserted = 0
         /// Rows whose stored payload changed.
         public var updated = 0
+        /// Rows set aside in the quarantine (they could not be stored).
+        public var quarantined = 0
         /// Whether the window was drained (the checkpoint advanced).
         public var drained = false
         /// A window older than the store keeps, if one was found.
@@ -39,7 +41,8 @@ public struct GoogleVoidedSync: Sendable {
 
         public static func == (lhs: Summary, rhs: Summary) -> Bool {
             lhs.pages == rhs.pages && lhs.rows == rhs.rows && lhs.inserted == rhs.inserted
-                && lhs.updated == rhs.updated && lhs.drained == rhs.drained && lhs.gap?.from == rhs.gap?.from
+                && lhs.updated == rhs.updated && lhs.quarantined == rhs.quarantined && lhs.drained == rhs.drained
+                && lhs.gap?.from == rhs.gap?.from
         }
     }
 
@@ -56,6 +59,10 @@ public struct GoogleVoidedSync: Sendable {
     let store: VoidedPurchaseStore
     /// Fetches what Google refunded for the rows of each stored page.
     let orderAmounts: GoogleOrderAmounts
+    /// `sync.googleSlices`: the most slices a window is paged in.
+    let sliceCap: Int
+    /// Calls the shortest quota window allows at once (30 for the published 30 per 30 s), nil when unlimited.
+    let burst: Int?
     /// The daily cap of voided purchases and the backfills' share of it, for the progress line.
     let quotaCaps: (daily: Int?, backfill: Int?)
 
@@ -71,6 +78,8 @@ public struct GoogleVoidedSync: Sendable {
         let policy = configuration.quotaPolicy
         let limit = policy.limit(app: app.id, api: .googleVoidedPurchases)
         quotaCaps = (limit?.dailyCap, policy.backfillCap(of: limit))
+        sliceCap = configuration.sync.googleSlices
+        burst = limit?.windows.min { $0.window < $1.window }?.count
     }
 
     /// Runs the job.
@@ -109,13 +118,23 @@ public struct GoogleVoidedSync: Sendable {
         }
         var start = plan.start
         var end = plan.end
-        var token: String?
+        var slices: [VoidedSlice]
         if resumes, let windowStart = checkpoint.windowStart, let windowEnd = checkpoint.windowEnd {
             start = windowStart
             end = windowEnd
-            token = checkpoint.pageToken
+            slices = try VoidedSlice.load(job: job, app: app.id, on: connection)
+            if slices.isEmpty {
+                // A window left in flight by a version that paged one chain: its token goes on as one slice.
+                var slice = VoidedSlice(number: 0, start: start, end: end)
+                slice.token = checkpoint.pageToken
+                slice.pagesDone = checkpoint.pagesDone
+                slice.rowsDone = checkpoint.rowsDone
+                slices = [slice]
+            }
+            let open = slices.filter { !$0.drained }.count
             logger.info(
-                "resuming window \(Self.text(start)) – \(Self.text(end)) after \(checkpoint.pagesDone) stored pages")
+                "resuming window \(Self.text(start)) – \(Self.text(end)) after \(checkpoint.pagesDone) stored pages (\(open) of \(slices.count) slices unfinished)"
+            )
         } else {
             checkpoint.windowStart = nil
             checkpoint.windowEnd = nil
@@ -131,110 +150,29 @@ public struct GoogleVoidedSync: Sendable {
                     try SyncGap.record(job: job, app: app.id, from: gap.from, to: gap.to, on: connection)
                 }
             }
-            logger.info("window \(Self.text(start)) – \(Self.text(end))")
-        }
-        var restartedAfterTokenError = false
-        // After a page of only new rows the next is most likely new too (see VoidedPurchaseStore.upsert).
-        var expectNew = false
-        // The next page's call, started while the page in hand is stored (why: where it is started, below).
-        var prefetched: Task<VoidedPurchasesListResponse, any Error>?
-        defer { prefetched?.cancel() }
-        while true {
-            // A stop request lets the call already travelling finish and its page be saved (the quota is spent).
-            if prefetched == nil { try environment.checkShutdown() }
-            let page: VoidedPurchasesListResponse
-            do {
-                if let call = prefetched {
-                    prefetched = nil
-                    page = try await call.value
-                } else {
-                    page = try await fetch(start: start, end: end, token: token, purpose: purpose)
-                }
-            } catch let error as PlayAPIError
-                where token != nil && error.code == .badRequest && !restartedAfterTokenError
-            {
-                // An expired or unknown page token: the window is re-read from its start. Upserts make that safe;
-                // it costs the pages already read.
-                logger.warning(
-                    "the page token was refused (\(error.code.rawValue)); restarting the window from its start")
-                restartedAfterTokenError = true
-                token = nil
-                environment.counters.add("token_restarts")
-                // A window resumed days after it was planned may start before what Google still keeps, and Google
-                // refuses such a startTime: every rerun would fail the same way. Start at the oldest time it keeps
-                // and record the part before as a gap.
-                let oldest = VoidedWindowPlanner.oldestStart(now: environment.now())
-                if start < oldest {
-                    summary.gap = (from: start, to: oldest)
-                    logger.error(
-                        "gap: voids recorded \(Self.text(start)) – \(Self.text(oldest)) are older than Google keeps (30 days) and cannot be fetched any more"
-                    )
-                    if !environment.dryRun {
-                        try SyncGap.record(job: job, app: app.id, from: start, to: oldest, on: connection)
-                    }
-                    start = oldest
-                    end = max(end, oldest)
-                }
-                continue
+            var callSeconds = checkpoint.callMillis.map { Double($0) / 1000 }
+            if callSeconds == nil, sliceCap > 1 {
+                // Never measured: the access token every call needs travels the same network; its time stands in.
+                let began = ContinuousClock.now
+                _ = try await client.authenticator.accessToken(purpose: purpose)
+                callSeconds = began.duration(to: .now).seconds
             }
-            summary.pages += 1
-            summary.rows += page.voidedPurchases.count
-            environment.counters.add("pages")
-            environment.counters.add("rows_fetched", page.voidedPurchases.count)
-            let rows = storable(page.voidedPurchases, page: summary.pages, logger: logger, in: environment)
-            let next = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
-            if let next, !environment.shutdown.isRequested {
-                // Pages can only be read in order, but the next one can travel (quota, HTTP, decoding) while this
-                // one is stored: the store and the database work at once. It is used only after this page and its
-                // checkpoint have committed, so a crash loses nothing but costs at most two calls (this page and
-                // that one); its errors (quota, an outage, a refused token) surface when it is taken, as if it were
-                // asked for then.
-                let (from, to) = (start, end)
-                prefetched = Task { [self] in try await fetch(start: from, end: to, token: next, purpose: purpose) }
-            }
-            if environment.dryRun {
-                let fresh = try store.countNew(rows, on: connection)
-                summary.inserted += fresh
-                environment.counters.add("would_insert", fresh)
-            } else {
-                if next != nil {
-                    checkpoint.windowStart = start
-                    checkpoint.windowEnd = end
-                    checkpoint.pageToken = next
-                    checkpoint.pagesDone += 1
-                    checkpoint.rowsDone += Int64(rows.count)
-                } else {
-                    checkpoint.highWater = max(end, checkpoint.highWater ?? end)
-                    checkpoint.windowStart = nil
-                    checkpoint.windowEnd = nil
-                    checkpoint.pageToken = nil
-                    checkpoint.pagesDone = 0
-                    checkpoint.rowsDone = 0
-                }
-                let counts = try connection.transaction { connection in
-                    let counts = try store.upsert(
-                        rows, runId: environment.runId, expectNew: expectNew, on: connection)
+            let count = Self.sliceCount(callSeconds: callSeconds, burst: burst, cap: sliceCap)
+            slices = VoidedSlice.split(start: start, end: end, count: count)
+            if !environment.dryRun {
+                checkpoint.windowStart = start
+                checkpoint.windowEnd = end
+                try connection.transaction { connection in
+                    try VoidedSlice.replace(slices, job: job, app: app.id, on: connection)
                     try checkpoint.save(on: connection)
-                    return counts
-                }
-                expectNew = counts.0 == rows.count
-                summary.inserted += counts.0
-                summary.updated += counts.1
-                environment.counters.add("inserted", counts.0)
-                environment.counters.add("updated", counts.1)
-                // The amounts of the page's refunds (its own transactions; a failure leaves them for a later run).
-                if !summary.orders.stopped {
-                    summary.orders.add(
-                        try await orderAmounts.fetch(
-                            orderIds: rows.compactMap(\.orderId), purpose: purpose, in: environment))
                 }
             }
-            showProgress(
-                summary, last: rows.last, job: job, start: start, end: end, elapsed: started.duration(to: .now),
-                purpose: purpose, in: environment)
-            token = next
-            if next == nil { break }
+            logger.info(
+                "window \(Self.text(start)) – \(Self.text(end)) in \(slices.count) slice\(slices.count == 1 ? "" : "s")"
+            )
         }
+        let window = Window(job: job, purpose: purpose, start: start, end: end, started: started)
+        try await page(&slices, window: window, checkpoint: &checkpoint, summary: &summary, in: environment)
         if !environment.dryRun, !summary.orders.stopped {
             // Refunds still without the store's amount from earlier runs (pending at Google, or not fetched).
             let backlog = try orderAmounts.backlog(limit: Self.orderBacklogPerRun, on: connection)
@@ -256,11 +194,10 @@ public struct GoogleVoidedSync: Sendable {
         logger.info(
             "\(environment.dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(environment.dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(environment.dryRun ? "unchanged" : "at \(Self.text(end))")"
         )
-        let rejected = environment.counters["rows_rejected"]
-        if rejected > 0 {
-            throw ReconcilerError(
-                .failed,
-                "\(rejected) voided purchases could not be stored (see the lines above); everything else was saved")
+        if summary.quarantined > 0 {
+            logger.warning(
+                "\(summary.quarantined) voided purchases could not be stored and were quarantined (see the lines above; `storerecon quarantine list`); everything else was saved"
+            )
         }
         return summary
     }
@@ -285,20 +222,6 @@ public struct GoogleVoidedSync: Sendable {
             packageName: app.storeAppId, startTime: token == nil ? start : nil, endTime: token == nil ? end : nil,
             token: token, maxResults: Self.pageSize, type: .oneTimeProductsAndSubscriptions,
             includeQuantityBasedPartialRefund: true, purpose: purpose)
-    }
-
-    /// The rows PostgreSQL can store; each other one is logged with its reason and counted as `rows_rejected`.
-    func storable(_ rows: [VoidedPurchase], page: Int, logger: Logger, in environment: JobEnvironment)
-        -> [VoidedPurchase]
-    {
-        rows.enumerated().compactMap { index, row in
-            guard let reason = VoidedPurchaseStore.unstorableReason(row) else { return row }
-            environment.counters.add("rows_rejected")
-            logger.error(
-                "voided purchase rejected, not stored: page \(page) row \(index + 1) (orderId \(VoidedPurchaseStore.quoted(row.orderId))): \(reason)"
-            )
-            return nil
-        }
     }
 
     static func text(_ date: Date) -> String {

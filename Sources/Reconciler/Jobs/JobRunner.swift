@@ -123,33 +123,9 @@ public struct JobRunner {
         return result(.skipped, 0, nil)
     }
 
-    /// Maps any error to an exit code and one line: 75 for quota and retryable outages (progress is saved), 78 for
-    /// configuration and credentials, 1 for the rest.
+    /// Maps any error to an exit code and one line (``ExitStatus/classify(_:)``, the one map every command uses).
     public static func classify(_ error: any Error) -> (Int32, String) {
-        switch error {
-        case let error as ReconcilerError:
-            return (error.exitCode, error.message)
-        case let error as QuotaError:
-            return (75, "\(error)")
-        case let error as PlayAPIError:
-            switch error.code {
-            case .keyFile, .signing, .invalidClient, .invalidGrant, .permissionDenied:
-                return (78, "\(error)")
-            default:
-                return (error.isRetryable ? 75 : 1, "\(error)")
-            }
-        case let error as AppStoreServerAPIError:
-            if error.code == .privateKey || error.code == .configuration || error.code == .tokenSigning {
-                return (78, "\(error)")
-            }
-            return (error.isRetryable ? 75 : 1, "\(error)")
-        case let error as TransportError:
-            return (error.isRetryable ? 75 : 1, "\(error)")
-        case let error as PostgresError:
-            return (error.isRetryable ? 75 : 1, "\(error)")
-        default:
-            return (1, "\(error)")
-        }
+        ExitStatus.classify(error)
     }
 }
 

@@ -20,6 +20,9 @@ public struct SyncCheckpoint: Sendable, Equatable {
     public var pagesDone: Int
     /// Rows stored in the window in flight.
     public var rowsDone: Int64
+    /// The typical time of one store call as the last run measured it, milliseconds (nil until measured; only the
+    /// Google voided jobs set it, to choose how many slices a window is paged in).
+    public var callMillis: Int?
 
     /// Whether a window is in flight.
     public var inFlight: Bool { windowStart != nil && windowEnd != nil }
@@ -28,19 +31,19 @@ public struct SyncCheckpoint: Sendable, Equatable {
     public static func load(job: String, app: String, on connection: PostgresConnection) throws -> SyncCheckpoint {
         let rows = try connection.query(
             """
-            SELECT high_water, window_start, window_end, page_token, pages_done, rows_done
+            SELECT high_water, window_start, window_end, page_token, pages_done, rows_done, call_millis
             FROM sync_checkpoint WHERE job = $1 AND app_id = $2
             """, [job, app])
         guard let row = rows.first else {
             return SyncCheckpoint(
                 job: job, app: app, highWater: nil, windowStart: nil, windowEnd: nil, pageToken: nil, pagesDone: 0,
-                rowsDone: 0)
+                rowsDone: 0, callMillis: nil)
         }
         return SyncCheckpoint(
             job: job, app: app, highWater: try row.decodeIfPresent("high_water"),
             windowStart: try row.decodeIfPresent("window_start"), windowEnd: try row.decodeIfPresent("window_end"),
             pageToken: try row.decodeIfPresent("page_token"), pagesDone: try row.decode("pages_done"),
-            rowsDone: try row.decode("rows_done"))
+            rowsDone: try row.decode("rows_done"), callMillis: try row.decodeIfPresent("call_millis"))
     }
 
     /// Writes the checkpoint. Call it inside the transaction that stores the page it follows.
@@ -48,14 +51,15 @@ public struct SyncCheckpoint: Sendable, Equatable {
         try connection.execute(
             """
             INSERT INTO sync_checkpoint (job, app_id, high_water, window_start, window_end, page_token, pages_done,
-                                         rows_done, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+                                         rows_done, call_millis, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
             ON CONFLICT (job, app_id) DO UPDATE SET
                 high_water = EXCLUDED.high_water, window_start = EXCLUDED.window_start,
                 window_end = EXCLUDED.window_end, page_token = EXCLUDED.page_token,
-                pages_done = EXCLUDED.pages_done, rows_done = EXCLUDED.rows_done, updated_at = now()
+                pages_done = EXCLUDED.pages_done, rows_done = EXCLUDED.rows_done,
+                call_millis = COALESCE(EXCLUDED.call_millis, sync_checkpoint.call_millis), updated_at = now()
             """,
-            [job, app, highWater, windowStart, windowEnd, pageToken, pagesDone, rowsDone])
+            [job, app, highWater, windowStart, windowEnd, pageToken, pagesDone, rowsDone, callMillis])
     }
 }
 

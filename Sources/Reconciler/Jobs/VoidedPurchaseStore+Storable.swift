@@ -5,10 +5,63 @@ extension VoidedPurchaseStore {
     /// The latest instant stored (`timestamptz` holds more, but reports and status write four-digit years).
     static let maxMillis: Int64 = 253_402_300_799_999
 
-    /// Why PostgreSQL cannot store a row as sent, or `nil` when it can. Text cannot hold NUL, `jsonb` refuses
-    /// `\u0000` and unpaired surrogate escapes, and times must lie in 1970 ... 9999. One such row would otherwise
-    /// fail its whole page on every run.
+    /// The longest `orderId` the ledger takes (Google's are about 24 characters, `GPA.1234-5678-9012-34567..5`).
+    static let maxOrderIdLength = 256
+    /// The longest purchase token the ledger takes (Google's are a few hundred characters).
+    static let maxTokenLength = 4096
+
+    /// A page's rows as the ledger takes them: repeats merged (same natural key: the later row wins), and every
+    /// row that cannot be stored (undecodable, a key field missing, an oversized id, a value PostgreSQL cannot
+    /// hold) turned into a quarantine entry with its reason.
+    static func intake(_ page: VoidedPurchasesListResponse) -> (
+        rows: [VoidedPurchase], quarantined: [QuarantinedRow], merged: Int
+    ) {
+        var quarantined = page.undecodableRows.map { odd in
+            QuarantinedRow(
+                job: .googleVoided, naturalKey: odd.orderId, raw: odd.rawJSON,
+                reason: "row \(odd.index + 1): \(odd.field.map { "\($0): " } ?? "")\(odd.message)")
+        }
+        var storable: [VoidedPurchase] = []
+        storable.reserveCapacity(page.voidedPurchases.count)
+        for row in page.voidedPurchases {
+            if let reason = unstorableReason(row) {
+                quarantined.append(
+                    QuarantinedRow(job: .googleVoided, naturalKey: row.orderId, raw: rawJSON(of: row), reason: reason))
+            } else {
+                storable.append(row)
+            }
+        }
+        let (rows, merged) = storable.mergingRepeats { NaturalKey(orderId: $0.orderId ?? "", partKey: partKey($0)) }
+        return (rows, quarantined, merged)
+    }
+
+    /// A ledger row's key within its app.
+    struct NaturalKey: Hashable {
+        var orderId: String
+        var partKey: String
+    }
+
+    /// The row's JSON as sent, or re-encoded when it was decoded on its own.
+    static func rawJSON(of row: VoidedPurchase) -> Data {
+        if !row.rawJSON.isEmpty { return row.rawJSON }
+        return (try? JSONEncoder.sorted.encode(row)) ?? Data()
+    }
+
+    /// Why the ledger cannot take a row as sent, or `nil` when it can. The `orderId` is the ledger's key (and the
+    /// Orders API's); text cannot hold NUL, `jsonb` refuses `\u0000` and unpaired surrogate escapes, and times must
+    /// lie in 1970 ... 9999.
     static func unstorableReason(_ row: VoidedPurchase) -> String? {
+        guard let orderId = row.orderId, !orderId.isEmpty else {
+            return "orderId: missing (the ledger's key); purchaseToken \(quoted(row.purchaseToken))"
+        }
+        if orderId.count > maxOrderIdLength {
+            return "orderId: \(orderId.count) characters, longer than the \(maxOrderIdLength) the ledger takes"
+        }
+        if row.purchaseToken.isEmpty { return "purchaseToken: empty" }
+        if row.purchaseToken.count > maxTokenLength {
+            return
+                "purchaseToken: \(row.purchaseToken.count) characters, longer than the \(maxTokenLength) the ledger takes"
+        }
         for (name, value) in [("purchaseToken", row.purchaseToken), ("orderId", row.orderId), ("kind", row.kind)] {
             if let value, value.utf8.contains(0) {
                 return "\(name) contains a NUL byte, which PostgreSQL text cannot hold"

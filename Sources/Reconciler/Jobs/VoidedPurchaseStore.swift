@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PlayDeveloperAPI
 import Postgres
 
@@ -7,8 +8,8 @@ import Postgres
 ///
 /// Natural key: `(app, orderId, part_key)`. With `includeQuantityBasedPartialRefund` a purchase refunded in parts
 /// yields one row per part, each with `voidedQuantity`; whether parts share an `orderId` is undocumented, so each
-/// part is keyed `"<voidedTimeMillis>:<voidedQuantity>"` and none overwrites another. A row without `orderId` is
-/// keyed by its purchase token and void time.
+/// part is keyed `"<voidedTimeMillis>:<voidedQuantity>"` and none overwrites another. A row without `orderId` has
+/// no key and is quarantined (see ``intake(_:)``).
 struct VoidedPurchaseStore {
     let app: AppConfig
     let products: [String: ProductConfig]
@@ -35,17 +36,8 @@ struct VoidedPurchaseStore {
         payloads.reserveCapacity(rows.reduce(2) { $0 + $1.rawJSON.count + 1 })
         payloads.append(UInt8(ascii: "["))
         for row in rows {
-            let partKey: String
-            let orderId: String
-            if let order = row.orderId, !order.isEmpty {
-                orderId = order
-                partKey = row.voidedQuantity.map { "\(row.voidedTimeMillis):\($0)" } ?? ""
-            } else {
-                orderId = row.purchaseToken
-                partKey = "no-order:\(row.voidedTimeMillis):\(row.voidedQuantity.map(String.init) ?? "")"
-            }
-            columns.orderIds.append(orderId)
-            columns.partKeys.append(partKey)
+            columns.orderIds.append(row.orderId ?? "")
+            columns.partKeys.append(partKey(row))
             columns.tokens.append(row.purchaseToken)
             columns.purchaseMillis.append(row.purchaseTimeMillis.map(String.init))
             columns.voidedMillis.append(String(row.voidedTimeMillis))
@@ -59,6 +51,32 @@ struct VoidedPurchaseStore {
         payloads.append(UInt8(ascii: "]"))
         columns.payloads = PostgresJSON(data: payloads)
         return columns
+    }
+
+    /// The part of an order a row refunds: `""` for the whole order, `"<voidedTimeMillis>:<voidedQuantity>"` for a
+    /// quantity-based part.
+    static func partKey(_ row: VoidedPurchase) -> String {
+        row.voidedQuantity.map { "\(row.voidedTimeMillis):\($0)" } ?? ""
+    }
+
+    /// Stores a page's rows and sets its odd ones aside, inside the caller's transaction (with the checkpoint):
+    /// when the database refuses the page for its rows' sake, the rows are written one by one so exactly the refused
+    /// ones are quarantined. Returns (inserted, updated).
+    func write(
+        _ rows: [VoidedPurchase], quarantined: [QuarantinedRow], runId: Int64?, expectNew: Bool, logger: Logger,
+        counters: JobCounters, on connection: PostgresConnection
+    ) throws -> (Int, Int) {
+        let (counts, refused) = try Quarantine.writeRowByRowOnRefusal(rows, on: connection) { batch in
+            try upsert(batch, runId: runId, expectNew: expectNew && batch.count == rows.count, on: connection)
+        }
+        let odd =
+            quarantined
+            + refused.map { row, error in
+                QuarantinedRow(
+                    job: .googleVoided, naturalKey: row.orderId, raw: Self.rawJSON(of: row), refusal: error)
+            }
+        try Quarantine.record(odd, app: app.id, runId: runId, logger: logger, counters: counters, on: connection)
+        return counts
     }
 
     /// Upserts a page. Returns (inserted, updated).
@@ -152,7 +170,7 @@ struct VoidedPurchaseStore {
             SELECT $1, 'google', order_id, part_key, purchase_token, subscription_id, product_id,
                    to_timestamp(purchase_ms / 1000.0), to_timestamp(voided_ms / 1000.0), now(), reason_code,
                    reason_label, source_code,
-                   CASE WHEN part_key = '' OR part_key LIKE 'no-order:%:' THEN 'full' ELSE 'partial_quantity' END,
+                   CASE WHEN part_key = '' THEN 'full' ELSE 'partial_quantity' END,
                    quantity, price_milli, price_milli * quantity, currency, $12, $12, payload,
                    -- An estimate from configured prices until the Orders API says what was refunded.
                    price_milli * quantity, CASE WHEN price_milli IS NOT NULL THEN 3 END,

@@ -4,7 +4,7 @@ import Foundation
 /// Apple Get All Subscription Statuses for the recheck job, with both signed payloads verified.
 ///
 /// The environment a subscription last answered from is asked first (production for one never seen); on 4040010
-/// the other one is asked when sandbox fallback is configured. Not found in every environment asked is
+/// (or 4040001/4040005, read the same way) the other one is asked when sandbox fallback is configured. Not found in every environment asked is
 /// ``StatusReading/missing``.
 public struct AppleStatusSource: SubscriptionStatusSource {
     /// Clients and verifiers per environment, in the order to ask them for a subscription never seen.
@@ -29,7 +29,7 @@ public struct AppleStatusSource: SubscriptionStatusSource {
                 response = try await client.subscriptionStatuses(
                     transactionId: subscription.storeId, purpose: .incremental
                 ).response
-            } catch let error as AppStoreServerAPIError where error.apiErrorCode == .transactionIdNotFound {
+            } catch let error as AppStoreServerAPIError where error.apiErrorCode?.meansTransactionNotFound == true {
                 continue
             } catch let error as AppStoreServerAPIError where error.code == .invalidResponse {
                 return .badAnswer("\(error)")

@@ -96,8 +96,9 @@ public struct ExpiryRecheck: Sendable {
     }
 
     /// Runs the job.
-    /// - Throws: `ReconcilerError` `.temporary` (exit 75) when stopped by quota, an outage or a signal, and
-    ///   `.failed` (exit 1) when some answers could not be used; what was committed stays either way.
+    /// - Throws: what stopped the workers (``ExitStatus`` maps it: 75 for quota, an outage or a signal, 78 for
+    ///   credentials the store refuses), or `ReconcilerError` `.failed` (exit 1) when some answers could not be
+    ///   used; what was committed stays either way.
     @discardableResult
     public func run(in environment: JobEnvironment) async throws -> Summary {
         let planner = RecheckPlanner(lead: options.lead, lag: options.lag, watchInterval: options.watchInterval)
@@ -117,23 +118,19 @@ public struct ExpiryRecheck: Sendable {
         )
         let tally = Tally(selected: due.count)
         let workers = min(options.concurrency, max(1, batches.count))
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<workers {
-                    group.addTask {
-                        let worker = try RecheckWorker(context)
-                        defer { worker.close() }
-                        while true {
-                            try Task.checkCancellation()
-                            guard let index = tally.nextBatch(of: batches.count) else { return }
-                            tally.add(try await worker.process(batches[index]))
-                        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<workers {
+                group.addTask {
+                    let worker = try RecheckWorker(context)
+                    defer { worker.close() }
+                    while true {
+                        try Task.checkCancellation()
+                        guard let index = tally.nextBatch(of: batches.count) else { return }
+                        tally.add(try await worker.process(batches[index]))
                     }
                 }
-                try await group.waitForAll()
             }
-        } catch {
-            throw Self.stopping(error)
+            try await group.waitForAll()
         }
         let result = tally.summary
         let changes = result.transitions.sorted { $0.key.rawValue < $1.key.rawValue }
@@ -148,17 +145,6 @@ public struct ExpiryRecheck: Sendable {
             )
         }
         return result
-    }
-
-    /// Maps an error that stopped the workers to the job's exit code: Apple's retryable and credential errors get
-    /// the codes the other stores' errors get from ``JobRunner/classify(_:)``.
-    static func stopping(_ error: any Error) -> any Error {
-        guard let error = error as? AppStoreServerAPIError else { return error }
-        if error.isRetryable { return ReconcilerError(.temporary, "\(error)") }
-        if error.code == .privateKey || error.code == .configuration || error.httpStatus == 401 {
-            return ReconcilerError(.configuration, "\(error)")
-        }
-        return error
     }
 }
 

@@ -8,6 +8,19 @@ import PlayDeveloperAPI
 /// expired. Entitled: ACTIVE, CANCELED before its expiry, IN_GRACE_PERIOD.
 /// [SubscriptionPurchaseV2](https://developers.google.com/android-publisher/api-ref/rest/v3/purchases.subscriptionsv2)
 public enum GoogleStatusInterpreter {
+    /// The `store_state` recorded for a subscription Google answers with 410 Gone.
+    public static let goneStoreState = "GONE (HTTP 410)"
+
+    /// `subscriptionsv2.get` answered 410 Gone: Google keeps a purchase about 60 days after it expired, then
+    /// answers Gone. The subscription is over: expired, not entitled, not renewing. The stored expiry and product
+    /// are kept (Google sends no body to say otherwise); recording it clears the recheck flag like any answer.
+    public static func gone(_ subscription: StoredSubscription) -> StatusReading {
+        .observed(
+            StatusObservation(
+                state: .expired, storeState: goneStoreState, entitled: false, expiresAt: subscription.expiresAt,
+                autoRenew: false, productId: nil, orderId: nil))
+    }
+
     /// Reads one subscription's state.
     /// - Parameters:
     ///   - purchase: the decoded answer.

@@ -1,7 +1,8 @@
 import Foundation
 import PlayDeveloperAPI
 
-/// Google `purchases.subscriptionsv2.get` for the recheck job.
+/// Google `purchases.subscriptionsv2.get` for the recheck job. 404 is ``StatusReading/missing``; 410 Gone (a purchase
+/// that expired about 60 days ago) is the end of the subscription (``GoogleStatusInterpreter/gone(_:)``).
 public struct GoogleStatusSource: SubscriptionStatusSource {
     /// The client (its calls pass the job's quota gate).
     public let client: PlayDeveloperClient
@@ -22,6 +23,7 @@ public struct GoogleStatusSource: SubscriptionStatusSource {
         } catch let error as PlayAPIError {
             switch error.code {
             case .notFound: return .missing
+            case .gone: return GoogleStatusInterpreter.gone(subscription)
             case .malformedResponse, .badRequest, .invalidArgument, .responseTooLarge:
                 return .badAnswer("\(error)")
             default: throw error

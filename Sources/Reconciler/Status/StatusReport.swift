@@ -31,6 +31,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         /// `estimated` (configured prices), `unknown`, and of the unknown or estimated ones `order_not_found` and
         /// `no_permission`.
         public var refundAmounts: [String: Int] = [:]
+        /// Quarantined rows not yet acknowledged (retried into the ledger or dropped), per job.
+        public var quarantined: [Quarantine.OpenCount] = []
     }
 
     /// A job's checkpoint for an app.
@@ -149,6 +151,12 @@ public struct StatusReport: Codable, Sendable, Equatable {
                     "\(app.id): \(gap.job) gap \(PostgresTimestamp.format(gap.from)) – \(PostgresTimestamp.format(gap.to)) "
                         + "could not be fetched (older than the store keeps)")
             }
+            status.quarantined = try Quarantine.openCounts(app: app.id, on: connection)
+            for open in status.quarantined {
+                report.attention.append(
+                    "\(app.id): \(open.rows) \(open.job) rows quarantined (the store sent rows that cannot be stored); "
+                        + "see storerecon quarantine list --app \(app.id)")
+            }
             for run in status.lastRuns where run.outcome == "failed" || run.outcome == "config" {
                 report.attention.append("\(app.id): last \(run.job) run failed: \(run.error ?? "no error recorded")")
             }
@@ -163,7 +171,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
         status.checkpoints = try connection.query(
             """
             SELECT job, high_water, extract(epoch FROM now() - high_water)::bigint AS behind,
-                   page_token IS NOT NULL AS in_flight, pages_done
+                   (page_token IS NOT NULL OR window_start IS NOT NULL) AS in_flight, pages_done
             FROM sync_checkpoint WHERE app_id = $1 ORDER BY job
             """, [status.id]
         ).map { row in

@@ -11,6 +11,9 @@ import Foundation
 /// - `GET /admin/faults` → `{"faults":{"<endpoint>":{"rates":{"<kind>":rate},"slowMillis":N}}}`.
 /// - `POST /admin/faults` with `{"endpoint":"<endpoint>"|"all","rates":{"<kind>":rate},"slowMillis":N}` → as
 ///   GET. Endpoints: ``SimulatorEndpoint`` raw values; kinds: ``FaultKind`` raw values.
+/// - `GET /admin/latency` → `{"millis":N,"jitterMillis":N,"mostInFlight":{"<endpoint>":N}}`; `POST /admin/latency`
+///   with `{"millis":N,"jitterMillis":N}` → as GET (every store answer's delay, ``Latency``; the most calls answered
+///   at once per endpoint since the last stats reset).
 /// - `GET /admin/quotas` → the ``QuotaOptions`` as JSON; `POST /admin/quotas` with any of its keys → as GET.
 /// - `GET /admin/scenario` → `{"spec":{...},"purchases":N,"refunds":N,"notifications":N,"urls":{...},
 ///   "keys":{"appleKeyId","appleIssuerId","googleClientEmail","googlePrivateKeyId"}}`.
@@ -41,7 +44,16 @@ struct AdminEndpoint {
             return encode(StatisticsPage(nowMillis: state.now, quotaNowMillis: state.quotaNow, endpoints: statistics()))
         case ("POST", ["stats", "reset"]):
             state.ledger.reset()
+            state.resetFlight()
             return .json(200, "{}")
+        case ("GET", ["latency"]):
+            return latency()
+        case ("POST", ["latency"]):
+            let current = state.latency
+            state.latency = Latency(
+                millis: (body["millis"] as? NSNumber)?.intValue ?? current.millis,
+                jitterMillis: (body["jitterMillis"] as? NSNumber)?.intValue ?? current.jitterMillis)
+            return latency()
         case ("GET", ["faults"]):
             return faults()
         case ("POST", ["faults"]):
@@ -62,7 +74,7 @@ struct AdminEndpoint {
         case ("GET", ["scenario"]):
             return scenario()
         case ("GET", ["truth", "refunds"]):
-            return encode(state.scenario.groundTruth(at: state.now))
+            return encode(state.scenario.groundTruth(at: state.now, oddRows: state.options.oddRows))
         case ("GET", ["truth", "subscriptions"]):
             let offset = request.parameter("offset").flatMap { Int($0) } ?? 0
             let limit = request.parameter("limit").flatMap { Int($0) } ?? 1000
@@ -74,6 +86,21 @@ struct AdminEndpoint {
         default:
             return StoreReply(status: 404, body: "{\"error\":\"unknown admin endpoint\"}")
         }
+    }
+
+    private struct LatencyPage: Codable {
+        var millis: Int
+        var jitterMillis: Int
+        var mostInFlight: [String: Int]
+    }
+
+    private func latency() -> StoreReply {
+        let current = state.latency
+        var most: [String: Int] = [:]
+        for endpoint in SimulatorEndpoint.allCases where state.mostInFlight(endpoint) > 0 {
+            most[endpoint.rawValue] = state.mostInFlight(endpoint)
+        }
+        return encode(LatencyPage(millis: current.millis, jitterMillis: current.jitterMillis, mostInFlight: most))
     }
 
     private struct StatisticsPage: Codable {

@@ -80,6 +80,8 @@ public struct GroundTruth: Sendable, Codable, Equatable {
         public var orderQuantity: Int
         /// A quantity-based part is processed (no longer PENDING) from this instant.
         public var processedMillis: Int64
+        /// How the listing answers this row when odd data is on (``SimulatorOptions/oddRows``), or nil.
+        public var odd: OddRow? = nil
     }
 }
 

@@ -1,6 +1,6 @@
 /// Ground truth computed from the scenario for an instant.
 extension Scenario {
-    func groundTruth(at now: Int64) -> GroundTruth {
+    func groundTruth(at now: Int64, oddRows: Double = 0) -> GroundTruth {
         var apple: [GroundTruth.AppleRefund] = []
         var google: [GroundTruth.GoogleVoid] = []
         for refundIndex in refundsByPlan {
@@ -54,7 +54,8 @@ extension Scenario {
                         unitPriceNanos: price.unitNanos, unitTaxNanos: price.unitTaxNanos,
                         orderQuantity: price.quantity,
                         processedMillis: refund.kind == .partialQuantity
-                            ? partProcessedMillis(refund) : refund.eventMillis))
+                            ? partProcessedMillis(refund) : refund.eventMillis,
+                        odd: OddRow.kind(ofRefund: refundIndex, rate: oddRows)))
             }
         }
         apple.sort { ($0.revocationDate, $0.transactionId) < ($1.revocationDate, $1.transactionId) }

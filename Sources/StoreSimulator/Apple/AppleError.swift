@@ -32,6 +32,22 @@ enum AppleError {
         return reply
     }
 
+    /// 404 "not found, retryable": 4040002 account, 4040004 app, 4040006 original transaction id, by `turn`.
+    static func notFoundRetryable(_ turn: UInt64) -> StoreReply {
+        switch turn % 3 {
+        case 0: return reply(404, 4_040_002, "Account not found. Please try again.")
+        case 1: return reply(404, 4_040_004, "App not found. Please try again.")
+        default: return reply(404, 4_040_006, "Original transaction id not found. Please try again.")
+        }
+    }
+
+    /// 404 "not found", final: 4040001 account or 4040005 original transaction id, by `turn`.
+    static func notFoundFinal(_ turn: UInt64) -> StoreReply {
+        turn % 2 == 0
+            ? reply(404, 4_040_001, "Account not found.")
+            : reply(404, 4_040_005, "Original transaction id not found.")
+    }
+
     static func serverError(retryable: Bool) -> StoreReply {
         retryable
             ? reply(500, 5_000_001, "An unknown error occurred. Please try again.")

@@ -69,7 +69,12 @@ struct NotificationHistoryEndpoint {
         return .json { json in
             json.object { object in
                 object.array("notificationHistory") { list in
-                    for event in page {
+                    // Odd data: Apple sends a notification again (a retried send) and its history lists it twice.
+                    let repeated = { (event: NotificationEvent) in
+                        OddRow.kind(ofRefund: Int32(truncatingIfNeeded: event.millis), rate: state.options.oddRows)
+                            == .repeated
+                    }
+                    for event in page.flatMap({ repeated($0) ? [$0, $0] : [$0] }) {
                         list.object { item in
                             item.array("sendAttempts") { attempts in
                                 for (date, result) in sendAttempts(event) {

@@ -24,8 +24,9 @@ struct RefundHistoryEndpoint {
             position = Int(fields[1])
         }
         let scenario = state.scenario
-        let visible = scenario.refunds(ofPlan: plan).map { scenario.refunds[Int($0)] }.filter {
-            $0.revokes && $0.eventMillis <= now
+        let visible = scenario.refunds(ofPlan: plan).filter {
+            let refund = scenario.refunds[Int($0)]
+            return refund.revokes && refund.eventMillis <= now
         }
         let start = min(position, visible.count)
         let end = min(start + Self.pageSize, visible.count)
@@ -35,9 +36,15 @@ struct RefundHistoryEndpoint {
         return .json { json in
             json.object { object in
                 object.array("signedTransactions") { list in
-                    for refund in visible[start..<end] {
-                        list.string(
-                            payloads.signedTransaction(plan: plan, charge: Int(refund.charge), at: now, refund: refund))
+                    for index in visible[start..<end] {
+                        let refund = scenario.refunds[Int(index)]
+                        let signed = payloads.signedTransaction(
+                            plan: plan, charge: Int(refund.charge), at: now, refund: refund)
+                        list.string(signed)
+                        // Odd data: Apple's page repeats a transaction.
+                        if OddRow.kind(ofRefund: index, rate: state.options.oddRows) == .repeated {
+                            list.string(signed)
+                        }
                     }
                 }
                 object.field("revision", revision)

@@ -16,8 +16,9 @@ final class FaultInjector: Sendable {
         state = Mutex(State(settings: settings))
     }
 
-    /// The faults for the next call to an endpoint, and how late a slow answer should be.
-    func draw(for endpoint: SimulatorEndpoint) -> (faults: Set<FaultKind>, slowMillis: Int) {
+    /// The faults for the next call to an endpoint, how late a slow answer should be, and the call's number (0 for
+    /// the first call to the endpoint; faults with several forms take them in turn by it).
+    func draw(for endpoint: SimulatorEndpoint) -> (faults: Set<FaultKind>, slowMillis: Int, call: UInt64) {
         state.withLock { state in
             let settings = state.settings[endpoint] ?? .none
             let call = state.calls[endpoint, default: 0]
@@ -29,7 +30,7 @@ final class FaultInjector: Sendable {
                 let bits = SplitMix64.mix(seed, SplitMix64.hash(endpoint.rawValue), call, UInt64(index))
                 if Double(bits >> 11) * 0x1.0p-53 < rate { faults.insert(kind) }
             }
-            return (faults, settings.slowMillis)
+            return (faults, settings.slowMillis, call)
         }
     }
 

@@ -18,6 +18,34 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case wrongBundleId
     /// A page token (Google `token`, Apple `paginationToken`) is answered as expired or invalid.
     case expiredPageToken
-    /// The access token (Google) or bearer token (Apple) is answered as expired: 401.
+    /// The access token (Google) or bearer token (Apple) is answered as expired: 401. At rate 1 on an Apple
+    /// endpoint it is a revoked In-App Purchase key: every call is refused.
     case expiredAccessToken
+    /// A 503 (Google) or a 500 with 5000001 (Apple) whose `Retry-After` holds odd content, in turn: non-ASCII (a
+    /// zero-width joiner in an HTTP-date, full-width and Arabic-Indic digits), an 8,000-digit number, a 4,000-byte
+    /// date, `NaN`, `-1`, `1e400`.
+    case oddRetryAfter
+    /// Apple: 404 "not found, retryable" (4040002, 4040004, 4040006 in turn), which Apple asks to retry later.
+    case notFoundRetryable
+    /// Apple: 404 "not found", final (4040001 account, 4040005 original transaction id, in turn).
+    case notFoundFinal
+    /// Google `subscriptionsv2.get`: 410 Gone, as for a purchase that expired about 60 days ago.
+    case gone
+    /// Google: the daily limit is spent, in turn as 403 `dailyLimitExceeded` (message "Daily Limit Exceeded", no
+    /// "per day") and as 403 `PERMISSION_DENIED` whose only quota sign is an ErrorInfo with
+    /// `metadata.quota_limit` `DefaultPerDayPerProject` in `error.details`. Counts as granted in the simulator.
+    case dailyLimit
+    /// Google token endpoint: accepts only Google's own token URL as the assertion's `aud` (as when a proxy passes
+    /// the assertion on to Google), not the simulator's address.
+    case proxiedTokenAudience
+
+    /// Whether a rerun after the fault stops ends as if it never struck: false for the answers a store means for good
+    /// (``notFoundFinal``, ``gone``, ``dailyLimit``, ``proxiedTokenAudience``), which change what a client stores or
+    /// whether it may call again today.
+    public var isTransient: Bool {
+        switch self {
+        case .notFoundFinal, .gone, .dailyLimit, .proxiedTokenAudience: return false
+        default: return true
+        }
+    }
 }

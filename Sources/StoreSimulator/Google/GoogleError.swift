@@ -90,6 +90,55 @@ enum GoogleError {
         }
     }
 
+    /// 410 Gone from `subscriptionsv2.get` for a purchase that expired long ago. (The body's reason is a guess;
+    /// clients must key on the status.)
+    static func gone() -> StoreReply {
+        reply(
+            410, status: "NOT_FOUND",
+            message:
+                "The subscription purchase is no longer available for query because it has been expired for too long.",
+            reason: "subscriptionNoLongerAvailable", domain: "androidpublisher")
+    }
+
+    /// The daily limit spent, by `turn`: the classic 403 `dailyLimitExceeded`, or a 403 whose only quota sign is an
+    /// ErrorInfo naming a per-day `quota_limit`.
+    static func dailyLimitExceeded(_ turn: UInt64) -> StoreReply {
+        if turn % 2 == 0 {
+            return reply(
+                403, status: "PERMISSION_DENIED",
+                message:
+                    "Daily Limit Exceeded. The quota will be reset at midnight Pacific Time (PT). You may monitor your "
+                    + "quota usage and adjust limits in the API Console.",
+                reason: "dailyLimitExceeded", domain: "usageLimits")
+        }
+        var reply = StoreReply.json(403) { json in
+            json.object { object in
+                object.object("error") { error in
+                    error.field("code", 403)
+                    error.field(
+                        "message",
+                        "Quota exceeded for quota metric 'Queries' of service 'androidpublisher.googleapis.com' for "
+                            + "consumer 'project_number:100000000001'.")
+                    error.field("status", "PERMISSION_DENIED")
+                    error.array("details") { details in
+                        details.object { info in
+                            info.field("@type", "type.googleapis.com/google.rpc.ErrorInfo")
+                            info.field("reason", "RATE_LIMIT_EXCEEDED")
+                            info.field("domain", "googleapis.com")
+                            info.object("metadata") { metadata in
+                                metadata.field("quota_limit", "DefaultPerDayPerProject")
+                                metadata.field("quota_metric", "androidpublisher.googleapis.com/default")
+                                metadata.field("service", "androidpublisher.googleapis.com")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        reply.contentType = "application/json; charset=UTF-8"
+        return reply
+    }
+
     /// The OAuth token endpoint's error: `{"error":"invalid_grant","error_description":"..."}`.
     static func oauth(_ error: String, _ description: String, status: Int = 400) -> StoreReply {
         .json(status) { json in

@@ -29,7 +29,9 @@ struct GoogleTokenEndpoint {
         guard let assertion = value("assertion"), let jwt = CompactJWT(assertion) else {
             return GoogleError.oauth("invalid_request", "Invalid assertion format.")
         }
-        if let problem = check(jwt) { return GoogleError.oauth("invalid_grant", problem) }
+        if let problem = check(jwt, proxied: faults.contains(.proxiedTokenAudience)) {
+            return GoogleError.oauth("invalid_grant", problem)
+        }
         let (token, expiresIn) = state.issueAccessToken()
         return .json { json in
             json.object { object in
@@ -45,7 +47,8 @@ struct GoogleTokenEndpoint {
     }
 
     /// What is wrong with an assertion, or nil.
-    private func check(_ jwt: CompactJWT) -> String? {
+    /// - Parameter proxied: the endpoint stands behind a proxy for Google: only Google's own URLs are audiences.
+    private func check(_ jwt: CompactJWT, proxied: Bool = false) -> String? {
         let account = state.keys.serviceAccount
         guard jwt.header["alg"] as? String == "RS256" else { return "Invalid JWT: unsupported algorithm." }
         if let kid = jwt.header["kid"] as? String, kid != account.privateKeyId {
@@ -53,9 +56,10 @@ struct GoogleTokenEndpoint {
         }
         guard account.verifiesRS256(jwt.signature, over: jwt.signingInput) else { return "Invalid JWT Signature." }
         guard jwt.string("iss") == account.clientEmail else { return "Invalid issuer: unknown service account." }
-        guard let audience = jwt.string("aud"), audience == state.tokenURL || Self.googleAudiences.contains(audience)
+        guard let audience = jwt.string("aud"),
+            (audience == state.tokenURL && !proxied) || Self.googleAudiences.contains(audience)
         else {
-            return "Invalid JWT: Audience must be \(state.tokenURL)."
+            return "Invalid JWT: Audience must be \(proxied ? "https://oauth2.googleapis.com/token" : state.tokenURL)."
         }
         let scopes = (jwt.string("scope") ?? "").split(separator: " ")
         guard scopes.contains(Substring(Self.scope)) else {

@@ -76,7 +76,12 @@ struct VoidedPurchasesEndpoint {
                 guard !rows.isEmpty else { return }
                 object.array("voidedPurchases") { list in
                     for refundIndex in rows {
-                        writeRow(refundIndex, encoding: encoding, wrongTypes: faults.contains(.wrongFieldTypes), &list)
+                        let odd = OddRow.kind(ofRefund: refundIndex, rate: state.options.oddRows)
+                        for _ in 0..<(odd == .repeated ? 2 : 1) {
+                            writeRow(
+                                refundIndex, encoding: encoding, wrongTypes: faults.contains(.wrongFieldTypes),
+                                odd: odd, &list)
+                        }
                     }
                 }
             }
@@ -144,7 +149,8 @@ struct VoidedPurchasesEndpoint {
     }
 
     private func writeRow(
-        _ refundIndex: Int32, encoding: SimulatorOptions.EnumEncoding, wrongTypes: Bool, _ list: inout JSONWriter
+        _ refundIndex: Int32, encoding: SimulatorOptions.EnumEncoding, wrongTypes: Bool, odd: OddRow?,
+        _ list: inout JSONWriter
     ) {
         let scenario = state.scenario
         let refund = scenario.refunds[Int(refundIndex)]
@@ -158,17 +164,27 @@ struct VoidedPurchasesEndpoint {
         case .mixed: asString = refundIndex % 2 == 0
         }
         list.object { row in
-            row.field("kind", "androidpublisher#voidedPurchase")
-            row.field("purchaseToken", scenario.purchaseToken(plan: Int(refund.plan)))
-            row.field("purchaseTimeMillis", String(purchased))
+            if odd != .missingOptional { row.field("kind", "androidpublisher#voidedPurchase") }
+            if odd == .wrongType {
+                row.field("purchaseToken", Int(refundIndex))
+            } else {
+                row.field("purchaseToken", scenario.purchaseToken(plan: Int(refund.plan)))
+            }
+            if odd != .missingOptional { row.field("purchaseTimeMillis", String(purchased)) }
             if wrongTypes {
                 row.key("voidedTimeMillis")
                 row.array { $0.string(String(refund.eventMillis)) }
             } else {
                 row.field("voidedTimeMillis", String(refund.eventMillis))
             }
-            row.field("orderId", scenario.orderId(plan: Int(refund.plan), charge: charge))
-            for (name, value) in [("voidedSource", Int(refund.source)), ("voidedReason", Int(refund.reason))] {
+            let orderId = scenario.orderId(plan: Int(refund.plan), charge: charge)
+            switch odd {
+            case .noOrderId: break
+            case .oversizedId: row.field("orderId", OddRow.oversizedOrderId(orderId))
+            default: row.field("orderId", orderId)
+            }
+            let (source, reason) = odd == .unknownCodes ? (9, 97) : (Int(refund.source), Int(refund.reason))
+            for (name, value) in [("voidedSource", source), ("voidedReason", reason)] {
                 if asString { row.field(name, String(value)) } else { row.field(name, value) }
             }
             if refund.kind == .partialQuantity { row.field("voidedQuantity", Int(refund.quantity)) }

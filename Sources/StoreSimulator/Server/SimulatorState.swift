@@ -20,6 +20,8 @@ final class SimulatorState: Sendable {
     private let issued = Atomic<UInt64>(0)
     private let origin = Mutex<String>("http://127.0.0.1")
     private let quotaOptions: Mutex<QuotaOptions>
+    private let latencyOption: Mutex<Latency>
+    private let flight = Mutex<[SimulatorEndpoint: (now: Int, most: Int)]>([:])
 
     init(options: SimulatorOptions, scenario: Scenario, keys: SimulatorKeys) {
         self.options = options
@@ -30,6 +32,7 @@ final class SimulatorState: Sendable {
         self.signer = JWSSigner(chain: keys.chain)
         self.pageTokens = PageToken(seed: options.scenario.seed)
         self.quotaOptions = Mutex(options.quotas)
+        self.latencyOption = Mutex(options.latency)
     }
 
     /// The simulator's now (ms).
@@ -42,6 +45,34 @@ final class SimulatorState: Sendable {
     var quotas: QuotaOptions {
         get { quotaOptions.withLock { $0 } }
         set { quotaOptions.withLock { $0 = newValue } }
+    }
+
+    /// How long every store answer takes.
+    var latency: Latency {
+        get { latencyOption.withLock { $0 } }
+        set { latencyOption.withLock { $0 = newValue } }
+    }
+
+    /// Counts a call to `endpoint` as being answered (`entering`) or answered; keeps the most at once.
+    func track(_ endpoint: SimulatorEndpoint, entering: Bool) {
+        flight.withLock { flight in
+            var entry = flight[endpoint] ?? (0, 0)
+            entry.now += entering ? 1 : -1
+            entry.most = max(entry.most, entry.now)
+            flight[endpoint] = entry
+        }
+    }
+
+    /// The most calls to `endpoint` being answered at once since start (or the last statistics reset).
+    func mostInFlight(_ endpoint: SimulatorEndpoint) -> Int {
+        flight.withLock { $0[endpoint]?.most ?? 0 }
+    }
+
+    /// Forgets the most-at-once counts (calls being answered stay counted).
+    func resetFlight() {
+        flight.withLock { flight in
+            for (endpoint, entry) in flight { flight[endpoint] = (entry.now, entry.now) }
+        }
     }
 
     /// The time quota windows count on.

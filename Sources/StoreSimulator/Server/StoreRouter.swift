@@ -126,7 +126,12 @@ struct StoreRouter {
         authorize: (Set<FaultKind>) -> (QuotaLedger.Key?, StoreReply?, Bool),
         answer: (Set<FaultKind>, QuotaLedger.Key) -> StoreReply
     ) async -> StoreReply {
+        state.track(endpoint, entering: true)
+        defer { state.track(endpoint, entering: false) }
         var reply = await serveUnlabelled(endpoint, request, authorize: authorize, answer: answer)
+        // The way back: admitted (or refused) at arrival, answered after the configured latency.
+        let delay = state.latency.draw()
+        if delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
         // Apple's clients compare the content type with "application/json" exactly; Google names the charset.
         if reply.contentType.hasPrefix("application/json") {
             reply.contentType = endpoint.isApple ? "application/json" : "application/json; charset=UTF-8"
@@ -134,12 +139,35 @@ struct StoreRouter {
         return reply
     }
 
+    /// The answers of the faults that stand for a store's documented odd answers (see ``FaultKind``).
+    private func oddAnswer(_ faults: Set<FaultKind>, endpoint: SimulatorEndpoint, call: UInt64) -> StoreReply? {
+        let apple = endpoint.isApple
+        if faults.contains(.notFoundRetryable), apple {
+            return AppleError.notFoundRetryable(call)
+        }
+        if faults.contains(.notFoundFinal), apple {
+            return AppleError.notFoundFinal(call)
+        }
+        if faults.contains(.gone), endpoint == .googleSubscriptionsV2 {
+            return GoogleError.gone()
+        }
+        if faults.contains(.dailyLimit), !apple, endpoint != .googleToken {
+            return GoogleError.dailyLimitExceeded(call)
+        }
+        if faults.contains(.oddRetryAfter) {
+            var reply = apple ? AppleError.serverError(retryable: true) : GoogleError.serverError(second: true)
+            reply.retryAfter = OddRetryAfter.value(call)
+            return reply
+        }
+        return nil
+    }
+
     private func serveUnlabelled(
         _ endpoint: SimulatorEndpoint, _ request: StoreRequest,
         authorize: (Set<FaultKind>) -> (QuotaLedger.Key?, StoreReply?, Bool),
         answer: (Set<FaultKind>, QuotaLedger.Key) -> StoreReply
     ) async -> StoreReply {
-        let (faults, slowMillis) = state.faults.draw(for: endpoint)
+        let (faults, slowMillis, call) = state.faults.draw(for: endpoint)
         let (key, refusal, apple) = authorize(faults)
         guard let key else { return refusal ?? StoreReply(status: 401, body: "") }
         let quotas = state.quotas
@@ -153,6 +181,7 @@ struct StoreRouter {
         if faults.contains(.slow) {
             try? await Task.sleep(for: .milliseconds(slowMillis))
         }
+        if let reply = oddAnswer(faults, endpoint: endpoint, call: call) { return reply }
         if faults.contains(.serverError) {
             let second = request.segments.count % 2 == 0
             return apple ? AppleError.serverError(retryable: second) : GoogleError.serverError(second: second)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PlayDeveloperAPI
 import RateLimiting
+import StoreHTTP
 
 /// A client wired to a recording transport, a counting quota gate and manual time.
 struct ClientHarness {
@@ -11,7 +12,9 @@ struct ClientHarness {
     let client: PlayDeveloperClient
 
     init(
-        _ replies: [RecordingTransport.Reply] = [], retryPolicy: PlayRetryPolicy = PlayRetryPolicy(),
+        _ replies: [RecordingTransport.Reply] = [],
+        retryPolicy: RetryPolicy = PlayDeveloperClient.Configuration.defaultRetryPolicy,
+        retriesThrottled: Bool = true,
         baseURL: URL = PlayDeveloperClient.Configuration.defaultBaseURL, tokenURL: URL? = nil,
         gate: CountingQuotaGate = CountingQuotaGate(), jitterFraction: Double = 1
     ) throws {
@@ -20,7 +23,9 @@ struct ClientHarness {
         self.gate = gate
         client = PlayDeveloperClient(
             app: "acme-android", key: try TestKeys.key(),
-            configuration: .init(baseURL: baseURL, tokenURL: tokenURL, requestTimeout: 12, retryPolicy: retryPolicy),
+            configuration: .init(
+                baseURL: baseURL, tokenURL: tokenURL, requestTimeout: 12, retryPolicy: retryPolicy,
+                retriesThrottled: retriesThrottled),
             transport: transport, quotaGate: gate, runtime: time.runtime, logger: Logger(label: "test"))
     }
 

@@ -119,6 +119,27 @@ struct AppleRefundSyncTests {
         }
     }
 
+    /// Odd data: refund-history pages repeat transactions and notification history repeats notifications; the
+    /// repeats are merged before SQL, every refund lands once, nothing is quarantined, and a rerun changes nothing.
+    @Test func repeatedTransactionsAndNotificationsAreMergedAndLandOnce() async throws {
+        var options = JobHarness.options(Self.spec)
+        JobHarness.unlimited(&options)
+        options.oddRows = 0.3
+        try await StoreSimulator.withRunning(options) { simulator in
+            let stores = try SimulatedStores(
+                simulator: simulator, databasePrefix: "appleodd", extraYAML: "sync: { appleSweepCustomers: 0 }\n")
+            let harness = JobHarness(stores: stores)
+            let result = try await appleSync(harness)
+            #expect(result.exitCode == 0, "\(result.error ?? "")")
+            #expect((result.counts["merged_repeats"] ?? 0) > 0)
+            #expect(result.counts["quarantined"] == nil)
+            try expectLedgerEqualsTruth(harness)
+            let rerun = try await appleSync(harness)
+            #expect(rerun.exitCode == 0, "\(rerun.error ?? "")")
+            try expectLedgerEqualsTruth(harness)
+        }
+    }
+
     /// Customers refunded several times: one notification page can name a customer twice, and their refund
     /// history runs to several payloads a page.
     @Test func customersWithSeveralRefundsAreQueuedOnceAndStoredWhole() async throws {

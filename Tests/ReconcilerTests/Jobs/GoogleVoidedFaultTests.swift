@@ -80,7 +80,7 @@ struct GoogleVoidedFaultTests {
         }
     }
 
-    @Test(arguments: [FaultKind.malformedJSON, .wrongFieldTypes])
+    @Test(arguments: [FaultKind.malformedJSON])
     func aMalformedAnswerStopsTheRunNamingTheRequestAndNothingOfItIsStored(kind: FaultKind) async throws {
         try await StoreSimulator.withRunning(Self.options) { simulator in
             let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "gvmalformed"))
@@ -114,6 +114,37 @@ struct GoogleVoidedFaultTests {
             #expect(next.exitCode == 0, "\(next.error ?? "")")
             #expect(rerun.voidedCalls == pages - 3, "the rerun fetched finished pages again")
             #expect(try harness.storedVoids() == expected)
+        }
+    }
+
+    /// Rows of the wrong JSON types are the store's odd data, not a broken answer: they are quarantined, every
+    /// other row lands, the window drains, and a rerun changes nothing.
+    @Test func rowsOfWrongTypesAreQuarantinedAndTheRestLands() async throws {
+        try await StoreSimulator.withRunning(Self.options) { simulator in
+            let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "gvwrongtypes"))
+            let now = harness.stores.now()
+            let expected = harness.firstWindowTruth(now: now)
+            let transport = ScriptedTransport { call in
+                if call == 4 {
+                    simulator.setFaults(FaultSettings(rates: [.wrongFieldTypes: 1]), for: .googleVoidedPurchases)
+                }
+            }
+            let result = try await harness.googleVoided(transport: transport)
+            #expect(result.exitCode == 0, "\(result.error ?? "")")
+            let quarantined = result.counts["quarantined"] ?? 0
+            #expect(quarantined > 0)
+            let stored = try harness.storedVoids()
+            #expect(stored.isSubset(of: expected))
+            #expect(stored.count + quarantined == expected.count, "every row is either stored or quarantined")
+            #expect(try harness.checkpoint().pageToken == nil, "the window drained")
+            let open: Int = try harness.connection().query(
+                "SELECT count(*) AS n FROM quarantine WHERE resolved_at IS NULL AND reason LIKE '%wrong type%'")[0]
+                .decode("n")
+            #expect(open == quarantined)
+
+            let rerun = try await harness.googleVoided(transport: ScriptedTransport { _ in })
+            #expect(rerun.exitCode == 0, "\(rerun.error ?? "")")
+            #expect(try harness.storedVoids() == stored)
         }
     }
 

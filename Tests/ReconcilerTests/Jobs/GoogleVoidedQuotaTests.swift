@@ -77,7 +77,11 @@ struct GoogleVoidedQuotaTests {
             #expect(first.calls["google.voidedpurchases"] == 4)
             #expect(try harness.storedVoids() == harness.truthPages(recordedFrom: start, to: end, pages: 3))
             let saved = try harness.checkpoint()
-            #expect(saved.pageToken != nil)
+            #expect(saved.inFlight)
+            // The window's slices keep their next page's token (one slice: the calls here take milliseconds).
+            let slices = try VoidedSlice.load(
+                job: GoogleVoidedSync.job, app: stores.app(.google).id, on: harness.connection())
+            #expect(slices.count == 1 && slices.allSatisfy { $0.token != nil && !$0.drained })
             #expect(saved.pagesDone == 3)
             #expect(saved.highWater == nil)
             let run = try harness.connection().query(

@@ -10,13 +10,13 @@ import TestSupport
 /// retries, the checkpoint, the simulator's counts, and the number of pages a window takes.
 extension JobHarness {
     /// Retries as in production, but with backoffs of milliseconds so a test with many 5xx answers stays quick.
-    static let quickRetries = PlayRetryPolicy(maxAttempts: 5, budget: 30, initialBackoff: 0.02, maxBackoff: 0.1)
+    static let quickRetries = RetryPolicy(maxAttempts: 5, baseDelay: 0.02, maxDelay: 0.1, maxTotalTime: 30)
 
     /// One Google voided sync (or backfill) whose client sends through `transport` with `retryPolicy`; otherwise as
     /// the CLI runs it (JobRunner: lock, job_run, counting gate).
     func googleVoided(
         _ mode: GoogleVoidedSync.Mode = .incremental, transport: any HTTPTransport,
-        retryPolicy: PlayRetryPolicy = quickRetries, shutdown: ShutdownSignal = ShutdownSignal(), dryRun: Bool = false
+        retryPolicy: RetryPolicy = quickRetries, shutdown: ShutdownSignal = ShutdownSignal(), dryRun: Bool = false
     ) async throws -> JobRunner.Result {
         let app = stores.app(.google)
         let configuration = stores.configuration

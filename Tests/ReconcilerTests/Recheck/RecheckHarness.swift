@@ -15,6 +15,11 @@ struct RecheckHarness {
         jobs = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: prefix))
     }
 
+    /// A recheck harness on the stores of an existing job harness.
+    init(harness: JobHarness) {
+        jobs = harness
+    }
+
     /// One recheck of every configured app, through the JobRunner as the CLI runs it.
     func recheck(dryRun: Bool = false, output: @escaping @Sendable (String) -> Void = { _ in }) async throws
         -> [String: JobRunner.Result]

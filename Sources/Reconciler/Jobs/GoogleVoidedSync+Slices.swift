@@ -1,0 +1,257 @@
+import Foundation
+import Logging
+import PlayDeveloperAPI
+import Postgres
+import RateLimiting
+
+/// Paging a window as several time slices at once.
+///
+/// Pages of one token chain can only be asked for one after the other, so a single chain makes at most one call per
+/// answer time: about 0.65 calls/s at 1.5 s answers, where 30 per 30 s allows 1/s and a burst of 30. The window is
+/// therefore cut into slices by recorded time, each paged by its own chain, all calls passing the shared quota gate:
+/// with enough slices in flight the gate, not the answer time, sets the pace.
+///
+/// Exactness: each page, its slice's next token and the window's checkpoint commit in one transaction (pages are
+/// stored one at a time on the job's connection, whichever slice they come from). The high-water mark moves only
+/// over slices fully drained from the window's start on; a crash resumes every unfinished slice from its last stored
+/// page, costing at most the call each slice had in flight. A quota answer, an outage or a failed store in one slice
+/// stops the others: no new call starts, pages already answered are stored, and the error surfaces (exit 75 for
+/// quota and outages), with every stored page kept.
+extension GoogleVoidedSync {
+    /// What paging a window needs besides its slices.
+    struct Window {
+        var job: String
+        var purpose: CallPurpose
+        var start: Date
+        var end: Date
+        var started: ContinuousClock.Instant
+    }
+
+    /// How many slices a new window is cut into: enough that a burst of the quota window goes out within about 3 s
+    /// at the measured call time (or, with the limits lifted, that calls keep pace with storing a page, about 50 ms),
+    /// at most `cap`; one when the call time is unknown or short.
+    static func sliceCount(callSeconds: Double?, burst: Int?, cap: Int) -> Int {
+        guard let callSeconds, callSeconds > 0, cap > 1 else { return 1 }
+        let pace = max(0.05, 3.0 / Double(max(1, burst ?? .max)))
+        return min(cap, max(1, Int((callSeconds / pace).rounded(.up))))
+    }
+
+    private struct Answer: Sendable {
+        var slice: Int
+        var result: Result<VoidedPurchasesListResponse, any Error>
+        var seconds: Double
+    }
+
+    /// Pages every unfinished slice until all are drained, or until a stop or an error.
+    func page(
+        _ slices: inout [VoidedSlice], window: Window, checkpoint: inout SyncCheckpoint, summary: inout Summary,
+        in environment: JobEnvironment
+    ) async throws {
+        var logger = environment.logger
+        logger[metadataKey: "job"] = "\(window.job)"
+        let connection = environment.connection
+        let (answers, sink) = AsyncStream<Answer>.makeStream()
+        var calls: [Int: Task<Void, Never>] = [:]
+        defer {
+            for call in calls.values { call.cancel() }
+            sink.finish()
+        }
+        func launch(_ index: Int) {
+            let (from, to, token, purpose) = (
+                slices[index].start, slices[index].end, slices[index].token, window.purpose
+            )
+            calls[index] = Task { [self] in
+                let began = ContinuousClock.now
+                let result: Result<VoidedPurchasesListResponse, any Error>
+                do {
+                    result = .success(try await fetch(start: from, end: to, token: token, purpose: purpose))
+                } catch {
+                    result = .failure(error)
+                }
+                sink.yield(Answer(slice: index, result: result, seconds: began.duration(to: .now).seconds))
+            }
+        }
+        // A stop requested before the first call ends the run at once.
+        try environment.checkShutdown()
+        for index in slices.indices where !slices[index].drained { launch(index) }
+        var failure: (any Error)?
+        var restarted: Set<Int> = []
+        var expectNew = Array(repeating: false, count: slices.count)
+        var reached = slices.map { $0.drained ? 1.0 : 0.0 }
+        var callTimes: [Double] = []
+        if calls.isEmpty {
+            // Every slice was drained but the window not closed (cannot happen after a committed last page): close it.
+            try finishWindow(
+                slices, window: window, checkpoint: &checkpoint, on: connection, dryRun: environment.dryRun)
+        }
+        for await answer in answers {
+            let index = answer.slice
+            calls[index] = nil
+            switch answer.result {
+            case .failure(let error):
+                if failure == nil, let error = error as? PlayAPIError, slices[index].token != nil,
+                    error.code == .badRequest, !restarted.contains(index)
+                {
+                    restarted.insert(index)
+                    try restart(
+                        &slices[index], window: window, checkpoint: &checkpoint, summary: &summary, logger: logger,
+                        in: environment)
+                    if !environment.shutdown.isRequested { launch(index) }
+                } else if failure == nil, !(error is CancellationError) {
+                    // The first error stops the other slices: calls still waiting are cancelled, answers that come
+                    // anyway are stored.
+                    failure = error
+                    for call in calls.values { call.cancel() }
+                }
+            case .success(let page):
+                callTimes.append(answer.seconds)
+                summary.pages += 1
+                summary.rows += page.voidedPurchases.count
+                environment.counters.add("pages")
+                environment.counters.add("rows_fetched", page.voidedPurchases.count)
+                let (rows, quarantined, merged) = VoidedPurchaseStore.intake(page)
+                environment.counters.add("merged_repeats", merged)
+                summary.quarantined += quarantined.count
+                let next = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+                slices[index].token = next
+                slices[index].pagesDone += 1
+                slices[index].rowsDone += Int64(rows.count)
+                slices[index].drained = next == nil
+                if next != nil, failure == nil, !environment.shutdown.isRequested {
+                    // The slice's next page travels while this one is stored (see GoogleVoidedSync.run).
+                    launch(index)
+                }
+                if environment.dryRun {
+                    let fresh = try store.countNew(rows, on: connection)
+                    summary.inserted += fresh
+                    environment.counters.add("would_insert", fresh)
+                } else {
+                    checkpoint.callMillis = Self.typicalMillis(callTimes)
+                    checkpoint.pagesDone += 1
+                    checkpoint.rowsDone += Int64(rows.count)
+                    let (slice, allDrained) = (slices[index], slices.allSatisfy(\.drained))
+                    let snapshot = slices
+                    let counts = try connection.transaction { connection in
+                        let counts = try store.write(
+                            rows, quarantined: quarantined, runId: environment.runId, expectNew: expectNew[index],
+                            logger: logger, counters: environment.counters, on: connection)
+                        if allDrained {
+                            try finishWindow(
+                                snapshot, window: window, checkpoint: &checkpoint, on: connection, dryRun: false)
+                        } else {
+                            try slice.save(job: window.job, app: app.id, on: connection)
+                            if let drainedUpTo = Self.drainedPrefixEnd(snapshot) {
+                                checkpoint.highWater = max(drainedUpTo, checkpoint.highWater ?? drainedUpTo)
+                            }
+                            try checkpoint.save(on: connection)
+                        }
+                        return counts
+                    }
+                    expectNew[index] = counts.0 == rows.count
+                    summary.inserted += counts.0
+                    summary.updated += counts.1
+                    environment.counters.add("inserted", counts.0)
+                    environment.counters.add("updated", counts.1)
+                    // The amounts of the page's refunds, once the page and its checkpoint committed: their own
+                    // transactions, Orders calls through the shared quota gate. Every stored page is priced, also
+                    // one stored while the run stops; what is not priced (the Orders API stopped) waits in the
+                    // backlog for a later run.
+                    if !summary.orders.stopped {
+                        summary.orders.add(
+                            try await orderAmounts.fetch(
+                                orderIds: rows.compactMap(\.orderId), purpose: window.purpose, in: environment))
+                    }
+                }
+                reached[index] =
+                    slices[index].drained
+                    ? 1 : Self.position(rows.last, start: slices[index].start, end: slices[index].end) ?? reached[index]
+                showProgress(
+                    summary, fraction: Self.fraction(slices, reached: reached), job: window.job,
+                    elapsed: window.started.duration(to: .now), purpose: window.purpose, in: environment)
+            }
+            if calls.isEmpty { break }
+        }
+        if let failure { throw failure }
+        if !slices.allSatisfy(\.drained) {
+            try environment.checkShutdown()
+            throw ReconcilerError(.temporary, "the window was left unfinished; run again to continue")
+        }
+        if slices.count > 1 {
+            logger.info(
+                "\(slices.count) slices, typical call \(Self.typicalMillis(callTimes).map { "\($0) ms" } ?? "unmeasured")"
+            )
+        }
+    }
+
+    /// A refused page token (expired, unknown): the slice is read again from its start. Upserts make that safe; it
+    /// costs the slice's pages already read. A slice that now starts before what Google keeps starts at the oldest
+    /// time it keeps instead, the part before recorded as a gap (Google refuses such a startTime).
+    private func restart(
+        _ slice: inout VoidedSlice, window: Window, checkpoint: inout SyncCheckpoint, summary: inout Summary,
+        logger: Logger, in environment: JobEnvironment
+    ) throws {
+        logger.warning("a page token was refused; restarting its slice from its start")
+        environment.counters.add("token_restarts")
+        slice.token = nil
+        let oldest = VoidedWindowPlanner.oldestStart(now: environment.now())
+        if slice.start < oldest {
+            summary.gap = (from: slice.start, to: oldest)
+            logger.error(
+                "gap: voids recorded \(Self.text(slice.start)) – \(Self.text(oldest)) are older than Google keeps (30 days) and cannot be fetched any more"
+            )
+            if !environment.dryRun {
+                try SyncGap.record(
+                    job: window.job, app: app.id, from: slice.start, to: oldest, on: environment.connection)
+            }
+            slice.start = oldest
+            slice.end = max(slice.end, oldest)
+        }
+        if !environment.dryRun {
+            let restarted = slice
+            try environment.connection.transaction { connection in
+                try restarted.save(job: window.job, app: app.id, on: connection)
+            }
+        }
+    }
+
+    /// The window is drained: the high-water mark moves to its end and its slices are forgotten.
+    private func finishWindow(
+        _ slices: [VoidedSlice], window: Window, checkpoint: inout SyncCheckpoint, on connection: PostgresConnection,
+        dryRun: Bool
+    ) throws {
+        checkpoint.highWater = max(window.end, checkpoint.highWater ?? window.end)
+        checkpoint.windowStart = nil
+        checkpoint.windowEnd = nil
+        checkpoint.pageToken = nil
+        checkpoint.pagesDone = 0
+        checkpoint.rowsDone = 0
+        guard !dryRun else { return }
+        try VoidedSlice.replace([], job: window.job, app: app.id, on: connection)
+        try checkpoint.save(on: connection)
+    }
+
+    /// The end of the slices drained from the window's start on, or nil when the first is not drained.
+    static func drainedPrefixEnd(_ slices: [VoidedSlice]) -> Date? {
+        var end: Date?
+        for slice in slices {
+            guard slice.drained else { break }
+            end = slice.end
+        }
+        return end
+    }
+
+    /// The call time most calls beat by a quarter (calls that waited for the quota gate are longer), milliseconds.
+    static func typicalMillis(_ seconds: [Double]) -> Int? {
+        guard !seconds.isEmpty else { return nil }
+        let sorted = seconds.sorted()
+        return Int((sorted[sorted.count / 4] * 1000).rounded())
+    }
+
+    /// How far into the window the slices are, weighted by their spans.
+    static func fraction(_ slices: [VoidedSlice], reached: [Double]) -> Double? {
+        let spans = slices.map { max(0, $0.end.timeIntervalSince($0.start)) }
+        let total = spans.reduce(0, +)
+        guard total > 0 else { return nil }
+        return zip(spans, reached).reduce(0) { $0 + $1.0 * $1.1 } / total
+    }
+}

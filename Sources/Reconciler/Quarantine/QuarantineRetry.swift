@@ -1,0 +1,219 @@
+import AppStoreServerAPI
+import Foundation
+import Logging
+import PlayDeveloperAPI
+import Postgres
+
+/// `storerecon quarantine list | retry | drop`: what the operator does with rows set aside.
+///
+/// A retry re-runs a row's mapping on its stored raw form and writes it through the job's normal path (the same
+/// intake, the same ledger writes): a row that now lands is marked `landed`; one that still cannot be stored stays
+/// open with its new reason. Run it after a fix (a new version that knows a value, a schema change, a root
+/// certificate corrected). No store is called.
+public struct QuarantineRetry {
+    /// One quarantined row, as `quarantine list` shows it.
+    public struct Entry: Codable, Sendable, Equatable {
+        public var id: Int64
+        public var app: String
+        public var job: String
+        public var naturalKey: String?
+        public var reason: String
+        public var sqlState: String?
+        public var quarantinedAt: Date
+        public var lastSeenAt: Date
+        public var seenCount: Int
+        public var resolution: String?
+        public var resolutionNote: String?
+        public var raw: String
+    }
+
+    /// What a retry did.
+    public struct Outcome: Sendable, Equatable {
+        /// Rows that landed in the ledger (or, for a notification, queued its customer).
+        public var landed = 0
+        /// Rows that still cannot be stored (their reason is updated).
+        public var stillRefused = 0
+    }
+
+    let configuration: Configuration
+    let connection: PostgresConnection
+    let logger: Logger
+    /// The Apple verifiers of an app (no store call is made).
+    let appleAccess: (AppConfig) throws -> AppleStoreAccess
+
+    /// Creates the command's worker.
+    public init(
+        configuration: Configuration, connection: PostgresConnection, logger: Logger,
+        appleAccess: @escaping (AppConfig) throws -> AppleStoreAccess
+    ) {
+        self.configuration = configuration
+        self.connection = connection
+        self.logger = logger
+        self.appleAccess = appleAccess
+    }
+
+    /// Quarantined rows, open ones only unless `all`.
+    public static func list(app: String?, all: Bool, id: Int64? = nil, on connection: PostgresConnection) throws
+        -> [Entry]
+    {
+        try connection.query(
+            """
+            SELECT id, app_id, job, natural_key, reason, sqlstate, quarantined_at, last_seen_at, seen_count,
+                   resolution, resolution_note, raw
+            FROM quarantine
+            WHERE ($1::text IS NULL OR app_id = $1) AND ($2 OR resolved_at IS NULL) AND ($3::bigint IS NULL OR id = $3)
+            ORDER BY id
+            """, [app, all, id]
+        ).map { row in
+            Entry(
+                id: try row.decode("id"), app: try row.decode("app_id"), job: try row.decode("job"),
+                naturalKey: try row.decodeIfPresent("natural_key"), reason: try row.decode("reason"),
+                sqlState: try row.decodeIfPresent("sqlstate"), quarantinedAt: try row.decode("quarantined_at"),
+                lastSeenAt: try row.decode("last_seen_at"), seenCount: try row.decode("seen_count"),
+                resolution: try row.decodeIfPresent("resolution"),
+                resolutionNote: try row.decodeIfPresent("resolution_note"), raw: try row.decode("raw"))
+        }
+    }
+
+    /// Abandons a row, recording why. Returns whether an open row with that id existed.
+    public static func drop(id: Int64, reason: String, on connection: PostgresConnection) throws -> Bool {
+        let rows = try connection.query(
+            """
+            UPDATE quarantine SET resolved_at = now(), resolution = 'dropped', resolution_note = $2
+            WHERE id = $1 AND resolved_at IS NULL RETURNING id
+            """, [id, reason])
+        return !rows.isEmpty
+    }
+
+    /// Re-applies open rows (one, or all of the configured apps or of one app) through their jobs' normal paths.
+    public func retry(id: Int64?, app: String?) async throws -> Outcome {
+        var outcome = Outcome()
+        for entry in try Self.list(app: app, all: false, id: id, on: connection) {
+            guard let config = configuration.apps.first(where: { $0.id == entry.app }) else {
+                logger.warning("quarantine #\(entry.id): app \(entry.app) is not configured; left as it is")
+                continue
+            }
+            let context = try contextOf(entry.id)
+            let landed: Bool
+            switch QuarantinedRow.Job(rawValue: entry.job) {
+            case .googleVoided: landed = try retryVoided(entry, app: config)
+            case .appleRefunds: landed = try await retryAppleRefund(entry, app: config, context: context)
+            case .appleNotifications: landed = try await retryNotification(entry, app: config)
+            case .recheck, .none:
+                logger.warning("quarantine #\(entry.id): \(entry.job) rows cannot be retried; drop it with a reason")
+                landed = false
+            }
+            if landed {
+                try connection.execute(
+                    """
+                    UPDATE quarantine SET resolved_at = now(), resolution = 'landed',
+                        resolution_note = coalesce(resolution_note, 'retried')
+                    WHERE id = $1 AND resolved_at IS NULL
+                    """, [entry.id])
+                outcome.landed += 1
+                logger.info("quarantine #\(entry.id): landed")
+            } else {
+                outcome.stillRefused += 1
+            }
+        }
+        return outcome
+    }
+
+    private func contextOf(_ id: Int64) throws -> [String: String] {
+        let text: String = try connection.query("SELECT context::text AS c FROM quarantine WHERE id = $1", [id])[0]
+            .decode("c")
+        return (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+    }
+
+    /// A Google row: decoded and mapped as a page's row, written as a page's rows are.
+    private func retryVoided(_ entry: Entry, app: AppConfig) throws -> Bool {
+        let page = try VoidedPurchasesListResponse(json: Data(#"{"voidedPurchases":[\#(entry.raw)]}"#.utf8))
+        let (rows, quarantined, _) = VoidedPurchaseStore.intake(page)
+        let store = VoidedPurchaseStore(app: app, products: configuration.products)
+        try connection.transaction { connection in
+            _ = try store.write(
+                rows, quarantined: quarantined, runId: nil, expectNew: false, logger: logger, counters: JobCounters(),
+                on: connection)
+        }
+        guard quarantined.isEmpty, let row = rows.first else { return false }
+        return
+            !(try connection.query(
+                "SELECT 1 AS one FROM refund WHERE app_id = $1 AND order_id = $2 AND part_key = $3",
+                [app.id, row.orderId ?? "", VoidedPurchaseStore.partKey(row)]
+            ).isEmpty)
+    }
+
+    /// An Apple signed transaction: verified again (a corrected root certificate), mapped and written.
+    private func retryAppleRefund(_ entry: Entry, app: AppConfig, context: [String: String]) async throws -> Bool {
+        let environment = context["environment"].map { Environment(rawValue: $0) } ?? StoreClients.appleEnvironment(app)
+        let verified: VerifiedTransaction
+        do {
+            verified = try await appleAccess(app).verifier(for: environment).verifyTransaction(entry.raw)
+        } catch {
+            try updateReason(entry.id, "the signed transaction failed verification again: \(error)")
+            return false
+        }
+        switch AppleRefundStore.intake(verified) {
+        case .refund(var row):
+            row.signed = entry.raw
+            let store = AppleRefundStore(app: app)
+            try connection.transaction { connection in
+                _ = try store.write(
+                    [row], quarantined: [], job: .appleRefunds, runId: nil, logger: logger, counters: JobCounters(),
+                    on: connection)
+            }
+            if try isLanded(entry.id) { return true }
+            return try refundExists(app: app.id, id: row.transactionId)
+        case .notARefund:
+            try updateReason(entry.id, "verified, but it is not a refund: nothing to store (drop it)")
+            return false
+        case .unstorable(let reason):
+            try updateReason(entry.id, reason)
+            return false
+        }
+    }
+
+    /// An Apple notification: verified again; its customer is queued, so the next refund sync reads the customer's
+    /// refund history (the ledger's source for it).
+    private func retryNotification(_ entry: Entry, app: AppConfig) async throws -> Bool {
+        let access = try appleAccess(app)
+        do {
+            let notification = try await access.verifier(for: StoreClients.appleEnvironment(app))
+                .verifyNotification(entry.raw)
+            guard let inner = notification.payload.data?.signedTransactionInfo else {
+                try updateReason(entry.id, "the notification carries no signedTransactionInfo")
+                return false
+            }
+            let transaction = try await access.verifier(
+                for: notification.payload.data?.environment ?? StoreClients.appleEnvironment(app)
+            ).verifyTransaction(inner)
+            guard let original = transaction.payload.originalTransactionId, !original.isEmpty else {
+                try updateReason(entry.id, "originalTransactionId: missing in its signed transaction")
+                return false
+            }
+            try AppleRefundStore(app: app).queue([original], reason: "quarantine_retry", on: connection)
+            return true
+        } catch {
+            try updateReason(entry.id, "the notification failed verification again: \(error)")
+            return false
+        }
+    }
+
+    private func isLanded(_ id: Int64) throws -> Bool {
+        try connection.query("SELECT resolution = 'landed' AS landed FROM quarantine WHERE id = $1", [id]).first
+            .map { try $0.decodeIfPresent("landed", as: Bool.self) ?? false } ?? false
+    }
+
+    private func refundExists(app: String, id: String) throws -> Bool {
+        !(try connection.query(
+            "SELECT 1 AS one FROM refund WHERE app_id = $1 AND order_id = $2 AND part_key = ''", [app, id]
+        )
+        .isEmpty)
+    }
+
+    private func updateReason(_ id: Int64, _ reason: String) throws {
+        try connection.execute(
+            "UPDATE quarantine SET reason = $2, last_seen_at = now() WHERE id = $1",
+            [id, QuarantinedRow.clip(QuarantinedRow.storable(reason), to: 2000)])
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import RateLimiting
+import Reconciler
+
+/// `storerecon quarantine list | retry | drop`.
+struct QuarantineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quarantine",
+        abstract: "Rows a store sent that could not be stored: list them, retry them after a fix, or drop them.",
+        discussion: """
+            A store's data never stops a job: a row that cannot be stored (a key field missing, a value of the wrong
+            type, an id too long, a row the database refuses, a signed payload that fails verification) is set aside
+            with its raw form and the reason, and `status` exits 1 until it is retried into the ledger or dropped.
+            See the Runbook, "Quarantined rows".
+            """,
+        subcommands: [List.self, Retry.self, Drop.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Show quarantined rows (open ones unless --all).",
+            discussion: "Example: storerecon quarantine list --app acme-android --format json")
+
+        @OptionGroup var options: GlobalOptions
+        @Option(name: .long, help: "Only this app.") var app: String?
+        @Flag(name: .long, help: "Also rows already retried into the ledger or dropped.") var all = false
+        @Option(name: .long, help: "Output format: table or json.") var format: Format = .table
+
+        enum Format: String, ExpressibleByArgument, CaseIterable { case table, json }
+
+        func run() async throws {
+            try await CommandRuntime.run(options, command: "quarantine list") { runtime in
+                if let app { _ = try runtime.apps(matching: app) }
+                let connection = try runtime.connect()
+                defer { connection.close() }
+                let entries = try QuarantineRetry.list(app: app, all: all, on: connection)
+                switch format {
+                case .json:
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                    encoder.dateEncodingStrategy = .iso8601
+                    print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+                case .table:
+                    print(Self.table(entries))
+                }
+            }
+        }
+
+        static func table(_ entries: [QuarantineRetry.Entry]) -> String {
+            guard !entries.isEmpty else { return "no quarantined rows" }
+            let formatter = ISO8601DateFormatter()
+            var lines = ["id\tapp\tjob\tkey\tseen\tlast seen\tstate\treason"]
+            for entry in entries {
+                let key = entry.naturalKey.map { $0.count > 40 ? String($0.prefix(37)) + "..." : $0 } ?? "-"
+                let state = entry.resolution ?? "open"
+                let reason = entry.reason.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(
+                    of: "\t", with: " ")
+                lines.append(
+                    "\(entry.id)\t\(entry.app)\t\(entry.job)\t\(key)\t\(entry.seenCount)\t"
+                        + "\(formatter.string(from: entry.lastSeenAt))\t\(state)\t\(reason)")
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "retry",
+            abstract: "Re-apply quarantined rows through their job's normal path; those that land are closed.",
+            discussion: "Example: storerecon quarantine retry --all   (after an upgrade or a schema fix)")
+
+        @OptionGroup var options: GlobalOptions
+        @Option(name: .long, help: "Only the row with this id.") var id: Int64?
+        @Flag(name: .long, help: "Every open row (of --app, if given).") var all = false
+        @Option(name: .long, help: "Only this app.") var app: String?
+
+        func validate() throws {
+            if (id == nil) == (!all) { throw ValidationError("give either --id N or --all") }
+        }
+
+        func run() async throws {
+            try await CommandRuntime.run(options, command: "quarantine retry") { runtime in
+                if let app { _ = try runtime.apps(matching: app) }
+                let connection = try runtime.connect()
+                defer { connection.close() }
+                let configuration = runtime.configuration
+                let gate = PostgresQuotaGate(
+                    conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock())
+                let retry = QuarantineRetry(
+                    configuration: configuration, connection: connection, logger: runtime.logger
+                ) { app in
+                    try StoreClients.apple(for: app, configuration: configuration, gate: gate, logger: runtime.logger)
+                }
+                let outcome = try await retry.retry(id: id, app: app)
+                print("\(outcome.landed) landed, \(outcome.stillRefused) still cannot be stored")
+                if outcome.stillRefused > 0 { throw ExitCode(1) }
+            }
+        }
+    }
+
+    struct Drop: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "drop", abstract: "Abandon a quarantined row, recording why.",
+            discussion: #"Example: storerecon quarantine drop --id 12 --reason "test order from QA, not a refund""#)
+
+        @OptionGroup var options: GlobalOptions
+        @Option(name: .long, help: "The row's id (see quarantine list).") var id: Int64
+        @Option(name: .long, help: "Why it is abandoned (kept with the row).") var reason: String
+
+        func validate() throws {
+            if reason.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--reason must say why") }
+        }
+
+        func run() async throws {
+            try await CommandRuntime.run(options, command: "quarantine drop") { runtime in
+                let connection = try runtime.connect()
+                defer { connection.close() }
+                guard try QuarantineRetry.drop(id: id, reason: reason, on: connection) else {
+                    throw ReconcilerError(.input, "quarantine #\(id): no open quarantined row has that id")
+                }
+                print("quarantine #\(id) dropped")
+            }
+        }
+    }
+}
