@@ -32,7 +32,7 @@ struct PlayCallRunner: Sendable {
     ///   - makeRequest: builds the request for each attempt (it may fetch a fresh access token).
     ///   - classify: turns an answer into a verdict and the feedback for the quota gate.
     ///   - transportError: turns a transport failure into the error thrown when it is not retried.
-    ///   - renewCredentials: called once on `.renewCredentials`.
+    ///   - renewCredentials: called on `.renewCredentials`, twice at most per call.
     ///   - isolation: runs on the caller's actor, so the closures may use its state.
     func run(
         api: StoreAPI, purpose: CallPurpose, label: String,
@@ -44,7 +44,7 @@ struct PlayCallRunner: Sendable {
     ) async throws -> HTTPResponse {
         let start = runtime.now()
         var attempt = 0
-        var renewed = false
+        var renewals = 0
         while true {
             try Task.checkCancellation()
             attempt += 1
@@ -74,8 +74,10 @@ struct PlayCallRunner: Sendable {
             case .fail(let error):
                 throw error
             case .renewCredentials(let error):
-                guard !renewed else { throw error }
-                renewed = true
+                // Twice at most: another call may have spent the first new token's life before this one used it; a
+                // third 401 means the credentials are refused.
+                guard renewals < 2 else { throw error }
+                renewals += 1
                 attempt -= 1
                 logger.info("access token rejected; signing in again", metadata: ["api": "\(api)", "app": "\(app)"])
                 await renewCredentials()

@@ -65,7 +65,7 @@ public struct DailyBudget: Sendable, Hashable {
     /// The budget as a status row.
     public func usage(api: StoreAPI) -> QuotaUsage {
         QuotaUsage(
-            api: api, day: day.description, used: used, usedBackfill: usedBackfill, refused: refused,
+            api: api, day: day.description, used: used, usedBackfill: usedBackfill, heldBack: refused,
             throttled: throttled, cap: cap, backfillCap: backfillCap,
             exhausted: storeExhausted || cap.map { used >= $0 } == true)
     }

@@ -116,7 +116,7 @@ extension PostgresQuotaGate {
                     api: try row.decodeIfPresent("api", as: String.self).map(StoreAPI.init(rawValue:)),
                     used: try row.decodeIfPresent("used", as: Int.self) ?? 0,
                     usedBackfill: try row.decodeIfPresent("used_backfill", as: Int.self) ?? 0,
-                    refused: try row.decodeIfPresent("refused", as: Int.self) ?? 0,
+                    heldBack: try row.decodeIfPresent("refused", as: Int.self) ?? 0,
                     throttled: try row.decodeIfPresent("throttled", as: Int.self) ?? 0,
                     storeExhausted: try row.decodeIfPresent("store_exhausted", as: Bool.self) ?? false
                 )
@@ -127,7 +127,7 @@ extension PostgresQuotaGate {
         for api in limits.apis.keys {
             let limit = limits[api]
             usage[api] = QuotaUsage(
-                api: api, day: day, used: 0, usedBackfill: 0, refused: 0, throttled: 0, cap: limit?.dailyCap,
+                api: api, day: day, used: 0, usedBackfill: 0, heldBack: 0, throttled: 0, cap: limit?.dailyCap,
                 backfillCap: policy.backfillCap(of: limit), exhausted: limit?.dailyCap == 0)
         }
         for row in rows {
@@ -135,7 +135,7 @@ extension PostgresQuotaGate {
             let limit = limits[api]
             let cap = limit?.dailyCap
             usage[api] = QuotaUsage(
-                api: api, day: day, used: row.used, usedBackfill: row.usedBackfill, refused: row.refused,
+                api: api, day: day, used: row.used, usedBackfill: row.usedBackfill, heldBack: row.heldBack,
                 throttled: row.throttled, cap: cap, backfillCap: policy.backfillCap(of: limit),
                 exhausted: row.storeExhausted || cap.map { row.used >= $0 } == true)
         }

@@ -8,8 +8,8 @@ public struct QuotaUsage: Sendable, Hashable, Codable {
     public var used: Int
     /// Of `used`, calls granted to backfills.
     public var usedBackfill: Int
-    /// Calls refused today because the budget (or the backfill share) was spent.
-    public var refused: Int
+    /// Calls storerecon held back today because its own daily cap (or the backfill share) was spent: never sent.
+    public var heldBack: Int
     /// Times a store throttled this API today (429 or a quota answer).
     public var throttled: Int
     /// The daily cap, or `nil` when the API has none.
@@ -21,14 +21,14 @@ public struct QuotaUsage: Sendable, Hashable, Codable {
 
     /// Creates a usage row.
     public init(
-        api: StoreAPI, day: String, used: Int, usedBackfill: Int, refused: Int, throttled: Int, cap: Int?,
+        api: StoreAPI, day: String, used: Int, usedBackfill: Int, heldBack: Int, throttled: Int, cap: Int?,
         backfillCap: Int?, exhausted: Bool
     ) {
         self.api = api
         self.day = day
         self.used = used
         self.usedBackfill = usedBackfill
-        self.refused = refused
+        self.heldBack = heldBack
         self.throttled = throttled
         self.cap = cap
         self.backfillCap = backfillCap

@@ -36,7 +36,7 @@ struct MetricsFile {
         ("storerecon_job_rows", "Rows fetched, written and so on by the job's last run.", true),
         (
             "storerecon_store_calls",
-            "Store calls (and calls held back by storerecon's own cap, api ending in .refused) in the job's last run.",
+            "Store calls in the job's last run; api ending in .throttled: answers where the store throttled or refused the day's quota.",
             true
         ),
         ("storerecon_job_last_success_timestamp_seconds", "When the job last finished ok (Unix time).", true),

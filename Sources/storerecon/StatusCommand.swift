@@ -84,29 +84,40 @@ enum StatusTable {
             lines.append("")
             lines.append("\(app.id):")
             for checkpoint in app.checkpoints {
-                let behind =
-                    checkpoint.behindSeconds.map { "\($0 / 3600) h \($0 % 3600 / 60) min behind" } ?? "never run"
+                let behind = checkpoint.behindSeconds.map { "\(age($0)) behind" } ?? "never run"
                 let flight = checkpoint.inFlight ? ", window in flight after \(checkpoint.pagesDone) pages" : ""
                 lines.append("  checkpoint \(checkpoint.job): \(behind)\(flight)")
             }
             for gap in app.gaps {
-                lines.append("  GAP \(gap.job): \(gap.from) – \(gap.to) could not be fetched")
+                lines.append(
+                    "  GAP \(gap.job): \(StatusJSON.rfc3339(gap.from)) – \(StatusJSON.rfc3339(gap.to)) could not be fetched"
+                )
             }
             for usage in app.quotaToday {
                 let cap = usage.cap.map { " of \($0)" } ?? ""
                 lines.append(
                     "  quota today \(usage.api): \(usage.used)\(cap) used (\(usage.usedBackfill) backfill), "
-                        + "\(usage.refused) refused, \(usage.throttled) throttled\(usage.exhausted ? ", EXHAUSTED" : "")"
+                        + "\(usage.heldBack) held back, \(usage.throttled) throttled"
+                        + (usage.exhausted ? ", EXHAUSTED" : "")
                 )
             }
             for open in app.quarantined {
-                lines.append("  QUARANTINED \(open.job): \(open.rows) rows, last met \(open.lastSeen)")
+                lines.append(
+                    "  QUARANTINED \(open.job): \(open.rows) rows, last met \(StatusJSON.rfc3339(open.lastSeen))")
             }
             for run in app.lastRuns {
-                lines.append("  last \(run.job): \(run.outcome ?? "running or crashed") at \(run.startedAt)")
+                // A finished run is shown at its end ("ok at" the time it finished), one never finished at its start.
+                if let outcome = run.outcome {
+                    lines.append(
+                        "  last \(run.job): \(outcome) at \(StatusJSON.rfc3339(run.finishedAt ?? run.startedAt))")
+                } else {
+                    lines.append(
+                        "  last \(run.job): running or crashed, started at \(StatusJSON.rfc3339(run.startedAt))")
+                }
             }
             for state in app.subscriptionStates {
-                lines.append("  subscriptions \(state.state)\(state.entitled ? " (entitled)" : ""): \(state.count)")
+                let name = state.state == "unknown" ? "not checked yet" : state.state
+                lines.append("  subscriptions \(name)\(state.entitled ? " (entitled)" : ""): \(state.count)")
             }
             if app.refunds > 0, !app.refundAmounts.isEmpty {
                 let parts = ["store", "pending", "estimated", "unknown", "order_not_found", "no_permission"]
@@ -126,6 +137,13 @@ enum StatusTable {
             for item in report.attention { lines.append("ATTENTION: \(item)") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// An age: hours and minutes up to 48 h, whole days (and hours) past it.
+    static func age(_ seconds: Int) -> String {
+        guard seconds > 48 * 3600 else { return "\(seconds / 3600) h \(seconds % 3600 / 60) min" }
+        let hours = seconds % 86_400 / 3600
+        return "\(seconds / 86_400) days" + (hours > 0 ? " \(hours) h" : "")
     }
 
     private static func row(_ cells: [String]) -> String {

@@ -51,12 +51,29 @@ struct StoreAnswerSimulatorTests {
         simulator.statistics().filter { $0.endpoint == .appleRefundHistory }.map(\.granted).reduce(0, +)
     }
 
-    @Test func aRefusedKeyIsAConfigurationErrorAfterOneCall() async throws {
-        try await withClient(.expiredAccessToken) { simulator, client, timing, _ in
+    /// Every token refused, fresh or not (a revoked key): two more tries with a freshly signed token, then a
+    /// configuration error without backoff.
+    @Test func aRefusedKeyIsAConfigurationErrorAfterSigningAgainOnce() async throws {
+        try await withClient(.expiredAccessToken) { simulator, client, timing, gate in
             let error = try await refundHistoryError(client)
             #expect(error.code == .configuration && error.httpStatus == 401 && !error.isRetryable)
             #expect(error.message.contains("Apple refused the credentials"))
             #expect(!error.description.contains("\n"))
+            #expect(timing.sleeps.isEmpty)
+            #expect(gate.acquireCount == 3)
+        }
+    }
+
+    /// A cached token Apple answers 401 (the simulator strikes only a token used for ten calls already): the client
+    /// signs a new one and the call goes on, each exchange through the gate.
+    @Test func anExpiredCachedTokenIsSignedAgainAndTheCallGoesOn() async throws {
+        try await withClient(.expiredAccessToken, rate: 0.99) { simulator, client, timing, gate in
+            for _ in 0..<14 {
+                _ = try await client.refundHistory(
+                    transactionId: Self.transactionId, revision: nil, purpose: .incremental)
+            }
+            #expect(calls(simulator) == 14)
+            #expect(gate.acquireCount > 14, "no cached token was refused")
             #expect(timing.sleeps.isEmpty)
         }
     }

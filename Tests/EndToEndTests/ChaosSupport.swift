@@ -9,10 +9,12 @@ import Testing
 /// and the checks that the simulator never saw a call over a published limit.
 enum Chaos {
     /// The scenario: both stores, refunds, voids (some quantity-based, some of older renewals) and subscriptions.
-    /// The simulator's clock stands still ten minutes in the past, so every run, however late or often, sees the
-    /// same store: voids and notifications all lie before the window ends storerecon asks for, and `endTime` after
-    /// the simulator's now is clamped, as Google does in practice.
-    static let options: SimulatorOptions = {
+    /// The simulator's clock stands still ten minutes before the test starts, so every run of the test, however
+    /// late or often, sees the same store: voids and notifications all lie before the window ends storerecon asks for,
+    /// and `endTime` after the simulator's now is clamped, as Google does in practice. Computed afresh for each test:
+    /// a store clock stood still since the first test of the process would, twenty minutes on, lie before the later
+    /// slices of a window (which Google, whose clock runs, never sees).
+    static var options: SimulatorOptions {
         let anchor = Int64(Date().timeIntervalSince1970 * 1000) - 600_000
         var options = SimulatorOptions(
             scenario: ScenarioSpec(
@@ -22,7 +24,7 @@ enum Chaos {
         options.quotas.useWallClock = true
         options.futureEndTime = .clamp
         return options
-    }()
+    }
 
     /// Every subscription is due for the recheck whatever the hour, so which ones are asked about does not depend on
     /// when a run starts; the sweep is off so the Apple refund job reads what notifications name.

@@ -216,6 +216,35 @@ struct OperatorOutputTests {
         #expect(leftovers.isEmpty)
     }
 
+    /// The status table in an operator's words: only the app's own store's quotas, "held back" for storerecon's
+    /// own cap and "throttled" for the store's, never-checked subscriptions named and not entitled, a finished run
+    /// shown at its finish time, ages past 48 h in days.
+    @Test func statusTableSaysWhatItMeans() throws {
+        #expect(try run(["migrate"]).status == 0)
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        try connection.executeScript(
+            """
+            INSERT INTO app (id, platform, store_app_id) VALUES ('demo-android', 'google', 'com.example.demo')
+                ON CONFLICT DO NOTHING;
+            INSERT INTO job_run (job, app_id, host, pid, started_at, finished_at, outcome)
+            VALUES ('google_voided', 'demo-android', 'h', 1, '2026-11-22T04:00:00Z', '2026-11-22T04:05:00Z', 'ok');
+            INSERT INTO subscription (app_id, store_id, product_id) VALUES ('demo-android', 'token-1', 'p');
+            INSERT INTO sync_checkpoint (job, app_id, high_water)
+            VALUES ('google_voided', 'demo-android', now() - interval '3 days 5 hours');
+            """)
+        let status = try run(["status"])
+        let text = status.stdout
+        #expect(text.contains("last google_voided: ok at 2026-11-22T04:05:00.000Z"), "\(text)")
+        #expect(text.contains("subscriptions not checked yet: 1"), "\(text)")
+        #expect(!text.contains("(entitled)"), "\(text)")
+        #expect(text.contains("checkpoint google_voided: 3 days 5 h behind"), "\(text)")
+        #expect(text.contains("quota today google.voidedpurchases:"), "\(text)")
+        #expect(text.contains("0 held back, 0 throttled"), "\(text)")
+        #expect(!text.contains("apple."), "an Apple API in a Google app's status: \(text)")
+        #expect(!text.contains("refused"), "\(text)")
+    }
+
     @Test func statusJSONTimesAreRFC3339() throws {
         #expect(try run(["migrate"]).status == 0)
         let connection = try PostgresConnection(conninfo: conninfo)

@@ -223,16 +223,17 @@ import Testing
         #expect(harness.time.sleeps.isEmpty)
     }
 
-    @Test func secondUnauthorizedIsAnError() async throws {
+    /// Two renewals at most (another call may spend a new token's life first); the third 401 is refused credentials.
+    @Test func thirdUnauthorizedIsAnError() async throws {
         let harness = try ClientHarness([
             .token("ya29.a"), try error(401, "error-401-token.json"), .token("ya29.b"),
-            try error(401, "error-401-token.json"),
+            try error(401, "error-401-token.json"), .token("ya29.c"), try error(401, "error-401-token.json"),
         ])
         let failure = try await #require(throws: PlayAPIError.self) {
             try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
         }
         #expect(failure.code == .unauthenticated && failure.googleStatus == "UNAUTHENTICATED")
-        #expect(harness.tokenRequests == 2 && harness.apiRequests.count == 2)
+        #expect(harness.tokenRequests == 3 && harness.apiRequests.count == 3)
     }
 
     @Test func tokenIsRenewedBeforeItExpires() async throws {
@@ -272,17 +273,31 @@ import Testing
         #expect(!failure.description.contains(token))
     }
 
-    @Test func malformedPageNamesRequestAndField() async throws {
+    /// A row of the wrong JSON type is set aside with its index and field path (to be quarantined); the page's
+    /// other rows are returned: one odd row must not stop the page.
+    @Test func aRowOfTheWrongTypeIsSetAsideNamingItsField() async throws {
         let body =
             #"{"voidedPurchases":[{"purchaseToken":"a","voidedTimeMillis":"1"},{"purchaseToken":"b","voidedTimeMillis":true}]}"#
+        let harness = try ClientHarness([.token(), .json(200, body)])
+        let page = try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
+        #expect(page.voidedPurchases.map(\.purchaseToken) == ["a"])
+        let odd = try #require(page.undecodableRows.first)
+        #expect(page.undecodableRows.count == 1)
+        #expect(odd.index == 1 && odd.field == "voidedTimeMillis")
+        #expect(String(decoding: odd.rawJSON, as: UTF8.self).contains(#""purchaseToken":"b""#))
+    }
+
+    /// A page whose envelope is wrong (not a row) is malformed as a whole, naming the request and the field.
+    @Test func malformedPageNamesRequestAndField() async throws {
+        let body = #"{"voidedPurchases":[],"tokenPagination":{"nextPageToken":7}}"#
         let harness = try ClientHarness([.token(), .json(200, body)])
         let failure = try await #require(throws: PlayAPIError.self) {
             try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
         }
         #expect(failure.code == .malformedResponse)
-        #expect(failure.field == "voidedPurchases[1].voidedTimeMillis")
+        #expect(failure.field == "tokenPagination.nextPageToken")
         #expect(failure.request == "GET " + Self.voidedPath)
-        #expect(failure.description.contains("voidedPurchases[1].voidedTimeMillis"))
+        #expect(failure.description.contains("tokenPagination.nextPageToken"))
     }
 
     @Test func truncatedPageIsMalformed() async throws {

@@ -37,7 +37,7 @@ struct DailyBudgetTests {
         let usage = budget.usage(api: .googleVoidedPurchases)
         #expect(usage.used == 10)
         #expect(usage.usedBackfill == 5)
-        #expect(usage.refused == 2)
+        #expect(usage.heldBack == 2)
         #expect(usage.remaining == 0)
     }
 

@@ -44,7 +44,7 @@ struct LocalQuotaGateTests {
         let usage = try #require(await gate.usageToday(app: "a").first { $0.api == .googleVoidedPurchases })
         #expect(usage.used == 10)
         #expect(usage.usedBackfill == 3)
-        #expect(usage.refused == 2)
+        #expect(usage.heldBack == 2)
         #expect(usage.exhausted)
         // Another app has its own budget.
         try await gate.acquire(app: "b", api: .googleVoidedPurchases, purpose: .incremental)

@@ -121,7 +121,7 @@ struct PostgresQuotaGateTests {
         #expect(error?.reason.contains("all 5 calls") == true)
         let usage = try #require(try await second.usageToday(app: "a").first { $0.api == Self.api })
         #expect(usage.used == 5)
-        #expect(usage.refused == 1)
+        #expect(usage.heldBack == 1)
         #expect(usage.exhausted)
         #expect(usage.day == PacificDay(containing: Date()).description)
         // Another app's budget is its own.
@@ -146,7 +146,7 @@ struct PostgresQuotaGateTests {
         #expect(usage.used == 10)
         #expect(usage.usedBackfill == 5)
         #expect(usage.backfillCap == 5)
-        #expect(usage.refused == 2)
+        #expect(usage.heldBack == 2)
     }
 
     @Test func aThrottleReportedByOneGateBlocksTheOthers() async throws {

@@ -51,6 +51,14 @@ public final class BearerTokenProvider: Sendable {
         }
     }
 
+    /// Forgets `token` if it is the cached one, so the next ``token()`` signs a new one: Apple answered it 401
+    /// (a token kept across a clock step or a key rotation), and one call is tried again with a fresh token.
+    public func invalidate(_ token: String) {
+        cache.withLock { cached in
+            if cached?.token == token { cached = nil }
+        }
+    }
+
     private struct Header: Encodable {
         var alg = "ES256"
         var kid: String

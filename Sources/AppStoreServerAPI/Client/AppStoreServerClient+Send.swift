@@ -41,34 +41,17 @@ extension AppStoreServerClient {
             isRetryable: { ($0 as? AppStoreServerAPIError)?.isRetryable ?? false },
             retryAfter: { ($0 as? AppStoreServerAPIError)?.retryAfter }
         ) { attempt in
-            try await quota.acquire(app: app, api: request.api, purpose: purpose)
-            let token = try tokens.token()
-            var headers = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
-            if request.body != nil { headers["Content-Type"] = "application/json" }
-            let http = HTTPRequest(
-                method: request.method, url: url, headers: headers, body: request.body,
-                timeout: configuration.requestTimeout)
-            logger.debug(
-                "calling the App Store Server API",
-                metadata: [
-                    "app": "\(app)", "request": "\(request.label)", "environment": "\(environment)",
-                    "attempt": "\(attempt)",
-                ])
-            let response: HTTPResponse
-            do {
-                response = try await transport.send(http)
-            } catch let error as TransportError {
-                throw AppStoreServerAPIError(
-                    code: .transport, message: "\(error.code.rawValue): \(error.message)", app: app,
-                    request: request.label, isRetryable: error.isRetryable)
+            var (response, token) = try await exchange(
+                request, url: url, environment: environment, purpose: purpose, attempt: attempt)
+            for _ in 0..<2 where response.status == 401 {
+                // A token kept across a clock step or a key rotation: up to two more tries with a freshly signed
+                // token (another call may have spent the first) before the credentials count as refused (exit 78).
+                tokens.invalidate(token)
+                logger.info("Apple refused the bearer token; signing a new one", metadata: ["app": "\(app)"])
+                (response, token) = try await exchange(
+                    request, url: url, environment: environment, purpose: purpose, attempt: attempt)
             }
-            let error = Self.error(for: response, app: app, request: request.label, now: now())
-            if response.status == 429 {
-                await quota.report(app: app, api: request.api, feedback: .throttled(retryAfter: error?.retryAfter))
-            } else {
-                await quota.report(app: app, api: request.api, feedback: .accepted)
-            }
-            if let error {
+            if let error = Self.error(for: response, app: app, request: request.label, now: now()) {
                 if error.isRetryable {
                     logger.info(
                         "the App Store Server API answered with a retryable error",
@@ -80,5 +63,41 @@ extension AppStoreServerClient {
                 Response.self, from: response, maxBytes: configuration.maxResponseBytes, app: app,
                 request: request.label)
         }
+    }
+
+    /// One HTTP exchange through the quota gate, its answer reported to the gate; returns the answer and the bearer
+    /// token it carried.
+    private func exchange(
+        _ request: APIRequest, url: URL, environment: Environment, purpose: CallPurpose, attempt: Int
+    ) async throws -> (HTTPResponse, String) {
+        let app = configuration.app
+        try await quota.acquire(app: app, api: request.api, purpose: purpose)
+        let token = try tokens.token()
+        var headers = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
+        if request.body != nil { headers["Content-Type"] = "application/json" }
+        let http = HTTPRequest(
+            method: request.method, url: url, headers: headers, body: request.body,
+            timeout: configuration.requestTimeout)
+        logger.debug(
+            "calling the App Store Server API",
+            metadata: [
+                "app": "\(app)", "request": "\(request.label)", "environment": "\(environment)",
+                "attempt": "\(attempt)",
+            ])
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(http)
+        } catch let error as TransportError {
+            throw AppStoreServerAPIError(
+                code: .transport, message: "\(error.code.rawValue): \(error.message)", app: app,
+                request: request.label, isRetryable: error.isRetryable)
+        }
+        if response.status == 429 {
+            let retryAfter = response.header("Retry-After").flatMap { RetryAfter.seconds(from: $0, now: now()) }
+            await quota.report(app: app, api: request.api, feedback: .throttled(retryAfter: retryAfter))
+        } else {
+            await quota.report(app: app, api: request.api, feedback: .accepted)
+        }
+        return (response, token)
     }
 }

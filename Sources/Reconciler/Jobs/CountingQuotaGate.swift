@@ -20,7 +20,7 @@ public struct CountingQuotaGate: QuotaGate {
     }
 
     public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
-        if feedback != .accepted { counters.call("\(api.rawValue).refused") }
+        if feedback != .accepted { counters.call("\(api.rawValue).throttled") }
         await base.report(app: app, api: api, feedback: feedback)
     }
 }

@@ -201,7 +201,7 @@ public enum Quarantine {
             return (counts, [])
         } catch let error as PostgresError where refusesRows(error) {
             try connection.execute("ROLLBACK TO SAVEPOINT batch")
-            guard rows.count > 1 else { return ((0, 0), [(rows[0], error)]) }
+            if rows.count == 1 { return try settle(rows, counts: (0, 0), refused: [(rows[0], error)]) }
         }
         var counts = (0, 0)
         var refused: [(Row, PostgresError)] = []
@@ -217,6 +217,14 @@ public enum Quarantine {
                 refused.append((row, error))
             }
         }
+        return try settle(rows, counts: counts, refused: refused)
+    }
+
+    /// The rows refused, unless every row of the batch (a lone row too) was refused alike for a reason that is not
+    /// about data: that is the database's fault, and the job stops with it rather than set the page aside.
+    private static func settle<Row>(
+        _ rows: [Row], counts: (Int, Int), refused: [(Row, PostgresError)]
+    ) throws -> (counts: (Int, Int), refused: [(Row, PostgresError)]) {
         if refused.count == rows.count, let first = refused.first?.1, !isDataError(first),
             refused.allSatisfy({ $0.1.sqlState == first.sqlState })
         {

@@ -62,7 +62,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var error: String?
     }
 
-    /// Subscriptions in one state.
+    /// Subscriptions in one state. `unknown` is "not checked yet" (imported, never asked): never counted as
+    /// entitled, whatever the import assumed.
     public struct StateCount: Codable, Sendable, Equatable {
         public var state: String
         public var entitled: Bool
@@ -138,7 +139,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
                     "\(app.id): \(denied) refunds have no store amount: the service account lacks the Play Console "
                         + "permission 'View financial data' (the Orders API answered 403)")
             }
-            status.quotaToday = try await quotaUsage(app.id)
+            // Only the app's own store: an Apple app never calls Google's APIs, whose default limits every app has.
+            status.quotaToday = try await quotaUsage(app.id).filter {
+                $0.api.rawValue.hasPrefix(app.platform.rawValue + ".")
+            }
             for checkpoint in status.checkpoints where !checkpoint.job.hasSuffix("_backfill") {
                 if let behind = checkpoint.behindSeconds, behind > configuration.status.maxCheckpointAge.seconds {
                     report.attention.append(
@@ -204,8 +208,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
         }
         status.subscriptionStates = try connection.query(
             """
-            SELECT state, entitled, count(*) AS n FROM subscription WHERE app_id = $1
-            GROUP BY state, entitled ORDER BY state, entitled DESC
+            SELECT state, entitled AND state <> 'unknown' AS entitled, count(*) AS n FROM subscription
+            WHERE app_id = $1
+            GROUP BY 1, 2 ORDER BY state, entitled DESC
             """, [status.id]
         ).map { row in
             StateCount(state: try row.decode("state"), entitled: try row.decode("entitled"), count: try row.decode("n"))

@@ -18,8 +18,9 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case wrongBundleId
     /// A page token (Google `token`, Apple `paginationToken`) is answered as expired or invalid.
     case expiredPageToken
-    /// The access token (Google) or bearer token (Apple) is answered as expired: 401. At rate 1 on an Apple
-    /// endpoint it is a revoked In-App Purchase key: every call is refused.
+    /// The access token (Google) or bearer token (Apple) is answered as expired: 401. It strikes only a token already
+    /// used for ten calls (a fresh one cannot have expired yet), so a client that signs in again goes on. At rate 1
+    /// every token is refused, fresh or not: a revoked In-App Purchase key or service account.
     case expiredAccessToken
     /// A 503 (Google) or a 500 with 5000001 (Apple) whose `Retry-After` holds odd content, in turn: non-ASCII (a
     /// zero-width joiner in an HTTP-date, full-width and Arabic-Indic digits), an 8,000-digit number, a 4,000-byte

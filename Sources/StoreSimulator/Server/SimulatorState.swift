@@ -22,6 +22,7 @@ final class SimulatorState: Sendable {
     private let quotaOptions: Mutex<QuotaOptions>
     private let latencyOption: Mutex<Latency>
     private let flight = Mutex<[SimulatorEndpoint: (now: Int, most: Int)]>([:])
+    private let presented = Mutex<[String: Int]>([:])
 
     init(options: SimulatorOptions, scenario: Scenario, keys: SimulatorKeys) {
         self.options = options
@@ -97,6 +98,24 @@ final class SimulatorState: Sendable {
         accessTokens.withLock { $0[token] = AccessGrant(expiresMillis: expires) }
         return (token, lifetime)
     }
+
+    /// Whether the `expiredAccessToken` fault drawn for this call strikes this bearer token. A token fresh from the
+    /// token endpoint (or an Apple JWT just signed) is good for many minutes: one presented fewer than
+    /// ``freshTokenCalls`` times cannot have expired yet, so a client that signs in again goes on even while other
+    /// calls share its new token. At rate 1 the fault stands for a revoked key: every token is refused. Counts the
+    /// token's presentations.
+    func tokenExpired(_ token: String?, faults: Set<FaultKind>, endpoint: SimulatorEndpoint) -> Bool {
+        guard let token else { return false }
+        let before = presented.withLock { counts in
+            defer { counts[token, default: 0] += 1 }
+            return counts[token, default: 0]
+        }
+        guard faults.contains(.expiredAccessToken) else { return false }
+        return before >= Self.freshTokenCalls || (self.faults.settings()[endpoint]?.rate(.expiredAccessToken) ?? 0) >= 1
+    }
+
+    /// Calls a new bearer token serves before the `expiredAccessToken` fault may strike it.
+    static let freshTokenCalls = 10
 
     /// Whether a Google access token is known and unexpired on the simulator clock.
     func accessTokenIsValid(_ token: String) -> Bool {

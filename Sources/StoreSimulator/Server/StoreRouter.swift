@@ -49,8 +49,8 @@ struct StoreRouter {
             return GoogleError.notFound()
         }
         return await serve(endpoint, request) { faults in
-            guard !faults.contains(.expiredAccessToken), let token = request.bearerToken,
-                state.accessTokenIsValid(token)
+            guard let token = request.bearerToken, state.accessTokenIsValid(token),
+                !state.tokenExpired(token, faults: faults, endpoint: endpoint)
             else { return (nil, GoogleError.unauthenticated(), false) }
             guard let app = state.googleApp(packageName: packageName) else {
                 return (nil, GoogleError.applicationNotFound(packageName), false)
@@ -93,7 +93,7 @@ struct StoreRouter {
             return StoreReply(status: 404, body: "Not Found\n", contentType: "text/plain")
         }
         return await serve(endpoint, request) { faults in
-            guard !faults.contains(.expiredAccessToken),
+            guard !state.tokenExpired(request.bearerToken, faults: faults, endpoint: endpoint),
                 let app = AppleBearerVerifier(state: state).verify(request.bearerToken)
             else { return (nil, AppleError.unauthorized(), true) }
             let key = QuotaLedger.Key(
