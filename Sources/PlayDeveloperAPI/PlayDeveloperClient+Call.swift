@@ -11,18 +11,24 @@ extension PlayDeveloperClient {
         var label: String
     }
 
-    /// GETs an API endpoint with a bearer token and returns the successful answer's body.
-    func get(_ endpoint: Endpoint, purpose: CallPurpose) async throws -> Data {
+    /// GETs an API endpoint with a bearer token and returns the successful answer's body. With `formBody` the
+    /// GET travels as Google's clients send a GET whose URL would be too long: a `POST` with
+    /// `X-HTTP-Method-Override: GET` and the query as an `application/x-www-form-urlencoded` body.
+    func get(_ endpoint: Endpoint, purpose: CallPurpose, formBody: String? = nil) async throws -> Data {
         var lastToken: AccessToken?
         let response = try await runner.run(
             api: endpoint.api, purpose: purpose, label: endpoint.label,
             makeRequest: {
                 let token = try await authenticator.accessToken(purpose: purpose)
                 lastToken = token
+                var headers = ["Authorization": "Bearer \(token.value)", "Accept": "application/json"]
+                if formBody != nil {
+                    headers["X-HTTP-Method-Override"] = "GET"
+                    headers["Content-Type"] = "application/x-www-form-urlencoded"
+                }
                 return HTTPRequest(
-                    method: "GET", url: endpoint.url,
-                    headers: ["Authorization": "Bearer \(token.value)", "Accept": "application/json"],
-                    timeout: configuration.requestTimeout)
+                    method: formBody == nil ? "GET" : "POST", url: endpoint.url, headers: headers,
+                    body: formBody.map { Data($0.utf8) }, timeout: configuration.requestTimeout)
             },
             classify: { classify($0, endpoint: endpoint) },
             transportError: { error in
@@ -81,7 +87,7 @@ extension PlayDeveloperClient {
             return (.renewCredentials(error(.unauthenticated, "the API rejected the access token")), .accepted)
         case .permissionDenied:
             let hint =
-                endpoint.api == .googleVoidedPurchases
+                endpoint.api == .googleVoidedPurchases || endpoint.api == .googleOrders
                 ? "the service account lacks the Play Console permission 'View financial data'"
                 : "the service account lacks the Play Console permission for this app (or the app is not linked)"
             return (.fail(error(.permissionDenied, hint)), .accepted)

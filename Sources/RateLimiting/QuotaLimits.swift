@@ -20,12 +20,19 @@ public struct QuotaLimits: Sendable, Hashable {
     /// Apple's sandbox gets this share of the production limits.
     public static let appleSandboxFactor = 0.1
 
+    /// Google's "Orders" bucket (3000 per minute) less what Voided Purchases may take of it (30 per 30 s: 60 a
+    /// minute): the two APIs together never exceed the bucket.
+    public static let ordersPerMinute = 3000 - 60
+    /// The Play Developer API's default daily budget (orders.* count toward it; Voided Purchases has its own).
+    public static let developerApiPerDay = 200_000
+
     /// The limits the stores publish, for a production app.
     ///
     /// - Google voided purchases: 30 in any 30 s, the "Orders" bucket's 3000 per minute, 6000 per Pacific day
     ///   ([voided purchases](https://developers.google.com/android-publisher/voided-purchases),
     ///   [quota buckets](https://developers.google.com/android-publisher/quotas)).
     /// - Google subscriptionsv2.get: 3000 per minute.
+    /// - Google orders.get / orders.batchget: ``ordersPerMinute`` per minute, ``developerApiPerDay`` per day.
     /// - Google OAuth token endpoint: not published; 60 per minute so a bug cannot hammer it.
     /// - Apple ([rate limits](https://developer.apple.com/documentation/appstoreserverapi/identifying-rate-limits)):
     ///   Get Refund History 10 per second; Get Notification History, Get All Subscription Statuses and Get
@@ -35,6 +42,8 @@ public struct QuotaLimits: Sendable, Hashable {
         .googleVoidedPurchases: QuotaLimit(
             windows: [RateLimit(30, per: .seconds(30)), RateLimit(3000, per: .seconds(60))], dailyCap: 6000),
         .googleSubscriptions: QuotaLimit(windows: [RateLimit(3000, per: .seconds(60))]),
+        .googleOrders: QuotaLimit(
+            windows: [RateLimit(ordersPerMinute, per: .seconds(60))], dailyCap: developerApiPerDay),
         .googleOAuthToken: QuotaLimit(windows: [RateLimit(60, per: .seconds(60))]),
         .appleRefundHistory: QuotaLimit(windows: [.perSecond(10)]),
         .appleNotificationHistory: QuotaLimit(windows: [.perSecond(50)]),

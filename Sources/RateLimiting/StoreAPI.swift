@@ -10,6 +10,10 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     public static let googleVoidedPurchases = StoreAPI(rawValue: "google.voidedpurchases")
     /// Google `purchases.subscriptionsv2.get`: 3000 per minute.
     public static let googleSubscriptions = StoreAPI(rawValue: "google.subscriptionsv2")
+    /// Google `orders.get` / `orders.batchget`: the "Orders" bucket's 3000 per minute, shared with Voided
+    /// Purchases (which takes at most 60 of it a minute, so orders get 2940), and the Play Developer API's daily
+    /// budget (200,000 by default).
+    public static let googleOrders = StoreAPI(rawValue: "google.orders")
     /// Google's OAuth token endpoint (rarely called; limited so a bug cannot hammer it).
     public static let googleOAuthToken = StoreAPI(rawValue: "google.oauth")
     /// Apple Get Refund History v2: 10 per second.

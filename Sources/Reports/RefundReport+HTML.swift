@@ -18,8 +18,11 @@ extension RefundReport {
             .legend span { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; }
             </style></head><body>
             <h1>\(escape(heading))</h1>
-            <p class="note">Amounts are store-reported prices, not the source of record for revenue. Reversed refunds
-            are netted out; refunds with an unknown amount are counted separately.</p>
+            <p class="note">Amounts are what the stores say they refunded (source <code>store</code>) or estimates
+            from configured prices (source <code>configured</code>), in each currency's minor units, tax included in
+            gross; net is gross minus tax. Reversed refunds are netted out; refunds with an unknown amount and Apple
+            family-sharing revocations (no money moved) are counted separately.</p>
+            <p class="note">\(escape(Self.googleCoverage)).</p>
 
             """
         page += chartSVG()
@@ -87,8 +90,8 @@ extension RefundReport {
         var html =
             "<table>\n<thead><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
         let numeric = Set([
-            "refunds", "quantity", "amount", "unknown_amount_refunds", "reversed_refunds", "price",
-            "percentage",
+            "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds", "family_revokes",
+            "reversed_refunds", "not_revoked_refunds", "price", "percentage",
         ])
         for row in rows.dropFirst() {
             html += "<tr>"
@@ -99,6 +102,25 @@ extension RefundReport {
             html += "</tr>\n"
         }
         if rows.count == 1 { html += "<tr><td colspan=\"\(header.count)\">No refunds in this range.</td></tr>\n" }
+        html += "</tbody></table>\n"
+        guard !options.detail, !groups.isEmpty else { return html }
+        // Per-currency totals (estimated amounts apart).
+        html += "<h2>Totals per currency</h2>\n<table>\n<thead><tr>"
+        let columns = ["currency", "source", "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds"]
+        html += columns.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
+        for (_, total) in totalsByCurrency() {
+            let cells =
+                [
+                    total.keys["currency"] ?? "", total.keys["source"] ?? "", String(total.refunds),
+                    String(total.quantity),
+                ]
+                + Self.amounts(total) + [String(total.unknownAmount)]
+            html += "<tr>"
+            for (index, cell) in cells.enumerated() {
+                html += (index >= 2 ? "<td class=\"n\">" : "<td>") + escape(cell) + "</td>"
+            }
+            html += "</tr>\n"
+        }
         return html + "</tbody></table>\n"
     }
 

@@ -5,14 +5,45 @@ extension RefundReport {
     /// Column names of the grouped report, in order; stable (documented in the README) because spreadsheets and
     /// pipelines depend on them.
     public var groupColumns: [String] {
-        options.by.map(\.rawValue) + ["refunds", "quantity", "amount", "unknown_amount_refunds", "reversed_refunds"]
+        options.by.map(\.rawValue) + [
+            "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds", "family_revokes",
+            "reversed_refunds", "not_revoked_refunds",
+        ] + (options.rates.map { rates in ["gross", "tax", "net"].map { "\($0)_\(rates.base)" } } ?? [])
     }
 
     /// Column names of the detail report.
     public static let detailColumns = [
         "refunded_at", "day", "platform", "app", "order_id", "part", "original_id", "product", "reason_code", "reason",
-        "type", "quantity", "percentage", "price", "amount", "currency", "reversed_at", "environment",
+        "type", "quantity", "percentage", "price", "gross", "tax", "net", "currency", "country", "source", "note",
+        "reversed_at", "environment",
     ]
+
+    /// A detail row's note as shown: an Apple family revoke reads "revoked (family)" (no money moved).
+    static func noteText(_ note: String?) -> String {
+        note == "family_revoke" ? "revoked (family)" : note ?? ""
+    }
+
+    /// Exact nanos in the currency's minor units (half to even), or empty when unknown.
+    static func minor(_ nanos: Decimal?, _ currency: String?) -> String {
+        guard let nanos else { return "" }
+        return Money.format(nanos: nanos, currency: currency ?? "")
+    }
+
+    /// The amount cells of a group: gross, tax, net.
+    static func amounts(_ group: Group) -> [String] {
+        let currency = group.keys["currency"]
+        return [minor(group.grossNanos, currency), minor(group.taxNanos, currency), minor(group.netNanos, currency)]
+    }
+
+    /// With `--rates`: a group's amounts converted to the base currency (gross, tax, net).
+    func convertedAmounts(_ group: Group) -> [String] {
+        guard let base = options.rates?.base else { return [] }
+        let net = group.convertedTaxNanos.flatMap { tax in group.convertedGrossNanos.map { $0 - tax } }
+        return [
+            Self.minor(group.convertedGrossNanos, base), Self.minor(group.convertedTaxNanos, base),
+            Self.minor(net, base),
+        ]
+    }
 
     /// The report as rows of text cells, header first.
     public func cells() -> [[String]] {
@@ -24,8 +55,12 @@ extension RefundReport {
                         detail.orderId, detail.part, detail.originalId ?? "", detail.product ?? "",
                         detail.reasonCode.map(String.init) ?? "", detail.reason, detail.type, String(detail.quantity),
                         detail.percentageMilli.map { Money.units(Int64($0)) } ?? "",
-                        detail.priceMilli.map(Money.units) ?? "", detail.amountMilli.map(Money.units) ?? "",
-                        detail.currency ?? "", detail.reversedAt.map(PostgresTimestampText.iso) ?? "",
+                        detail.priceMilli.map(Money.units) ?? "", Self.minor(detail.grossNanos, detail.currency),
+                        Self.minor(detail.taxNanos, detail.currency),
+                        Self.minor(
+                            detail.taxNanos.flatMap { tax in detail.grossNanos.map { $0 - tax } }, detail.currency),
+                        detail.currency ?? "", detail.country ?? "", detail.source ?? "", Self.noteText(detail.note),
+                        detail.reversedAt.map(PostgresTimestampText.iso) ?? "",
                         detail.environment ?? "",
                     ]
                 }
@@ -33,10 +68,12 @@ extension RefundReport {
         return [groupColumns]
             + groups.map { group in
                 options.by.map { group.keys[$0.rawValue] ?? "" }
+                    + [String(group.refunds), String(group.quantity)] + Self.amounts(group)
                     + [
-                        String(group.refunds), String(group.quantity), Money.units(group.amountMilli),
-                        String(group.unknownAmount), String(group.reversed),
+                        String(group.unknownAmount), String(group.familyRevokes), String(group.reversed),
+                        String(group.notRevoked),
                     ]
+                    + convertedAmounts(group)
             }
     }
 
@@ -55,16 +92,19 @@ extension RefundReport {
     public func table() -> String {
         var rows = cells()
         if !options.detail && !groups.isEmpty {
-            for (currency, total) in totalsByCurrency() {
+            for (_, total) in totalsByCurrency() {
                 var line = options.by.map { _ in "" }
-                // Always labelled: when currency is the first column, the label shares it.
-                if let index = options.by.firstIndex(of: .currency) { line[index] = currency }
-                line[0] = options.by.first == .currency ? "TOTAL \(currency)" : "TOTAL"
+                if let index = options.by.firstIndex(of: .currency) { line[index] = total.keys["currency"] ?? "" }
+                if let index = options.by.firstIndex(of: .source) { line[index] = total.keys["source"] ?? "" }
+                // Always labelled: when currency (or source) is the first column, the label shares it.
+                line[0] = line[0].isEmpty ? "TOTAL" : "TOTAL \(line[0])"
                 rows.append(
-                    line + [
-                        String(total.refunds), String(total.quantity), Money.units(total.amountMilli),
-                        String(total.unknownAmount), String(total.reversed),
-                    ])
+                    line + [String(total.refunds), String(total.quantity)] + Self.amounts(total)
+                        + [
+                            String(total.unknownAmount), String(total.familyRevokes), String(total.reversed),
+                            String(total.notRevoked),
+                        ]
+                        + convertedAmounts(total))
             }
         }
         let widths = rows.reduce(into: [Int](repeating: 0, count: rows.first?.count ?? 0)) { widths, row in
@@ -76,37 +116,102 @@ extension RefundReport {
             }.joined(separator: "  ").trimmingTrailingSpaces()
         }
         if lines.count == 1 { lines.append("(no refunds from \(options.from) to \(options.to))") }
+        if !options.detail, groups.contains(where: { $0.keys["platform"] != "apple" }) {
+            lines.append(Self.googleCoverage)
+        }
+        if let rates = options.rates, !options.detail {
+            for (source, total) in convertedTotals() {
+                let amounts = convertedAmounts(total)
+                lines.append(
+                    "TOTAL in \(rates.base) (\(source)): gross \(amounts[0]), tax \(amounts[1].isEmpty ? "unknown" : amounts[1]), net \(amounts[2].isEmpty ? "unknown" : amounts[2])"
+                )
+            }
+            if !ratesUsed.isEmpty {
+                lines.append(
+                    "rates used (1 unit in \(rates.base)): "
+                        + ratesUsed.map { "\($0.day) \($0.currency) \($0.rate)" }.joined(separator: ", "))
+            }
+        }
         lines.insert(
-            "Refunds \(options.from) to \(options.to) (\(options.timeZone)); amounts are store-reported prices", at: 0)
+            "Refunds \(options.from) to \(options.to) (\(options.timeZone)); amounts in each currency's minor units",
+            at: 0)
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Totals of standing refunds per currency (never summed across currencies).
+    /// With `--rates`: converted totals across every currency, per amount source.
+    public func convertedTotals() -> [(String, Group)] {
+        var totals: [String: Group] = [:]
+        var taxUnknown: Set<String> = []
+        for group in groups {
+            guard let gross = group.convertedGrossNanos else { continue }
+            let source = group.keys["source"] ?? ""
+            var total =
+                totals[source]
+                ?? Group(
+                    keys: ["source": source], refunds: 0, quantity: 0, grossNanos: nil, taxNanos: nil,
+                    unknownAmount: 0, reversed: 0)
+            total.convertedGrossNanos = (total.convertedGrossNanos ?? 0) + gross
+            if let tax = group.convertedTaxNanos {
+                total.convertedTaxNanos = (total.convertedTaxNanos ?? 0) + tax
+            } else {
+                taxUnknown.insert(source)
+            }
+            totals[source] = total
+        }
+        for source in taxUnknown { totals[source]?.convertedTaxNanos = nil }
+        return totals.sorted { $0.key < $1.key }
+    }
+
+    /// Totals of standing refunds per currency and amount source (never summed across currencies, and estimated
+    /// amounts never mixed into store amounts), keyed `"<currency> <source>"`.
     public func totalsByCurrency() -> [(String, Group)] {
         var totals: [String: Group] = [:]
+        var taxUnknown: Set<String> = []
         for group in groups {
             let currency = group.keys["currency"] ?? ""
+            let source = group.keys["source"] ?? ""
+            let key = source.isEmpty ? currency : "\(currency) \(source)"
             var total =
-                totals[currency]
+                totals[key]
                 ?? Group(
-                    keys: ["currency": currency], refunds: 0, quantity: 0, amountMilli: 0,
-                    unknownAmount: 0, reversed: 0)
+                    keys: ["currency": currency, "source": source], refunds: 0, quantity: 0, grossNanos: nil,
+                    taxNanos: nil, unknownAmount: 0, reversed: 0)
             total.refunds += group.refunds
             total.quantity += group.quantity
-            total.amountMilli += group.amountMilli
+            if let gross = group.grossNanos {
+                total.grossNanos = (total.grossNanos ?? 0) + gross
+                if let tax = group.taxNanos {
+                    total.taxNanos = (total.taxNanos ?? 0) + tax
+                } else {
+                    taxUnknown.insert(key)
+                }
+            }
+            if let converted = group.convertedGrossNanos {
+                total.convertedGrossNanos = (total.convertedGrossNanos ?? 0) + converted
+                if let tax = group.convertedTaxNanos {
+                    total.convertedTaxNanos = (total.convertedTaxNanos ?? 0) + tax
+                }
+            }
             total.unknownAmount += group.unknownAmount
+            total.familyRevokes += group.familyRevokes
+            total.notRevoked += group.notRevoked
             total.reversed += group.reversed
-            totals[currency] = total
+            totals[key] = total
+        }
+        for key in taxUnknown {
+            totals[key]?.taxNanos = nil
+            totals[key]?.convertedTaxNanos = nil
         }
         return totals.sorted { $0.key < $1.key }
     }
 
-    /// JSON for pipelines: the request, the rows (amounts as exact decimal strings and as integer milliunits) and
-    /// the chart series.
+    /// JSON for pipelines: the request, the rows (amounts as decimal strings in the currency's minor units, `null`
+    /// when unknown) and the chart series.
     public func json() throws -> String {
         var object: [String: Any] = [
             "from": options.from, "to": options.to, "timeZone": options.timeZone,
-            "amountsAre": "store-reported prices",
+            "amountsAre": "refunded amounts in the currency's minor units; source store or configured (estimated)",
+            "googleCoverage": Self.googleCoverage,
         ]
         if options.detail {
             object["refunds"] = details.map { detail -> [String: Any] in
@@ -120,9 +225,16 @@ extension RefundReport {
                 row["reason_code"] = detail.reasonCode
                 row["percentage"] = detail.percentageMilli.map { Money.units(Int64($0)) }
                 row["price"] = detail.priceMilli.map(Money.units)
-                row["amount"] = detail.amountMilli.map(Money.units)
-                row["amount_milli"] = detail.amountMilli
-                row["currency"] = detail.currency
+                row["gross"] =
+                    detail.grossNanos.map { Money.format(nanos: $0, currency: detail.currency ?? "") } ?? NSNull()
+                row["tax"] =
+                    detail.taxNanos.map { Money.format(nanos: $0, currency: detail.currency ?? "") } ?? NSNull()
+                let net = detail.taxNanos.flatMap { tax in detail.grossNanos.map { $0 - tax } }
+                row["net"] = net.map { Money.format(nanos: $0, currency: detail.currency ?? "") } ?? NSNull()
+                row["currency"] = detail.currency ?? "unknown"
+                row["country"] = detail.country
+                row["source"] = detail.source
+                row["note"] = detail.note.map { Self.noteText($0) }
                 row["reversed_at"] = detail.reversedAt.map(PostgresTimestampText.iso)
                 row["environment"] = detail.environment
                 return row
@@ -133,12 +245,36 @@ extension RefundReport {
                 var row: [String: Any] = group.keys
                 row["refunds"] = group.refunds
                 row["quantity"] = group.quantity
-                row["amount"] = Money.units(group.amountMilli)
-                row["amount_milli"] = group.amountMilli
+                let currency = group.keys["currency"] ?? ""
+                row["gross"] = group.grossNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
+                row["tax"] = group.taxNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
+                row["net"] = group.netNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
                 row["unknown_amount_refunds"] = group.unknownAmount
+                row["family_revokes"] = group.familyRevokes
+                row["not_revoked_refunds"] = group.notRevoked
+                if let base = options.rates?.base {
+                    let converted = convertedAmounts(group)
+                    for (index, name) in ["gross", "tax", "net"].enumerated() {
+                        row["\(name)_\(base)"] = converted[index].isEmpty ? NSNull() : converted[index]
+                    }
+                }
                 row["reversed_refunds"] = group.reversed
                 return row
             }
+        }
+        if let rates = options.rates, !options.detail {
+            object["rates"] = [
+                "base": rates.base,
+                "used": ratesUsed.map { ["day": $0.day, "currency": $0.currency, "rate": "\($0.rate)"] },
+                "totals": convertedTotals().map { source, total -> [String: Any] in
+                    let amounts = convertedAmounts(total)
+                    return [
+                        "source": source, "gross": amounts[0],
+                        "tax": amounts[1].isEmpty ? NSNull() : amounts[1],
+                        "net": amounts[2].isEmpty ? NSNull() : amounts[2],
+                    ]
+                },
+            ]
         }
         object["daily"] = daily.map { ["day": $0.day, "platform": $0.platform, "refunds": $0.refunds] }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])

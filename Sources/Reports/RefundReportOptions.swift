@@ -16,13 +16,18 @@ public struct RefundReportOptions: Sendable, Equatable {
         case reason
         /// ISO 4217 currency. Amounts are never summed across currencies, so this column is always present.
         case currency
+        /// The buyer's country (Google orders; empty where the store does not say).
+        case country
+        /// Where the amounts come from: `store`, `configured` (estimated) or `none`. Always present, so estimated
+        /// amounts are never mixed into store amounts.
+        case source
     }
 
     /// First day, `YYYY-MM-DD` in `timeZone`, inclusive.
     public var from: String
     /// Last day, `YYYY-MM-DD` in `timeZone`, inclusive.
     public var to: String
-    /// Grouping columns, in the order given (currency is added when missing).
+    /// Grouping columns, in the order given (currency and source are added when missing).
     public var by: [Dimension]
     /// One row per refund instead of groups.
     public var detail: Bool
@@ -30,18 +35,23 @@ public struct RefundReportOptions: Sendable, Equatable {
     public var timeZone: String
     /// Only these apps (empty: all).
     public var apps: [String]
+    /// Exchange rates (`--rates FILE`): adds each group's amounts converted to `rates.base`, day by day.
+    public var rates: RefundRates?
 
     /// Creates options.
     public init(
         from: String, to: String, by: [Dimension] = [.day, .platform], detail: Bool = false, timeZone: String = "UTC",
-        apps: [String] = []
+        apps: [String] = [], rates: RefundRates? = nil
     ) {
         self.from = from
         self.to = to
-        self.by = by.contains(.currency) ? by : by + [.currency]
+        var by = by.contains(.currency) ? by : by + [.currency]
+        if !by.contains(.source) { by.append(.source) }
+        self.by = by
         self.detail = detail
         self.timeZone = timeZone
         self.apps = apps
+        self.rates = rates
     }
 
     /// Parses `--by day,platform,...`.

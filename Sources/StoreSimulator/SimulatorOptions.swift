@@ -54,6 +54,8 @@ public struct SimulatorOptions: Sendable {
     /// Google voided-purchases page tokens expire this long after they were issued, seconds; nil (the default) keeps
     /// them valid for ever. Google documents no lifetime; tests set one to play a run resumed days later.
     public var voidedPageTokenLifetimeSeconds: Int64?
+    /// Google Orders API: answer 403 (the service account lacks the "View financial data" permission).
+    public var ordersPermissionDenied = false
     /// Key material; nil generates new keys at start.
     public var keys: SimulatorKeys?
 

@@ -8,7 +8,9 @@ struct BackfillCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backfill",
         abstract: "Re-read an explicit window or customer list, within the backfill share of the daily budget.",
-        subcommands: [BackfillGoogleVoidedCommand.self, BackfillAppleRefundsCommand.self]
+        subcommands: [
+            BackfillGoogleVoidedCommand.self, BackfillGoogleOrdersCommand.self, BackfillAppleRefundsCommand.self,
+        ]
     )
 }
 
@@ -54,6 +56,50 @@ struct BackfillGoogleVoidedCommand: AsyncParsableCommand {
                 let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
                 _ = try await GoogleVoidedSync(app: app, configuration: runtime.configuration, client: client)
                     .run(.backfill(since: start, until: end), in: environment)
+            }
+        }
+    }
+}
+
+/// `storerecon backfill google-orders [--since T] [--app ID]`.
+struct BackfillGoogleOrdersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "google-orders",
+        abstract: "Fetch the Orders API amounts of Google refunds already in the ledger (refunded since --since).",
+        discussion: """
+            Asks orders.batchget, 1000 orders a call, for every Google refund without the store's amount (never \
+            fetched, or pending at Google), oldest first, within the backfill share of the daily budget. Resumable: \
+            what is stored stays; run it again to continue.
+            Example: storerecon backfill google-orders --since 2026-01-01T00:00:00Z
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(name: .long, help: "Only refunds from this time on (RFC 3339; default: all).")
+    var since: String?
+
+    @Option(name: .long, help: "Only this app (default: every Google app).")
+    var app: String?
+
+    func run() async throws {
+        try await CommandRuntime.run(options, command: "backfill google-orders") { runtime in
+            var start: Date?
+            if let since {
+                guard let parsed = PostgresTimestamp.parse(since) else {
+                    throw ReconcilerError(.input, "--since: expected an RFC 3339 time such as 2026-11-01T00:00:00Z")
+                }
+                start = parsed
+            }
+            let apps = try runtime.apps(matching: app).filter { $0.platform == .google }
+            try await runtime.runJobs(GoogleOrderAmounts.backfillJob, apps: apps) { app, environment in
+                let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
+                let summary = try await GoogleOrderAmounts(app: app, client: client)
+                    .backfill(since: start, in: environment)
+                if summary.stopped {
+                    throw ReconcilerError(
+                        .temporary, "stopped before the end (quota, permission or outage); run again to continue")
+                }
             }
         }
     }

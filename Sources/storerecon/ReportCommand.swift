@@ -18,9 +18,11 @@ struct ReportRefundsCommand: AsyncParsableCommand {
         commandName: "refunds",
         abstract: "Refunds over a date range, grouped or one row per refund. Reads a snapshot; never writes.",
         discussion: """
-            Dates are inclusive, in reports.timeZone (UTC unless configured). Amounts are store-reported prices in \
-            currency units, exact; refunds with an unknown amount are counted separately; reversed refunds are \
-            netted out. Currency is always a grouping column: amounts are never summed across currencies.
+            Dates are inclusive, in reports.timeZone (UTC unless configured). Amounts (gross, tax, net = gross - \
+            tax) are what the stores refunded (source store) or estimates from configured prices (source \
+            configured), summed exactly and rounded half to even to the currency's minor unit; refunds with an \
+            unknown amount are counted separately; reversed refunds are netted out. Currency and source are always \
+            grouping columns: amounts are never summed across currencies, estimates never mixed with store amounts.
             Example: storerecon report refunds --from 2026-11-01 --to 2026-11-30 --by day,platform --format csv
             """
     )
@@ -35,7 +37,9 @@ struct ReportRefundsCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "Group by any of day, platform, app, product, reason, currency (comma-separated; default day,platform).")
+        help:
+            "Group by any of day, platform, app, product, reason, currency, country, source (comma-separated; default day,platform)."
+    )
     var by: String?
 
     @Flag(name: .long, help: "One row per refund instead of groups (not with --by).")
@@ -50,6 +54,11 @@ struct ReportRefundsCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Only this app.")
     var app: String?
 
+    @Option(
+        name: .long,
+        help: "CSV date,currency,rate_to_<BASE> (from finance): add amounts converted to BASE at each day's rate.")
+    var rates: String?
+
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
         case table, csv, json, html
     }
@@ -60,8 +69,11 @@ struct ReportRefundsCommand: AsyncParsableCommand {
             if detail, by != nil {
                 throw ReconcilerError(.usage, "--detail lists one row per refund; it cannot be grouped with --by")
             }
+            if detail, rates != nil {
+                throw ReconcilerError(.usage, "--rates applies to grouped reports, not --detail")
+            }
             let dimensions: [RefundReportOptions.Dimension]
-            let request: RefundReportOptions
+            var request: RefundReportOptions
             do {
                 dimensions = try RefundReportOptions.parseDimensions(by ?? "day,platform")
                 request = RefundReportOptions(
@@ -70,6 +82,17 @@ struct ReportRefundsCommand: AsyncParsableCommand {
                 try request.validate()
             } catch let error as ReportError {
                 throw ReconcilerError(.usage, error.message)
+            }
+            if let rates {
+                // The file's content is input data (exit 1), not the command line.
+                guard let data = FileManager.default.contents(atPath: rates) else {
+                    throw ReconcilerError(.input, "--rates \(rates): cannot read the file")
+                }
+                do {
+                    request.rates = try RefundRates.parse(String(decoding: data, as: UTF8.self))
+                } catch let error as ReportError {
+                    throw ReconcilerError(.input, error.message)
+                }
             }
             let connection = try runtime.connect()
             defer { connection.close() }

@@ -119,6 +119,11 @@ enum StatusTable {
                 let name = state.state == "unknown" ? "not checked yet" : state.state
                 lines.append("  subscriptions \(name)\(state.entitled ? " (entitled)" : ""): \(state.count)")
             }
+            if app.refunds > 0, !app.refundAmounts.isEmpty {
+                let parts = ["store", "pending", "estimated", "unknown", "order_not_found", "no_permission"]
+                    .map { "\($0.replacingOccurrences(of: "_", with: " ")) \(app.refundAmounts[$0] ?? 0)" }
+                lines.append("  refund amounts: " + parts.joined(separator: ", "))
+            }
         }
         if !report.tableCounts.isEmpty {
             lines.append("")

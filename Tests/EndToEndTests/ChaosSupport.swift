@@ -107,7 +107,12 @@ enum Chaos {
                    r.product_id, r.purchased_at, r.refunded_at, r.reason_code, r.reason_label, r.source_code,
                    r.refund_type, r.quantity, r.percentage_milli, r.price_milli, r.amount_milli, r.currency,
                    r.environment, r.reversed_at IS NOT NULL) AS line
-            FROM refund r LEFT JOIN subscription s ON s.id = r.subscription_id ORDER BY 1
+            FROM refund r LEFT JOIN subscription s ON s.id = r.subscription_id
+            -- Refunds without revocation (revoked = false) are found by re-reading the orders a recheck learnt on an
+            -- earlier run: which of them are known yet depends on how many runs followed a recheck, not on what a
+            -- kill or fault cut. TwoNightsReportTests checks them against the scenario's facts.
+            WHERE r.revoked
+            ORDER BY 1
             """)
         let subscriptions = try lines(
             """
@@ -244,6 +249,8 @@ enum Chaos {
                 #expect(
                     statistics.maxInAnyMinute <= quotas.subscriptionsPerMinute, "\(label)",
                     sourceLocation: sourceLocation)
+            case .googleOrders:
+                #expect(statistics.maxInAnyMinute <= quotas.voidedPerMinute, "\(label)", sourceLocation: sourceLocation)
             case .appleRefundHistory:
                 #expect(
                     statistics.maxInAnySecond <= Int(quotas.appleRefundHistoryPerSecond), "\(label)",

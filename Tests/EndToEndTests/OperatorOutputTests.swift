@@ -138,8 +138,8 @@ struct OperatorOutputTests {
             (["--from", "2026-03-02", "--to", "2026-03-01"], "--from 2026-03-02 is after --to 2026-03-01"),
             (["--from", "2026-3-1", "--to", "2026-03-01"], "--from: expected a date as YYYY-MM-DD"),
             (
-                ["--from", "2026-03-01", "--to", "2026-03-01", "--by", "day,country"],
-                "--by: unknown column \\\"country\\\""
+                ["--from", "2026-03-01", "--to", "2026-03-01", "--by", "day,colour"],
+                "--by: unknown column \\\"colour\\\""
             ),
             (["--from", "2026-03-01", "--to", "2026-03-01", "--detail", "--by", "app"], "cannot be grouped with --by"),
         ] {

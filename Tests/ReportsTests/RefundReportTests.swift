@@ -39,9 +39,10 @@ struct RefundReportTests {
             try connection.execute(
                 """
                 INSERT INTO refund (app_id, platform, order_id, part_key, product_id, refunded_at, reason_label,
-                                    refund_type, quantity, amount_milli, currency, reversed_at, payload)
-                VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7, $8, $9, $10, $11,
-                        CASE WHEN $12 THEN now() END, '{}')
+                                    refund_type, quantity, gross_amount, amount_precision, amount_source, currency,
+                                    reversed_at, payload)
+                VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7, $8, $9, $10, CASE WHEN $10::bigint IS NOT NULL THEN 3 END,
+                        CASE WHEN $10::bigint IS NOT NULL THEN 'store' END, $11, CASE WHEN $12 THEN now() END, '{}')
                 """,
                 [row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11])
         }
@@ -56,15 +57,20 @@ struct RefundReportTests {
             })
         let appleUSD = try #require(keyed["2026-11-01 apple USD"])
         #expect(appleUSD.refunds == 2)
-        #expect(appleUSD.amountMilli == 16485)
+        #expect(appleUSD.grossNanos == Decimal(16_485_000_000))
         #expect(appleUSD.reversed == 1)
-        #expect(keyed["2026-11-02 apple EUR"]?.amountMilli == 4990)
-        let googleUnknown = try #require(keyed["2026-11-01 google "])
-        #expect(googleUnknown.refunds == 1 && googleUnknown.unknownAmount == 1 && googleUnknown.amountMilli == 0)
+        #expect(keyed["2026-11-02 apple EUR"]?.grossNanos == Decimal(4_990_000_000))
+        let googleUnknown = try #require(keyed["2026-11-01 google unknown"])
+        #expect(googleUnknown.refunds == 1 && googleUnknown.unknownAmount == 1 && googleUnknown.grossNanos == nil)
         #expect(keyed["2026-11-02 google USD"]?.quantity == 2)
         // 2026-11-03 is outside the range.
         #expect(report.groups.allSatisfy { $0.keys["day"] != "2026-11-03" })
-        #expect(report.csv().contains("2026-11-01,apple,USD,2,2,16.485,0,1\r\n"))
+        // 10.99 + 5.495 = 16.485, rounded half to even once, at the end: 16.48 (not 10.99 + 5.50 = 16.49). Apple
+        // states no tax, so tax and net are empty; an unknown amount is empty, never 0.00.
+        let csv = report.csv()
+        #expect(csv.contains("2026-11-01,apple,USD,store,2,2,16.48,,,0,0,1,0\r\n"), "\(csv)")
+        #expect(csv.contains("2026-11-01,google,unknown,none,1,1,,,,1,0,0,0\r\n"), "\(csv)")
+        #expect(!csv.contains("0.00"))
     }
 
     @Test func daysFollowTheReportTimeZone() throws {
@@ -88,7 +94,7 @@ struct RefundReportTests {
         let csv = report.csv()
         #expect(csv.hasPrefix(RefundReport.detailColumns.joined(separator: ",") + "\r\n"))
         #expect(csv.contains("\"premium, \"\"gold\"\"\""))
-        #expect(csv.contains(",partial_quantity,2,,,1.98,USD,,"))
+        #expect(csv.contains(",partial_quantity,2,,,1.98,,,USD,,store,,,"), "\(csv)")
     }
 
     @Test func jsonAndTableAndHTMLRender() throws {
@@ -97,11 +103,13 @@ struct RefundReportTests {
         let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any]
         let groups = try #require(json?["groups"] as? [[String: Any]])
         let coins = try #require(groups.first { $0["product"] as? String == "coins" })
-        #expect(coins["amount"] as? String == "2.97")
-        #expect(coins["amount_milli"] as? Int == 2970)
+        #expect(coins["gross"] as? String == "2.97")
+        #expect(coins["tax"] is NSNull)
+        let unknown = try #require(groups.first { $0["currency"] as? String == "unknown" })
+        #expect(unknown["gross"] is NSNull && unknown["unknown_amount_refunds"] as? Int == 1)
         let table = report.table()
         #expect(table.contains("TOTAL"))
-        #expect(table.contains("store-reported"))
+        #expect(table.contains("minor units"))
         let html = report.html()
         #expect(html.contains("<svg"))
         #expect(html.contains("fill=\"#4a78c2\""))
@@ -128,7 +136,10 @@ struct RefundReportTests {
         let header = try #require(lines.first)
         let refunds = try #require(header.range(of: "refunds")).lowerBound.utf16Offset(in: header)
         #expect(lines.count > 3)
-        for line in lines.dropFirst() {
+        // The table's rows: the notes after it (the Google coverage line) are prose, not columns.
+        let rows = lines.prefix { !$0.hasPrefix("Google: ") }
+        #expect(rows.count < lines.count, "the Google coverage note follows the table")
+        for line in rows.dropFirst() {
             let characters = Array(line)
             #expect(characters.count > refunds, "\(line)")
             guard characters.count > refunds else { continue }
@@ -161,6 +172,137 @@ struct RefundReportTests {
         }
         let error = #expect(throws: ReportError.self) { try RefundReportOptions.parseDimensions("day,weekday") }
         #expect(error?.message.contains("weekday") == true)
+    }
+
+    /// `--rates`: each day's sums at that day's rate, added up exactly and rounded once; worked by hand:
+    /// Apple USD 2026-11-01: (10.99 + 5.495) x 0.9 = 14.8365 EUR -> 14.84; Google USD 2026-11-02: 1.98 x 0.8 =
+    /// 1.584 EUR -> 1.58; Apple EUR 4.99 stays 4.99. Store total: 14.8365 + 1.584 + 4.99 = 21.4105 EUR -> 21.41.
+    @Test func ratesConvertEachDayAtItsRateAndAMissingRateIsAnError() throws {
+        let rates = try RefundRates.parse(
+            "date,currency,rate_to_EUR\n2026-11-01,USD,0.9\n2026-11-02,USD,0.8\n2026-11-02,GBP,1.15\n")
+        #expect(rates.base == "EUR")
+        let report = try RefundReport.run(
+            RefundReportOptions(from: "2026-11-01", to: "2026-11-02", by: [.platform], rates: rates), on: connection)
+        let csv = report.csv()
+        #expect(
+            csv.hasPrefix(
+                "platform,currency,source,refunds,quantity,gross,tax,net,unknown_amount_refunds,"
+                    + "family_revokes,reversed_refunds,not_revoked_refunds,gross_EUR,tax_EUR,net_EUR\r\n"), "\(csv)")
+        #expect(csv.contains("apple,USD,store,2,2,16.48,,,0,0,1,0,14.84,,\r\n"), "\(csv)")
+        #expect(csv.contains("google,USD,store,1,2,1.98,,,0,0,0,0,1.58,,\r\n"), "\(csv)")
+        #expect(csv.contains("apple,EUR,store,1,1,4.99,,,0,0,0,0,4.99,,\r\n"), "\(csv)")
+        let totals = report.convertedTotals()
+        #expect(totals.count == 1 && totals[0].0 == "store")
+        #expect(totals[0].1.convertedGrossNanos == Decimal(string: "21410500000"))
+        let table = report.table()
+        #expect(table.contains("TOTAL in EUR (store): gross 21.41, tax unknown, net unknown"), "\(table)")
+        #expect(table.contains("rates used (1 unit in EUR): 2026-11-01 USD 0.9, 2026-11-02 USD 0.8"), "\(table)")
+        let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any]
+        let used = (json?["rates"] as? [String: Any])?["used"] as? [[String: Any]]
+        #expect(used?.count == 2)
+        // 2026-11-03 has a Google USD refund and no USD rate.
+        let error = #expect(throws: ReportError.self) {
+            try RefundReport.run(
+                RefundReportOptions(from: "2026-11-01", to: "2026-11-03", by: [.platform], rates: rates),
+                on: connection)
+        }
+        #expect(error?.message.contains("no rate for USD on 2026-11-03") == true, "\(String(describing: error))")
+        for bad in [
+            "day,currency,rate\n", "date,currency,rate_to_EUR\n2026-11-01,USD,-1\n",
+            "date,currency,rate_to_EUR\n2026-13-01,USD,1\n", "date,currency,rate_to_EUR\n2026-11-01,USD,1e3\n",
+        ] {
+            #expect(throws: ReportError.self) { try RefundRates.parse(bad) }
+        }
+    }
+
+    /// Google amounts in nanos with their tax, several currencies, a family revoke and an estimated amount.
+    @Test func storeAmountsWithTaxPerCurrencyAndSourceApart() throws {
+        try connection.execute(
+            """
+            INSERT INTO refund (app_id, platform, order_id, part_key, product_id, refunded_at, reason_label,
+                                refund_type, quantity, gross_amount, tax_amount, amount_precision, amount_source,
+                                currency, buyer_country, payload)
+            VALUES ('droid', 'google', 'GPA.10', '', 'pro', '2026-11-05T10:00:00Z', 'other', 'full', 1,
+                    1190000000, 190000000, 9, 'store', 'EUR', 'DE', '{}'),
+                   ('droid', 'google', 'GPA.11', '', 'pro', '2026-11-05T11:00:00Z', 'other', 'full', 1,
+                    1195000000, 190800000, 9, 'store', 'EUR', 'DE', '{}'),
+                   ('droid', 'google', 'GPA.12', '', 'pro', '2026-11-05T12:00:00Z', 'other', 'full', 1,
+                    1500500000000, 136409090909, 9, 'store', 'JPY', 'JP', '{}'),
+                   ('droid', 'google', 'GPA.13', '', 'pro', '2026-11-05T13:00:00Z', 'other', 'full', 1,
+                    3250500000, 0, 9, 'store', 'KWD', 'KW', '{}'),
+                   ('droid', 'google', 'GPA.14', '', 'pro', '2026-11-05T14:00:00Z', 'other', 'full', 2,
+                    9980, NULL, 3, 'configured', 'EUR', NULL, '{}')
+            """)
+        try connection.execute(
+            """
+            INSERT INTO refund (app_id, platform, order_id, part_key, product_id, refunded_at, reason_label,
+                                refund_type, quantity, currency, amount_note, payload)
+            VALUES ('ios', 'apple', 't9', '', 'family', '2026-11-05T15:00:00Z', 'other', 'family_revoke', 1, 'USD',
+                    'family_revoke', '{}')
+            """)
+        let report = try RefundReport.run(
+            RefundReportOptions(from: "2026-11-05", to: "2026-11-05", by: [.platform, .country]), on: connection)
+        let csv = report.csv()
+        #expect(csv.hasPrefix("platform,country,currency,source,refunds,quantity,gross,tax,net,"))
+        // 1.19 + 1.195 = 2.385 -> 2.38 (half to even); tax 0.19 + 0.1908 = 0.3808 -> 0.38; net 2.0042 -> 2.00.
+        #expect(csv.contains("google,DE,EUR,store,2,2,2.38,0.38,2.00,0,0,0,0\r\n"), "\(csv)")
+        // JPY has no minor unit: 1500.5 -> 1500 (even), tax 136.409... -> 136, net 1364.09... -> 1364.
+        #expect(csv.contains("google,JP,JPY,store,1,1,1500,136,1364,0,0,0,0\r\n"), "\(csv)")
+        #expect(csv.contains("google,KW,KWD,store,1,1,3.250,0.000,3.250,0,0,0,0\r\n"), "\(csv)")
+        // Estimated amounts stay apart from store amounts.
+        #expect(csv.contains("google,,EUR,configured,1,2,9.98,,,0,0,0,0\r\n"), "\(csv)")
+        // A family revoke moves no money: not a refund, no amount.
+        #expect(csv.contains("apple,,USD,none,0,0,,,,0,1,0,0\r\n"), "\(csv)")
+        let detail = try RefundReport.run(
+            RefundReportOptions(from: "2026-11-05", to: "2026-11-05", detail: true), on: connection)
+        let rows = detail.csv()
+        #expect(rows.contains(",1.19,0.19,1.00,EUR,DE,store,,"), "\(rows)")
+        #expect(rows.contains(",family_revoke,1,,,,,,USD,,,revoked (family),"), "\(rows)")
+    }
+
+    /// ISO 4217 minor units, written out here from the standard (not read from storerecon's table), for every
+    /// currency Apple's App Store or Google Play sells in.
+    static let iso4217: [String: Int] = [
+        "AED": 2, "ALL": 2, "AMD": 2, "ARS": 2, "AUD": 2, "AZN": 2, "BAM": 2, "BDT": 2, "BGN": 2, "BHD": 3, "BIF": 0,
+        "BOB": 2, "BRL": 2, "BWP": 2, "BYN": 2, "CAD": 2, "CHF": 2, "CLP": 0, "CNY": 2, "COP": 2, "CRC": 2, "CZK": 2,
+        "DJF": 0, "DKK": 2, "DOP": 2, "DZD": 2, "EGP": 2, "ETB": 2, "EUR": 2, "GBP": 2, "GEL": 2, "GHS": 2, "GNF": 0,
+        "GTQ": 2, "HKD": 2, "HNL": 2, "HUF": 2, "IDR": 2, "ILS": 2, "INR": 2, "IQD": 3, "ISK": 0, "JMD": 2, "JOD": 3,
+        "JPY": 0, "KES": 2, "KGS": 2, "KHR": 2, "KMF": 0, "KRW": 0, "KWD": 3, "KZT": 2, "LAK": 2, "LBP": 2, "LKR": 2,
+        "LYD": 3, "MAD": 2, "MDL": 2, "MKD": 2, "MMK": 2, "MNT": 2, "MOP": 2, "MUR": 2, "MXN": 2, "MYR": 2, "MZN": 2,
+        "NAD": 2, "NGN": 2, "NIO": 2, "NOK": 2, "NPR": 2, "NZD": 2, "OMR": 3, "PAB": 2, "PEN": 2, "PHP": 2, "PKR": 2,
+        "PLN": 2, "PYG": 0, "QAR": 2, "RON": 2, "RSD": 2, "RUB": 2, "RWF": 0, "SAR": 2, "SEK": 2, "SGD": 2, "THB": 2,
+        "TJS": 2, "TND": 3, "TRY": 2, "TTD": 2, "TWD": 2, "TZS": 2, "UAH": 2, "UGX": 0, "USD": 2, "UYU": 2, "UZS": 2,
+        "VES": 2, "VND": 0, "XAF": 0, "XCD": 2, "XOF": 0, "XPF": 0, "YER": 2, "ZAR": 2, "ZMW": 2,
+    ]
+
+    @Test(arguments: iso4217.keys.sorted())
+    func everyStoreCurrencyPrintsInItsMinorUnits(_ currency: String) throws {
+        let exponent = try #require(Self.iso4217[currency])
+        #expect(Money.exponent(of: currency) == exponent)
+        // 1234.5 + one half of the last minor unit, plus a remainder beyond it, in nanos: rounds up at every exponent.
+        let text = Money.format(nanos: Decimal(1_234_567_891_000), currency: currency)
+        let expected = [0: "1235", 2: "1234.57", 3: "1234.568"][exponent]
+        #expect(text == expected)
+        #expect(text.split(separator: ".").dropFirst().first?.count ?? 0 == exponent)
+    }
+
+    @Test(arguments: [
+        (Decimal(125_000_000), "USD", "0.12"), (Decimal(135_000_000), "USD", "0.14"), (Decimal(0), "EUR", "0.00"),
+        (Decimal(500_000_000), "JPY", "0"), (Decimal(1_500_000_000), "JPY", "2"),
+        (Decimal(1_000_500_000), "KWD", "1.000"),
+        (Decimal(1_001_500_000), "KWD", "1.002"), (Decimal(-125_000_000), "USD", "-0.12"),
+        (Decimal(string: "123456789012345678901234567890")!, "USD", "123456789012345678901.23"),
+        (Decimal(1_234_500_000), "XYZ", "1.2345"), (Decimal(1_000_000_000), "XYZ", "1.00"),
+    ])
+    func roundingIsHalfToEvenOnceAtTheEnd(_ nanos: Decimal, _ currency: String, _ text: String) {
+        #expect(Money.format(nanos: nanos, currency: currency) == text)
+    }
+
+    @Test func numericTextParsesExactly() {
+        #expect(Money.nanos(text: "1182326000000") == Decimal(1_182_326_000_000))
+        #expect(Money.nanos(text: "12.000") == Decimal(12))
+        #expect(Money.nanos(text: "1.5") == nil)
+        #expect(Money.nanos(text: "abc") == nil)
     }
 
     @Test(arguments: [

@@ -142,6 +142,11 @@ public struct LimitsConfig: Decodable, Sendable, Equatable {
     public var voidedPer30Seconds: Int?
     /// Google subscriptionsv2.get: queries per minute (published: 3000).
     public var subscriptionsPerMinute: Int?
+    /// Google orders.get / orders.batchget: queries per minute (default 2940: the "Orders" bucket's 3000 less the
+    /// 60 a minute Voided Purchases may take of it).
+    public var ordersPerMinute: Int?
+    /// Google Play Developer API: queries of orders.* per US-Pacific day (default 200,000).
+    public var developerApiPerDay: Int?
     /// Apple Get Refund History: requests per second (published: 10).
     public var refundHistoryPerSecond: Double?
     /// Apple Get Notification History: requests per second (published: 50).
@@ -152,8 +157,9 @@ public struct LimitsConfig: Decodable, Sendable, Equatable {
     public var transactionHistoryPerSecond: Double?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case voidedPerDay, voidedPer30Seconds, subscriptionsPerMinute, refundHistoryPerSecond
-        case notificationHistoryPerSecond, subscriptionStatusPerSecond, transactionHistoryPerSecond
+        case voidedPerDay, voidedPer30Seconds, subscriptionsPerMinute, ordersPerMinute, developerApiPerDay
+        case refundHistoryPerSecond, notificationHistoryPerSecond, subscriptionStatusPerSecond,
+            transactionHistoryPerSecond
     }
 
     /// No overrides.
@@ -165,6 +171,8 @@ public struct LimitsConfig: Decodable, Sendable, Equatable {
         voidedPerDay = try container.decodeIfPresent(Int.self, forKey: .voidedPerDay)
         voidedPer30Seconds = try container.decodeIfPresent(Int.self, forKey: .voidedPer30Seconds)
         subscriptionsPerMinute = try container.decodeIfPresent(Int.self, forKey: .subscriptionsPerMinute)
+        ordersPerMinute = try container.decodeIfPresent(Int.self, forKey: .ordersPerMinute)
+        developerApiPerDay = try container.decodeIfPresent(Int.self, forKey: .developerApiPerDay)
         refundHistoryPerSecond = try container.decodeIfPresent(Double.self, forKey: .refundHistoryPerSecond)
         notificationHistoryPerSecond = try container.decodeIfPresent(
             Double.self, forKey: .notificationHistoryPerSecond)

@@ -17,6 +17,12 @@ extension Configuration {
             if let value = overrides.subscriptionsPerMinute {
                 limits = limits.overriding(.googleSubscriptions, count: value, per: .seconds(60))
             }
+            if let value = overrides.ordersPerMinute {
+                limits = limits.overriding(.googleOrders, count: value, per: .seconds(60))
+            }
+            if let value = overrides.developerApiPerDay {
+                limits = limits.overriding(.googleOrders, dailyCap: value)
+            }
             if let value = overrides.refundHistoryPerSecond {
                 limits = limits.overriding(.appleRefundHistory, perSecond: value)
             }

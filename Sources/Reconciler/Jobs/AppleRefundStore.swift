@@ -21,7 +21,13 @@ struct AppleRefundStore: Sendable {
         var quantity: Int
         var percentageMilli: Int?
         var priceMilli: Int64?
+        /// Legacy `amount_milli`: the refund in milliunits (a prorated one rounded half to even).
         var amountMilli: Int64?
+        /// The refund, exact, in `amountPrecision` decimal digits; `nil` when unknown or when no money moved.
+        var grossAmount: Int64?
+        var amountPrecision: Int?
+        /// Why there is no amount (`family_revoke`).
+        var amountNote: String?
         var currency: String?
         var environment: String?
         var payload: String
@@ -51,24 +57,36 @@ struct AppleRefundStore: Sendable {
         }
         let quantity = max(1, transaction.quantity ?? 1)
         let percentage = transaction.revocationPercentage
-        var amount: Int64?
-        if let price = transaction.price, type != "unknown" {
-            let total = price * Int64(quantity)
-            if type == "prorated", let percentage {
-                // Milliunits x milli-percent / 100000, rounded half up: exact integer arithmetic.
-                amount = (total * Int64(percentage) + 50_000) / 100_000
-            } else {
-                amount = total
-            }
-        }
+        let amount = amount(type: type, price: transaction.price, percentageMilli: percentage)
         let reason = transaction.revocationReason?.rawValue
         return Row(
             transactionId: transactionId, originalTransactionId: transaction.originalTransactionId ?? transactionId,
             productId: transaction.productId, purchasedAt: transaction.purchaseDate, refundedAt: revoked,
             reasonCode: reason, reasonLabel: reason == 0 ? "other" : reason == 1 ? "app_issue" : "unknown",
             type: type, quantity: quantity, percentageMilli: percentage, priceMilli: transaction.price,
-            amountMilli: amount, currency: transaction.currency, environment: transaction.environment?.rawValue,
+            amountMilli: amount.milli, grossAmount: amount.gross, amountPrecision: amount.precision,
+            amountNote: type == "family_revoke" ? "family_revoke" : nil, currency: transaction.currency,
+            environment: transaction.environment?.rawValue,
             payload: String(decoding: verified.json, as: UTF8.self))
+    }
+
+    /// What a revocation refunded. Apple's `price` is already the total for the quantity bought ("the total amount
+    /// of the transaction for the quantity the customer purchased"), in milliunits, and `revocationPercentage`
+    /// (milli-percent: 50000 = 50 %) applies to that total. The exact prorated amount is `price x percentage` in 8
+    /// decimal digits (3 + 5); nothing is rounded here. A family revoke moves no money (the purchaser's own
+    /// transaction carries any refund): no amount. Nor has a revocation type this version does not know (`unknown`):
+    /// what it refunded is not known.
+    static func amount(type: String, price: Int64?, percentageMilli: Int?) -> (
+        gross: Int64?, precision: Int?, milli: Int64?
+    ) {
+        guard let price, type != "family_revoke", type != "unknown" else { return (nil, nil, nil) }
+        guard type == "prorated", let percentageMilli else { return (price, 3, price) }
+        let (exact, overflow) = price.multipliedReportingOverflow(by: Int64(percentageMilli))
+        guard !overflow else { return (nil, nil, nil) }
+        // Legacy milliunits: half to even.
+        let (whole, remainder) = exact.quotientAndRemainder(dividingBy: 100_000)
+        let roundUp = remainder > 50_000 || (remainder == 50_000 && whole % 2 != 0)
+        return (exact, 8, roundUp ? whole + 1 : whole)
     }
 
     /// What the ledger makes of a verified transaction.
@@ -149,19 +167,22 @@ struct AppleRefundStore: Sendable {
             WITH incoming AS (
                 SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[],
                                      $7::int[], $8::text[], $9::text[], $10::int[], $11::int[], $12::bigint[],
-                                     $13::bigint[], $14::text[], $15::text[], $16::jsonb[])
+                                     $13::bigint[], $14::text[], $15::text[], $16::jsonb[], $18::bigint[],
+                                     $19::smallint[], $20::text[])
                     AS t(order_id, original_id, product_id, purchased_at, refunded_at, reason_code, reason_label,
                          refund_type, quantity, percentage_milli, price_milli, amount_milli, currency, environment,
-                         payload)
+                         payload, gross_amount, amount_precision, amount_note)
             ), merged AS (
                 INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id,
                                          product_id, purchased_at, refunded_at, recorded_at, reason_code,
                                          reason_label, refund_type, quantity, percentage_milli, price_milli,
                                          amount_milli, currency, environment, first_seen_run, last_seen_run, payload,
-                                         reversed_at)
+                                         reversed_at, gross_amount, amount_precision, amount_source, amount_note)
                 SELECT $1, 'apple', i.order_id, '', i.original_id, s.id, i.product_id, i.purchased_at, i.refunded_at,
                        now(), i.reason_code, i.reason_label, i.refund_type, i.quantity, i.percentage_milli,
-                       i.price_milli, i.amount_milli, i.currency, i.environment, $17, $17, i.payload, v.reversed_at
+                       i.price_milli, i.amount_milli, i.currency, i.environment, $17, $17, i.payload, v.reversed_at,
+                       i.gross_amount, i.amount_precision, CASE WHEN i.gross_amount IS NOT NULL THEN 'store' END,
+                       i.amount_note
                 FROM incoming i
                 LEFT JOIN subscription s ON s.app_id = $1 AND s.store_id = i.original_id
                 LEFT JOIN apple_refund_reversal v ON v.app_id = $1 AND v.transaction_id = i.order_id
@@ -171,12 +192,14 @@ struct AppleRefundStore: Sendable {
                     quantity = EXCLUDED.quantity, percentage_milli = EXCLUDED.percentage_milli,
                     price_milli = EXCLUDED.price_milli, amount_milli = EXCLUDED.amount_milli,
                     currency = EXCLUDED.currency, payload = EXCLUDED.payload,
+                    gross_amount = EXCLUDED.gross_amount, amount_precision = EXCLUDED.amount_precision,
+                    amount_source = EXCLUDED.amount_source, amount_note = EXCLUDED.amount_note,
                     subscription_id = coalesce(r.subscription_id, EXCLUDED.subscription_id),
                     reversed_at = coalesce(r.reversed_at, EXCLUDED.reversed_at),
                     last_seen_run = EXCLUDED.last_seen_run
-                WHERE (r.refunded_at, r.refund_type, r.percentage_milli, r.amount_milli)
+                WHERE (r.refunded_at, r.refund_type, r.percentage_milli, r.amount_milli, r.gross_amount)
                       IS DISTINCT FROM (EXCLUDED.refunded_at, EXCLUDED.refund_type, EXCLUDED.percentage_milli,
-                                        EXCLUDED.amount_milli)
+                                        EXCLUDED.amount_milli, EXCLUDED.gross_amount)
                    OR (r.subscription_id IS NULL AND EXCLUDED.subscription_id IS NOT NULL)
                 RETURNING (xmax = 0) AS inserted
             )
@@ -197,6 +220,9 @@ struct AppleRefundStore: Sendable {
                 PostgresNullableTextArray(rows.map { $0.amountMilli.map(String.init) }),
                 PostgresNullableTextArray(rows.map(\.currency)), PostgresNullableTextArray(rows.map(\.environment)),
                 PostgresTextArray(rows.map(\.payload)), runId,
+                PostgresNullableTextArray(rows.map { $0.grossAmount.map(String.init) }),
+                PostgresNullableTextArray(rows.map { $0.amountPrecision.map(String.init) }),
+                PostgresNullableTextArray(rows.map(\.amountNote)),
             ])[0]
         try RefundEffects.apply(
             app: app.id, storeIds: rows.map(\.originalTransactionId), orderIds: rows.map(\.transactionId),

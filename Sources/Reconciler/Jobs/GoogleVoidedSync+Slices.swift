@@ -152,6 +152,15 @@ extension GoogleVoidedSync {
                     summary.updated += counts.1
                     environment.counters.add("inserted", counts.0)
                     environment.counters.add("updated", counts.1)
+                    // The amounts of the page's refunds, once the page and its checkpoint committed: their own
+                    // transactions, Orders calls through the shared quota gate. Every stored page is priced, also
+                    // one stored while the run stops; what is not priced (the Orders API stopped) waits in the
+                    // backlog for a later run.
+                    if !summary.orders.stopped {
+                        summary.orders.add(
+                            try await orderAmounts.fetch(
+                                orderIds: rows.compactMap(\.orderId), purpose: window.purpose, in: environment))
+                    }
                 }
                 reached[index] =
                     slices[index].drained

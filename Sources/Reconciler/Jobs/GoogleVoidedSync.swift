@@ -36,6 +36,8 @@ public struct GoogleVoidedSync: Sendable {
         public var drained = false
         /// A window older than the store keeps, if one was found.
         public var gap: (from: Date, to: Date)?
+        /// What the Orders API calls for the amounts did.
+        public var orders = GoogleOrderAmounts.Summary()
 
         public static func == (lhs: Summary, rhs: Summary) -> Bool {
             lhs.pages == rhs.pages && lhs.rows == rhs.rows && lhs.inserted == rhs.inserted
@@ -55,6 +57,8 @@ public struct GoogleVoidedSync: Sendable {
     let client: PlayDeveloperClient
     let planner: VoidedWindowPlanner
     let store: VoidedPurchaseStore
+    /// Fetches what Google refunded for the rows of each stored page.
+    let orderAmounts: GoogleOrderAmounts
     /// `sync.googleSlices`: the most slices a window is paged in.
     let sliceCap: Int
     /// Calls the shortest quota window allows at once (30 for the published 30 per 30 s), nil when unlimited.
@@ -70,6 +74,7 @@ public struct GoogleVoidedSync: Sendable {
             overlap: TimeInterval(configuration.sync.googleOverlap.seconds),
             skew: TimeInterval(configuration.sync.googleSkew.seconds))
         store = VoidedPurchaseStore(app: app, products: configuration.products)
+        orderAmounts = GoogleOrderAmounts(app: app, client: client)
         let policy = configuration.quotaPolicy
         let limit = policy.limit(app: app.id, api: .googleVoidedPurchases)
         quotaCaps = (limit?.dailyCap, policy.backfillCap(of: limit))
@@ -168,8 +173,24 @@ public struct GoogleVoidedSync: Sendable {
         }
         let window = Window(job: job, purpose: purpose, start: start, end: end, started: started)
         try await page(&slices, window: window, checkpoint: &checkpoint, summary: &summary, in: environment)
+        if !environment.dryRun, !summary.orders.stopped {
+            // Refunds still without the store's amount from earlier runs (pending at Google, or not fetched).
+            let backlog = try orderAmounts.backlog(limit: Self.orderBacklogPerRun, on: connection)
+            summary.orders.add(try await orderAmounts.fetch(orderIds: backlog, purpose: purpose, in: environment))
+        }
+        if !environment.dryRun, !summary.orders.stopped, mode == .incremental {
+            // Refunds Google made without revoking never reach the voided list: re-read known orders for them.
+            summary.orders.add(
+                try await orderAmounts.recheckKnownOrders(
+                    limit: Self.knownOrdersPerRun, purpose: purpose, in: environment))
+        }
         environment.progress?.finish()
         summary.drained = true
+        if summary.orders.calls > 0 {
+            logger.info(
+                "amounts: \(summary.orders.calls) Orders API calls for \(summary.rows) voided rows (\(Self.perThousand(summary.orders.calls, summary.rows)) per 1000), \(summary.orders.priced) refunds priced by the store, \(summary.orders.pending) pending, \(summary.orders.notFound) orders not found"
+            )
+        }
         logger.info(
             "\(environment.dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(environment.dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(environment.dryRun ? "unchanged" : "at \(Self.text(end))")"
         )
@@ -179,6 +200,18 @@ public struct GoogleVoidedSync: Sendable {
             )
         }
         return summary
+    }
+
+    /// Order ids of earlier refunds re-asked per run (pending at Google, or not fetched yet).
+    static let orderBacklogPerRun = 10_000
+    /// Known orders re-read per run for refunds without revocation (10 calls of 1000).
+    static let knownOrdersPerRun = 10_000
+
+    /// `calls` per 1000 `rows`, with two decimals.
+    static func perThousand(_ calls: Int, _ rows: Int) -> String {
+        guard rows > 0 else { return "-" }
+        let hundredths = (calls * 100_000 + rows / 2) / rows
+        return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
     }
 
     /// One page of the window: from `start` to `end`, or the page `token` names.

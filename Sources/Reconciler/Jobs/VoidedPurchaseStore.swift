@@ -138,6 +138,9 @@ struct VoidedPurchaseStore {
                 price_milli = coalesce(r.price_milli, EXCLUDED.price_milli),
                 amount_milli = coalesce(r.amount_milli, EXCLUDED.amount_milli),
                 currency = coalesce(r.currency, EXCLUDED.currency),
+                gross_amount = coalesce(r.gross_amount, EXCLUDED.gross_amount),
+                amount_precision = coalesce(r.amount_precision, EXCLUDED.amount_precision),
+                amount_source = coalesce(r.amount_source, EXCLUDED.amount_source),
                 last_seen_run = EXCLUDED.last_seen_run
             WHERE r.payload IS DISTINCT FROM EXCLUDED.payload
                OR (r.subscription_id IS NULL AND EXCLUDED.subscription_id IS NOT NULL)
@@ -163,12 +166,15 @@ struct VoidedPurchaseStore {
             INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id, product_id,
                                      purchased_at, refunded_at, recorded_at, reason_code, reason_label, source_code,
                                      refund_type, quantity, price_milli, amount_milli, currency, first_seen_run,
-                                     last_seen_run, payload)
+                                     last_seen_run, payload, gross_amount, amount_precision, amount_source)
             SELECT $1, 'google', order_id, part_key, purchase_token, subscription_id, product_id,
                    to_timestamp(purchase_ms / 1000.0), to_timestamp(voided_ms / 1000.0), now(), reason_code,
                    reason_label, source_code,
                    CASE WHEN part_key = '' THEN 'full' ELSE 'partial_quantity' END,
-                   quantity, price_milli, price_milli * quantity, currency, $12, $12, payload
+                   quantity, price_milli, price_milli * quantity, currency, $12, $12, payload,
+                   -- An estimate from configured prices until the Orders API says what was refunded.
+                   price_milli * quantity, CASE WHEN price_milli IS NOT NULL THEN 3 END,
+                   CASE WHEN price_milli IS NOT NULL THEN 'configured' END
             FROM priced
         \(onConflict)
             RETURNING (xmax = 0) AS inserted

@@ -27,6 +27,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var subscriptionStates: [StateCount] = []
         /// Today's (US-Pacific day) store calls per API.
         public var quotaToday: [QuotaUsage] = []
+        /// Refunds by what is known of their amount: `store` (settled), `pending` (Google has not settled it),
+        /// `estimated` (configured prices), `unknown`, and of the unknown or estimated ones `order_not_found` and
+        /// `no_permission`.
+        public var refundAmounts: [String: Int] = [:]
         /// Quarantined rows not yet acknowledged (retried into the ledger or dropped), per job.
         public var quarantined: [Quarantine.OpenCount] = []
     }
@@ -117,6 +121,24 @@ public struct StatusReport: Codable, Sendable, Equatable {
                 id: app.id, platform: app.platform.rawValue, storeAppId: app.storeAppId,
                 subscriptions: try row.decode("subscriptions"), refunds: try row.decode("refunds"))
             try gatherJobs(into: &status, configuration: configuration, on: connection)
+            let amounts = try connection.query(
+                """
+                SELECT count(*) FILTER (WHERE amount_source = 'store' AND amount_note IS DISTINCT FROM 'pending') AS store,
+                       count(*) FILTER (WHERE amount_note = 'pending') AS pending,
+                       count(*) FILTER (WHERE amount_source = 'configured') AS estimated,
+                       count(*) FILTER (WHERE gross_amount IS NULL AND refund_type <> 'family_revoke') AS unknown,
+                       count(*) FILTER (WHERE amount_note = 'order_not_found') AS order_not_found,
+                       count(*) FILTER (WHERE amount_note = 'no_permission') AS no_permission
+                FROM refund WHERE app_id = $1
+                """, [app.id])[0]
+            for column in ["store", "pending", "estimated", "unknown", "order_not_found", "no_permission"] {
+                status.refundAmounts[column] = try amounts.decode(column, as: Int.self)
+            }
+            if let denied = status.refundAmounts["no_permission"], denied > 0 {
+                report.attention.append(
+                    "\(app.id): \(denied) refunds have no store amount: the service account lacks the Play Console "
+                        + "permission 'View financial data' (the Orders API answered 403)")
+            }
             // Only the app's own store: an Apple app never calls Google's APIs, whose default limits every app has.
             status.quotaToday = try await quotaUsage(app.id).filter {
                 $0.api.rawValue.hasPrefix(app.platform.rawValue + ".")

@@ -7,6 +7,22 @@ public struct GroundTruth: Sendable, Codable, Equatable {
     public var appleRefunds: [AppleRefund]
     /// Every Google void that has happened (recorded or not yet), in recorded order.
     public var googleVoids: [GoogleVoid]
+    /// Google refunds made without revocation (absent from the voided list), by now.
+    public var googleRefundsWithoutRevocation: [GoogleRefundWithoutRevocation] = []
+
+    /// One Google order refunded without revocation: the whole order, at `refundMillis`.
+    public struct GoogleRefundWithoutRevocation: Sendable, Codable, Equatable {
+        public var app: String
+        public var orderId: String
+        public var purchaseToken: String
+        public var refundMillis: Int64
+        public var currency: String
+        /// What was refunded (the order's total, tax included) and its tax, nanos.
+        public var totalNanos: Int64
+        public var taxNanos: Int64
+        /// Whether the order is the subscription's latest (what `latestSuccessfulOrderId` names).
+        public var isLatestOrder: Bool
+    }
 
     /// One Apple refunded or revoked transaction.
     public struct AppleRefund: Sendable, Codable, Equatable {
@@ -24,10 +40,12 @@ public struct GroundTruth: Sendable, Codable, Equatable {
         public var revocationType: String
         /// Milliunits (50000 = 50 %) for prorated refunds.
         public var revocationPercentage: Int?
-        /// Store-reported price of the transaction in milliunits.
+        /// Store-reported price of the transaction in milliunits: the total for the quantity bought, as Apple signs it.
         public var priceMilli: Int64
         public var currency: String
         public var quantity: Int
+        /// The scenario's price of one unit of the product, milliunits (a fact independent of what Apple signs).
+        public var unitPriceMilli: Int64
         /// When a REFUND_REVERSED happened, if it has by now.
         public var reversedDate: Int64?
     }
@@ -51,6 +69,17 @@ public struct GroundTruth: Sendable, Codable, Equatable {
         public var voidedQuantity: Int?
         /// True for subscription orders (listed only with `type=1`).
         public var isSubscription: Bool
+        /// The buyer's region (ISO 3166-1 alpha-2) and the currency it pays in.
+        public var buyerCountry: String
+        public var currency: String
+        /// The regional price of one unit, tax included, nanos (a scenario fact: see `Scenario.orderPrice`).
+        public var unitPriceNanos: Int64
+        /// The tax in one unit, nanos.
+        public var unitTaxNanos: Int64
+        /// Units the order bought.
+        public var orderQuantity: Int
+        /// A quantity-based part is processed (no longer PENDING) from this instant.
+        public var processedMillis: Int64
         /// How the listing answers this row when odd data is on (``SimulatorOptions/oddRows``), or nil.
         public var odd: OddRow? = nil
     }

@@ -28,7 +28,7 @@ extension Scenario {
                         revocationReason: Int(refund.reason), revocationType: type,
                         revocationPercentage: refund.kind == .prorated ? Int(refund.percentage) : nil,
                         priceMilli: product.priceMilli * Int64(plan.quantity), currency: product.currency,
-                        quantity: Int(plan.quantity),
+                        quantity: Int(plan.quantity), unitPriceMilli: product.priceMilli,
                         reversedDate: refund.reversedMillis <= now ? refund.reversedMillis : nil))
             }
         }
@@ -40,6 +40,7 @@ extension Scenario {
                 let index = Int(refund.plan)
                 let plan = plans[index]
                 let charge = Int(refund.charge)
+                let price = orderPrice(plan: index, charge: charge)
                 google.append(
                     GroundTruth.GoogleVoid(
                         app: app.id, packageName: app.storeId, orderId: orderId(plan: index, charge: charge),
@@ -49,11 +50,36 @@ extension Scenario {
                         recorded: refund.recordedMillis <= now, voidedSource: Int(refund.source),
                         voidedReason: Int(refund.reason),
                         voidedQuantity: refund.kind == .partialQuantity ? Int(refund.quantity) : nil,
-                        isSubscription: !plan.isOneTime, odd: OddRow.kind(ofRefund: refundIndex, rate: oddRows)))
+                        isSubscription: !plan.isOneTime, buyerCountry: price.country, currency: price.currency,
+                        unitPriceNanos: price.unitNanos, unitTaxNanos: price.unitTaxNanos,
+                        orderQuantity: price.quantity,
+                        processedMillis: refund.kind == .partialQuantity
+                            ? partProcessedMillis(refund) : refund.eventMillis,
+                        odd: OddRow.kind(ofRefund: refundIndex, rate: oddRows)))
             }
         }
         apple.sort { ($0.revocationDate, $0.transactionId) < ($1.revocationDate, $1.transactionId) }
-        return GroundTruth(nowMillis: now, appleRefunds: apple, googleVoids: google)
+        var silent: [GroundTruth.GoogleRefundWithoutRevocation] = []
+        for index in 0..<min(plans.count, spec.subscriptions) {
+            let plan = plans[index]
+            guard !plan.isOneTime, spec.apps[Int(plan.app)].platform == .google,
+                SplitMix64.mix(idSalt, UInt64(index), 11) % 10 == 0
+            else { continue }
+            let visible = plan.visibleCharges(at: now, periods: periods(plan))
+            for charge in 0..<visible {
+                guard let at = refundWithoutRevocation(plan: index, charge: charge), at <= now else { continue }
+                let price = orderPrice(plan: index, charge: charge)
+                silent.append(
+                    GroundTruth.GoogleRefundWithoutRevocation(
+                        app: spec.apps[Int(plan.app)].id, orderId: orderId(plan: index, charge: charge),
+                        purchaseToken: purchaseToken(plan: index), refundMillis: at, currency: price.currency,
+                        totalNanos: price.unitNanos * Int64(price.quantity),
+                        taxNanos: price.unitTaxNanos * Int64(price.quantity), isLatestOrder: charge == visible - 1))
+            }
+        }
+        var truth = GroundTruth(nowMillis: now, appleRefunds: apple, googleVoids: google)
+        truth.googleRefundsWithoutRevocation = silent
+        return truth
     }
 
     /// The number of subscriptions (one-time purchases excluded).

@@ -51,6 +51,21 @@ enum GoogleError {
             domain: "androidpublisher")
     }
 
+    /// `orders.get` / `orders.batchget` with an order id that is unknown or of another package (the whole batch).
+    static func orderNotFound() -> StoreReply {
+        reply(
+            404, status: "NOT_FOUND", message: "The order was not found or does not belong to this application.",
+            reason: "notFound")
+    }
+
+    /// The service account may not read financial data.
+    static func permissionDenied() -> StoreReply {
+        reply(
+            403, status: "PERMISSION_DENIED",
+            message: "The current user has insufficient permissions to perform the requested operation.",
+            reason: "permissionDenied", domain: "androidpublisher")
+    }
+
     static func notFound() -> StoreReply {
         reply(404, status: "NOT_FOUND", message: "Requested entity was not found.", reason: "notFound")
     }

@@ -32,34 +32,45 @@ final class QuotaLedger: Sendable {
     }
 
     private let counters = Mutex<[Key: Counter]>([:])
+    /// Shared counters (``QuotaRule/pool``), per app and pool.
+    private let pools = Mutex<[String: Counter]>([:])
 
     /// Decides one call at `millis` against `rules`, and records it.
     func admit(_ key: Key, at millis: Int64, rules: [QuotaRule]) -> Decision {
-        counters.withLock { counters in
-            var counter = counters[key] ?? Counter()
-            defer { counters[key] = counter }
-            for rule in rules {
-                switch rule.window {
-                case .rolling(let window):
-                    let upper = Self.upperBound(counter.grants, millis)
-                    let lower = Self.upperBound(counter.grants, millis - window)
-                    if upper - lower >= rule.limit {
-                        counter.refused += 1
-                        // The call fits again once the oldest grant that blocks it leaves the window.
-                        let blocking = counter.grants[upper - rule.limit]
-                        return .refused(rule: rule, retryAtMillis: blocking + window)
-                    }
-                case .pacificDay:
-                    let day = PacificDay.number(millis: millis)
-                    if counter.perDay[day, default: 0] >= rule.limit {
-                        counter.refused += 1
-                        return .refused(rule: rule, retryAtMillis: PacificDay.nextMidnight(after: millis))
+        pools.withLock { pools in
+            counters.withLock { counters in
+                var counter = counters[key] ?? Counter()
+                defer { counters[key] = counter }
+                for rule in rules {
+                    let counted = rule.pool.map { pools["\(key.app)|\($0)"] ?? Counter() } ?? counter
+                    switch rule.window {
+                    case .rolling(let window):
+                        let upper = Self.upperBound(counted.grants, millis)
+                        let lower = Self.upperBound(counted.grants, millis - window)
+                        if upper - lower >= rule.limit {
+                            counter.refused += 1
+                            // The call fits again once the oldest grant that blocks it leaves the window.
+                            let blocking = counted.grants[upper - rule.limit]
+                            return .refused(rule: rule, retryAtMillis: blocking + window)
+                        }
+                    case .pacificDay:
+                        let day = PacificDay.number(millis: millis)
+                        if counted.perDay[day, default: 0] >= rule.limit {
+                            counter.refused += 1
+                            return .refused(rule: rule, retryAtMillis: PacificDay.nextMidnight(after: millis))
+                        }
                     }
                 }
+                counter.grants.insert(millis, at: Self.upperBound(counter.grants, millis))
+                counter.perDay[PacificDay.number(millis: millis), default: 0] += 1
+                for pool in Set(rules.compactMap(\.pool)) {
+                    var shared = pools["\(key.app)|\(pool)"] ?? Counter()
+                    shared.grants.insert(millis, at: Self.upperBound(shared.grants, millis))
+                    shared.perDay[PacificDay.number(millis: millis), default: 0] += 1
+                    pools["\(key.app)|\(pool)"] = shared
+                }
+                return .granted
             }
-            counter.grants.insert(millis, at: Self.upperBound(counter.grants, millis))
-            counter.perDay[PacificDay.number(millis: millis), default: 0] += 1
-            return .granted
         }
     }
 
@@ -110,5 +121,6 @@ final class QuotaLedger: Sendable {
     /// Forgets every count.
     func reset() {
         counters.withLock { $0.removeAll() }
+        pools.withLock { $0.removeAll() }
     }
 }

@@ -15,8 +15,11 @@ public struct QuotaOptions: Sendable, Equatable, Codable {
     public var voidedWindowSeconds = 30.0
     /// Voided purchases: calls per US-Pacific day (published: 6000).
     public var voidedPerDay = 6000
-    /// Voided purchases: the "Orders" bucket, calls per minute window (published: 3000).
+    /// The "Orders" bucket, shared by voided purchases and `orders.*`: calls per minute window (published: 3000).
     public var voidedPerMinute = 3000
+    /// The Play Developer API's daily budget, shared by `orders.*` and subscriptionsv2 (published default: 200,000
+    /// per day); Voided Purchases has its own 6000.
+    public var developerApiPerDay = 200_000
     /// subscriptionsv2: calls per minute window (published: 3000).
     public var subscriptionsPerMinute = 3000
     /// Length of the "minute" windows in seconds (60; scale down in tests).
@@ -54,12 +57,24 @@ public struct QuotaOptions: Sendable, Equatable, Codable {
                 QuotaRule(
                     limit: voidedPerWindow, window: .rolling(millis: Int64(voidedWindowSeconds * 1000)),
                     name: "Queries per 30 seconds"),
-                QuotaRule(limit: voidedPerMinute, window: .rolling(millis: minute), name: "Orders queries per minute"),
+                QuotaRule(
+                    limit: voidedPerMinute, window: .rolling(millis: minute), name: "Orders queries per minute",
+                    pool: "orders"),
                 QuotaRule(limit: voidedPerDay, window: .pacificDay, name: "Queries per day"),
+            ]
+        case .googleOrders:
+            return [
+                QuotaRule(
+                    limit: voidedPerMinute, window: .rolling(millis: minute), name: "Orders queries per minute",
+                    pool: "orders"),
+                QuotaRule(
+                    limit: developerApiPerDay, window: .pacificDay, name: "Queries per day", pool: "developer-api"),
             ]
         case .googleSubscriptionsV2:
             return [
-                QuotaRule(limit: subscriptionsPerMinute, window: .rolling(millis: minute), name: "Queries per minute")
+                QuotaRule(limit: subscriptionsPerMinute, window: .rolling(millis: minute), name: "Queries per minute"),
+                QuotaRule(
+                    limit: developerApiPerDay, window: .pacificDay, name: "Queries per day", pool: "developer-api"),
             ]
         case .appleRefundHistory:
             return apple(appleRefundHistoryPerSecond)

@@ -16,11 +16,16 @@ public struct QuotaRule: Sendable, Equatable, Codable {
     /// What the store calls the limit (used in Google's message: "Queries per day").
     public var name: String
 
+    /// A counter several endpoints share (Google's "Orders" bucket counts voided purchases and `orders.*`
+    /// together), or nil for the endpoint's own.
+    public var pool: String?
+
     /// Creates a rule.
-    public init(limit: Int, window: Window, name: String) {
+    public init(limit: Int, window: Window, name: String, pool: String? = nil) {
         self.limit = limit
         self.window = window
         self.name = name
+        self.pool = pool
     }
 
     /// Whether this rule is a daily cap.

@@ -202,6 +202,12 @@ struct ScenarioGenerator {
         if spec.products[productIndex].kind == .consumable, !apple, random.chance(0.5) {
             plan.quantity = UInt8(2 + random.below(4))
         }
+        if spec.products[productIndex].kind == .consumable, apple {
+            // Apple consumables bought several at a time (Apple signs `price` as the total for the quantity). Its own
+            // random stream, so the rest of the scenario stays as it was.
+            var units = SplitMix64(seed: SplitMix64.mix(spec.seed, 5, UInt64(index)))
+            if units.chance(0.5) { plan.quantity = UInt8(2 + units.below(3)) }
+        }
         if apple {
             if random.chance(spec.sandboxShare) { plan.flags.insert(.sandbox) }
             if random.chance(0.7) { plan.flags.insert(.appAccountToken) }

@@ -6,6 +6,8 @@ public enum SimulatorEndpoint: String, Sendable, CaseIterable, Codable, Comparab
     case googleVoidedPurchases
     /// Google `purchases.subscriptionsv2.get`.
     case googleSubscriptionsV2
+    /// Google `orders.get` and `orders.batchget`.
+    case googleOrders
     /// Apple Get Refund History v2.
     case appleRefundHistory
     /// Apple Get Notification History.

@@ -14,9 +14,20 @@ struct SimulatorResponder: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         let body = try await request.body.collect(upTo: 4 << 20)
         let path = request.uri.path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        var method = request.method.rawValue
+        var query = StoreRequest.parseQuery(request.uri.query)
+        // Google's clients send a long GET as a POST with `X-HTTP-Method-Override: GET` and the query as a form body.
+        if method == "POST",
+            request.headers.contains(where: {
+                $0.name.canonicalName == "x-http-method-override" && $0.value.uppercased() == "GET"
+            })
+        {
+            method = "GET"
+            query += StoreRequest.parseQuery(String(decoding: body.readableBytesView, as: UTF8.self), plusIsSpace: true)
+        }
         let storeRequest = StoreRequest(
-            method: request.method.rawValue, segments: path, query: StoreRequest.parseQuery(request.uri.query),
-            authorization: request.headers[.authorization], body: Data(body.readableBytesView))
+            method: method, segments: path, query: query, authorization: request.headers[.authorization],
+            body: Data(body.readableBytesView))
         let reply = await router.route(storeRequest)
         var headers = HTTPFields()
         headers[.contentType] = reply.contentType

@@ -24,6 +24,11 @@ struct StoreRouter {
         {
             return await routeGoogle(request, packageName: path[3], rest: Array(path[5...]))
         }
+        if path.count >= 5, path[0] == "androidpublisher", path[1] == "v3", path[2] == "applications",
+            path[4] == "orders:batchGet" || (path[4] == "orders" && path.count == 6), request.method == "GET"
+        {
+            return await routeGoogle(request, packageName: path[3], rest: Array(path[4...]))
+        }
         let sandbox = path.first == "sandbox"
         let apple = sandbox ? Array(path.dropFirst()) : path
         if apple.count >= 3, apple[0] == "inApps" {
@@ -38,6 +43,8 @@ struct StoreRouter {
             endpoint = .googleVoidedPurchases
         } else if rest.count == 3, rest[0] == "subscriptionsv2", rest[1] == "tokens" {
             endpoint = .googleSubscriptionsV2
+        } else if rest == ["orders:batchGet"] || (rest.count == 2 && rest[0] == "orders") {
+            endpoint = .googleOrders
         } else {
             return GoogleError.notFound()
         }
@@ -56,6 +63,11 @@ struct StoreRouter {
             switch endpoint {
             case .googleVoidedPurchases:
                 return VoidedPurchasesEndpoint(state: state).handle(request, app: app, faults: faults)
+            case .googleOrders:
+                guard !state.options.ordersPermissionDenied else { return GoogleError.permissionDenied() }
+                return rest.count == 2
+                    ? OrdersEndpoint(state: state).get(app: app, orderId: rest[1])
+                    : OrdersEndpoint(state: state).batchGet(request, app: app)
             default:
                 return SubscriptionsV2Endpoint(state: state).handle(app: app, token: rest[2], faults: faults)
             }

@@ -19,14 +19,16 @@ struct AppleRefundSyncTests {
         var originalTransactionId: String
         var type: String
         var percentage: Int?
-        var amountMilli: Int64?
+        /// The refund in exact nanos.
+        var amountNanos: Int64?
         var reversed: Bool
     }
 
     func stored(_ harness: JobHarness) throws -> Set<StoredRefund> {
         let rows = try harness.connection().query(
             """
-            SELECT order_id, original_id, refund_type, percentage_milli, amount_milli, reversed_at IS NOT NULL AS rev
+            SELECT order_id, original_id, refund_type, percentage_milli,
+                   (gross_amount * 10::numeric ^ (9 - amount_precision))::bigint AS nanos, reversed_at IS NOT NULL AS rev
             FROM refund WHERE platform = 'apple'
             """)
         return Set(
@@ -34,7 +36,7 @@ struct AppleRefundSyncTests {
                 StoredRefund(
                     transactionId: try row.decode("order_id"), originalTransactionId: try row.decode("original_id"),
                     type: try row.decode("refund_type"), percentage: try row.decodeIfPresent("percentage_milli"),
-                    amountMilli: try row.decodeIfPresent("amount_milli"), reversed: try row.decode("rev"))
+                    amountNanos: try row.decodeIfPresent("nanos"), reversed: try row.decode("rev"))
             })
     }
 
@@ -45,15 +47,18 @@ struct AppleRefundSyncTests {
                 let type =
                     refund.revocationType == "REFUND_PRORATED"
                     ? "prorated" : refund.revocationType == "FAMILY_REVOKE" ? "family_revoke" : "full"
-                let total = refund.priceMilli * Int64(refund.quantity)
-                let amount =
-                    type == "prorated"
-                    ? (total * Int64(refund.revocationPercentage ?? 100_000) + 50_000) / 100_000 : total
+                // From the scenario's facts: the unit price times the units bought (Apple's signed price is that
+                // total already), times the refunded share; a family revoke moves no money.
+                let total = refund.unitPriceMilli * Int64(refund.quantity) * 1_000_000
+                let amount: Int64? =
+                    type == "family_revoke"
+                    ? nil
+                    : type == "prorated" ? total / 100_000 * Int64(refund.revocationPercentage ?? 100_000) : total
                 return StoredRefund(
                     transactionId: refund.transactionId, originalTransactionId: refund.originalTransactionId,
                     type: type,
                     percentage: type == "prorated" ? refund.revocationPercentage : refund.revocationPercentage,
-                    amountMilli: amount, reversed: refund.reversedDate.map { $0 <= truth.nowMillis } ?? false)
+                    amountNanos: amount, reversed: refund.reversedDate.map { $0 <= truth.nowMillis } ?? false)
             })
     }
 

@@ -68,6 +68,7 @@ extension JobHarness {
     /// A window's truth in the order the store lists it.
     func orderedTruth(recordedFrom from: Date, to: Date) -> [StoredVoid] {
         let truth = stores.simulator.groundTruth()
+        let parts = JobHarness.parts(truth)
         let low = Int64(from.timeIntervalSince1970 * 1000)
         let high = Int64(to.timeIntervalSince1970 * 1000)
         let app = stores.app(.google).id
@@ -79,7 +80,8 @@ extension JobHarness {
                 orderId: void.orderId,
                 partKey: void.voidedQuantity.map { "\(void.voidedTimeMillis):\($0)" } ?? "",
                 purchaseToken: void.purchaseToken, voidedMillis: void.voidedTimeMillis,
-                reason: void.voidedReason, source: void.voidedSource, quantity: void.voidedQuantity ?? 1)
+                reason: void.voidedReason, source: void.voidedSource,
+                quantity: JobHarness.units(void, parts: parts))
         }
     }
 }

@@ -61,6 +61,7 @@ struct JobHarness: Sendable {
         options.quotas.voidedPerMinute = 1_000_000
         options.quotas.voidedPerDay = 1_000_000
         options.quotas.subscriptionsPerMinute = 1_000_000
+        options.quotas.developerApiPerDay = 1_000_000
         options.quotas.appleRefundHistoryPerSecond = 1_000_000
         options.quotas.appleOtherPerSecond = 1_000_000
     }
@@ -95,9 +96,23 @@ extension JobHarness {
             })
     }
 
+    /// Units a void refunded, from the scenario's facts: a part its own; a whole-order void what the parts before it
+    /// left of the units bought (the quantity storerecon takes from the order).
+    static func units(_ void: GroundTruth.GoogleVoid, parts: [String: [GroundTruth.GoogleVoid]]) -> Int {
+        if let part = void.voidedQuantity { return part }
+        let before = (parts[void.orderId] ?? []).filter { $0.voidedTimeMillis <= void.voidedTimeMillis }
+        return void.orderQuantity - before.reduce(0) { $0 + ($1.voidedQuantity ?? 0) }
+    }
+
+    /// The quantity-based parts of the truth, by order id.
+    static func parts(_ truth: GroundTruth) -> [String: [GroundTruth.GoogleVoid]] {
+        Dictionary(grouping: truth.googleVoids.filter { $0.voidedQuantity != nil }, by: \.orderId)
+    }
+
     /// The voids the store holds recorded in `[from, to]`, keyed as storerecon keys them.
     func truthVoids(recordedFrom from: Date, to: Date) -> Set<StoredVoid> {
         let truth = stores.simulator.groundTruth()
+        let parts = JobHarness.parts(truth)
         let low = Int64(from.timeIntervalSince1970 * 1000)
         let high = Int64(to.timeIntervalSince1970 * 1000)
         return Set(
@@ -107,7 +122,8 @@ extension JobHarness {
                         orderId: void.orderId,
                         partKey: void.voidedQuantity.map { "\(void.voidedTimeMillis):\($0)" } ?? "",
                         purchaseToken: void.purchaseToken, voidedMillis: void.voidedTimeMillis,
-                        reason: void.voidedReason, source: void.voidedSource, quantity: void.voidedQuantity ?? 1)
+                        reason: void.voidedReason, source: void.voidedSource,
+                        quantity: JobHarness.units(void, parts: parts))
                 })
     }
 }

@@ -24,13 +24,16 @@ struct OddDataTests {
     }
 
     /// What the ledger must hold after the first window: every row the store sent that a ledger can take, with the
-    /// codes as sent (unknown ones raw), once.
+    /// codes as sent (unknown ones raw), once, its quantity as the Orders API prices it.
     static func expected(_ harness: JobHarness) -> (stored: Set<StoredVoid>, unstorable: Int, repeated: Int) {
         let now = harness.stores.now()
         let low = Int64(VoidedWindowPlanner.oldestStart(now: now).timeIntervalSince1970 * 1000)
         let high = Int64(now.addingTimeInterval(-60).timeIntervalSince1970 * 1000)
         let app = harness.stores.app(.google).id
-        let window = harness.stores.simulator.groundTruth().googleVoids.filter {
+        let truth = harness.stores.simulator.groundTruth()
+        // A whole-order void's quantity is what the Orders API says was refunded: the order's units less its parts.
+        let parts = JobHarness.parts(truth)
+        let window = truth.googleVoids.filter {
             $0.app == app && $0.recorded && $0.recordedTimeMillis >= low && $0.recordedTimeMillis <= high
         }
         var stored = Set<StoredVoid>()
@@ -42,7 +45,7 @@ struct OddDataTests {
                     partKey: void.voidedQuantity.map { "\(void.voidedTimeMillis):\($0)" } ?? "",
                     purchaseToken: void.purchaseToken, voidedMillis: void.voidedTimeMillis,
                     reason: unknown ? 97 : void.voidedReason, source: unknown ? 9 : void.voidedSource,
-                    quantity: void.voidedQuantity ?? 1))
+                    quantity: JobHarness.units(void, parts: parts)))
         }
         return (
             stored, window.filter { $0.odd?.isUnstorable == true }.count, window.filter { $0.odd == .repeated }.count

@@ -1,0 +1,486 @@
+import Foundation
+import Logging
+import PlayDeveloperAPI
+import Postgres
+import RateLimiting
+
+/// What Google refunded, from the Orders API: after a voided page is stored, the orders of its rows are read with
+/// `orders.batchget` (distinct ids, at most 1000 a call) and each refund row gets its amount, tax, currency, buyer
+/// country, quantity and product from the order.
+///
+/// - A whole-call 404 (one id unknown or of another package) is split in halves and retried until the unknown id
+///   is alone; it is recorded `not_found` and the others land. One bad id among 1000 costs about 20 calls.
+/// - 403 (no "View financial data" permission): recorded `no_permission`, no more order calls this run; amounts
+///   stay estimated (configured prices) or unknown.
+/// - The quota gate's daily budget (`limits.<app>.developerApiPerDay`) or the store's throttling stops the fetching
+///   for this run; what was not fetched is asked on the next run (``backlog(limit:since:in:)``).
+/// - A refund still pending at Google (a partial refund `PENDING`, the order `PENDING_REFUND`) is stored with note
+///   `pending` and asked again on later runs until settled.
+///
+/// Matching: a whole-order row takes `orderHistory.refundEvent.refundDetails` and the line item's quantity less the
+/// parts already refunded; a quantity-based part (`part_key` `"<voidedTimeMillis>:<voidedQuantity>"`) takes the
+/// `partialRefundEvents` entry created at its void time, or else the next unmatched one in time order.
+public struct GoogleOrderAmounts: Sendable {
+    /// What a call of ``fetch(orderIds:purpose:in:)`` did.
+    public struct Summary: Sendable, Equatable {
+        /// `orders.batchget` calls made.
+        public var calls = 0
+        /// Orders read.
+        public var orders = 0
+        /// Order ids Google does not know (or of another package).
+        public var notFound = 0
+        /// Refund rows that got a store amount.
+        public var priced = 0
+        /// Refunds still pending at Google.
+        public var pending = 0
+        /// Fetching stopped for this run (quota, permission, outage); the rest waits for the next run.
+        public var stopped = false
+
+        mutating func add(_ other: Summary) {
+            calls += other.calls
+            orders += other.orders
+            notFound += other.notFound
+            priced += other.priced
+            pending += other.pending
+            stopped = stopped || other.stopped
+        }
+    }
+
+    let app: AppConfig
+    let client: PlayDeveloperClient
+
+    /// Creates the fetcher for one Google app.
+    public init(app: AppConfig, client: PlayDeveloperClient) {
+        self.app = app
+        self.client = client
+    }
+
+    /// Order ids of stored refund rows that still need the store's amount: never asked, or pending at Google.
+    /// Ids of rows without an `orderId` (keyed by purchase token) are never asked.
+    func needing(_ orderIds: [String], on connection: PostgresConnection) throws -> [String] {
+        guard !orderIds.isEmpty else { return [] }
+        return try connection.query(
+            """
+            SELECT DISTINCT r.order_id FROM refund r
+            LEFT JOIN google_order o ON o.app_id = r.app_id AND o.order_id = r.order_id
+            WHERE r.app_id = $1 AND r.platform = 'google' AND r.order_id = ANY ($2::text[]) AND r.revoked
+              AND r.part_key NOT LIKE 'no-order:%'
+              AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
+                   OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at))
+            ORDER BY 1
+            """, [app.id, PostgresTextArray(orderIds)]
+        ).map { try $0.decode("order_id") }
+    }
+
+    /// Order ids waiting for an amount from earlier runs (not fetched, or pending), oldest refund first.
+    public func backlog(limit: Int, since: Date? = nil, on connection: PostgresConnection) throws -> [String] {
+        try connection.query(
+            """
+            SELECT r.order_id FROM refund r
+            LEFT JOIN google_order o ON o.app_id = r.app_id AND o.order_id = r.order_id
+            WHERE r.app_id = $1 AND r.platform = 'google' AND r.part_key NOT LIKE 'no-order:%' AND r.revoked
+              AND ($3::timestamptz IS NULL OR r.refunded_at >= $3)
+              AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
+                   OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at)
+                   OR (o.status = 'no_permission' AND o.fetched_at < now() - interval '1 day'))
+            GROUP BY r.order_id
+            ORDER BY min(r.refunded_at), r.order_id
+            LIMIT $2
+            """, [app.id, limit, since.map(PostgresTimestamp.format)]
+        ).map { try $0.decode("order_id") }
+    }
+
+    /// The job name of `storerecon backfill google-orders` (its lock and run records).
+    public static let backfillJob = "google_orders_backfill"
+
+    /// `storerecon backfill google-orders`: asks for every refund in the ledger still without the store's amount
+    /// (refunded since `since`), 1000 orders a call, oldest first, each order once per run, with a progress line.
+    /// Resumable: every call's orders commit before the next call.
+    public func backfill(since: Date?, in environment: JobEnvironment) async throws -> Summary {
+        var summary = Summary()
+        var asked = Set<String>()
+        while !summary.stopped {
+            try environment.checkShutdown()
+            let ids = try backlog(
+                limit: 5 * PlayDeveloperClient.maxOrderIds + asked.count, since: since,
+                on: environment.connection
+            ).filter { !asked.contains($0) }
+            guard !ids.isEmpty else { break }
+            let batch = Array(ids.prefix(PlayDeveloperClient.maxOrderIds))
+            asked.formUnion(batch)
+            summary.add(try await fetch(orderIds: batch, purpose: .backfill, in: environment))
+            environment.progress?.update(
+                "google-orders \(app.id): \(asked.count) orders asked, \(summary.calls) calls, \(summary.priced) refunds priced, \(summary.pending) pending, \(summary.notFound) not found"
+            )
+        }
+        environment.progress?.finish()
+        environment.logger.info(
+            "backfill google-orders: \(asked.count) orders asked in \(summary.calls) calls; \(summary.priced) refunds priced by the store, \(summary.pending) pending, \(summary.notFound) orders not found"
+        )
+        return summary
+    }
+
+    /// Fetches and stores the orders of these ids that need it (see ``needing(_:on:)``), 1000 a call.
+    /// Never throws for a store answer: the voided page it follows is already stored, and what is not fetched
+    /// now is asked on a later run. Throws only for the database (and a stop request).
+    public func fetch(orderIds: [String], purpose: CallPurpose, in environment: JobEnvironment) async throws
+        -> Summary
+    {
+        let connection = environment.connection
+        try dropRefundsSeenInVoidedList(Array(Set(orderIds)), on: connection)
+        let wanted = try needing(Array(Set(orderIds)), on: connection)
+        var summary = Summary()
+        var start = 0
+        while start < wanted.count, !summary.stopped {
+            let chunk = Array(wanted[start..<min(wanted.count, start + PlayDeveloperClient.maxOrderIds)])
+            start += chunk.count
+            summary.add(try await fetchChunk(chunk, purpose: purpose, in: environment))
+        }
+        return summary
+    }
+
+    /// One `orders.batchget`, split in halves on a whole-call 404 until the unknown id stands alone.
+    private func fetchChunk(_ ids: [String], purpose: CallPurpose, in environment: JobEnvironment) async throws
+        -> Summary
+    {
+        var summary = Summary()
+        let logger = environment.logger
+        do {
+            summary.calls += 1
+            environment.counters.add("orders_calls")
+            let orders = try await client.batchGetOrders(packageName: app.storeAppId, orderIds: ids, purpose: purpose)
+            summary.orders += orders.count
+            environment.counters.add("orders_fetched", orders.count)
+            let stored = try store(orders, on: environment.connection)
+            summary.priced += stored.priced
+            summary.pending += stored.pending
+        } catch let error as PlayAPIError where error.code == .notFound {
+            guard ids.count > 1 else {
+                logger.warning(
+                    "order \(VoidedPurchaseStore.quoted(ids[0])) not found by the Orders API; its refund keeps no store amount"
+                )
+                try mark(ids, status: "not_found", on: environment.connection)
+                environment.counters.add("orders_not_found")
+                summary.notFound += 1
+                return summary
+            }
+            let half = ids.count / 2
+            summary.add(try await fetchChunk(Array(ids[..<half]), purpose: purpose, in: environment))
+            if !summary.stopped {
+                summary.add(try await fetchChunk(Array(ids[half...]), purpose: purpose, in: environment))
+            }
+        } catch let error as PlayAPIError where error.code == .permissionDenied {
+            logger.warning(
+                "the Orders API refused (\(error.code.rawValue)): the service account lacks 'View financial data'; Google refunds keep configured (estimated) or unknown amounts"
+            )
+            try mark(ids, status: "no_permission", on: environment.connection)
+            environment.counters.add("orders_permission_denied")
+            summary.stopped = true
+        } catch let error as QuotaError {
+            logger.warning("Orders API: \(error); the remaining amounts are fetched on the next run")
+            summary.stopped = true
+        } catch let error as PlayAPIError {
+            logger.warning(
+                "Orders API: \(error.code.rawValue) (\(error)); the remaining amounts are fetched on the next run")
+            summary.stopped = true
+        }
+        return summary
+    }
+
+    /// Records ids Google would not give (404 alone, or 403); refund rows note why they have no store amount.
+    private func mark(_ ids: [String], status: String, on connection: PostgresConnection) throws {
+        try connection.transaction { connection in
+            try connection.execute(
+                """
+                INSERT INTO google_order (app_id, order_id, status)
+                SELECT $1, id, $3 FROM unnest($2::text[]) AS i(id)
+                ON CONFLICT (app_id, order_id) DO UPDATE SET status = EXCLUDED.status, fetched_at = now(),
+                    fetch_count = google_order.fetch_count + 1
+                """, [app.id, PostgresTextArray(ids), status])
+            try connection.execute(
+                """
+                UPDATE refund SET amount_note = $3
+                WHERE app_id = $1 AND platform = 'google' AND order_id = ANY ($2::text[])
+                  AND amount_source IS DISTINCT FROM 'store'
+                """, [app.id, PostgresTextArray(ids), status == "not_found" ? "order_not_found" : status])
+        }
+    }
+
+    /// One refund row's amount as the order states it.
+    struct Priced {
+        var orderId: String
+        var partKey: String
+        var gross: Int64?
+        var tax: Int64?
+        var currency: String?
+        var quantity: Int
+        var note: String?
+    }
+
+    /// Stores orders and the amounts of their refund rows, in one transaction.
+    func store(_ orders: [PlayOrder], on connection: PostgresConnection) throws -> (priced: Int, pending: Int) {
+        guard !orders.isEmpty else { return (0, 0) }
+        return try connection.transaction { connection in
+            let ids = orders.map(\.orderId)
+            let ledger = try connection.query(
+                """
+                SELECT order_id, part_key FROM refund
+                WHERE app_id = $1 AND platform = 'google' AND order_id = ANY ($2::text[]) AND revoked
+                ORDER BY order_id, part_key
+                """, [app.id, PostgresTextArray(ids)])
+            var parts: [String: [String]] = [:]
+            for row in ledger {
+                parts[try row.decode("order_id"), default: []].append(try row.decode("part_key"))
+            }
+            var priced: [Priced] = []
+            for order in orders {
+                priced += Self.price(order, partKeys: parts[order.orderId] ?? [])
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let payloads = try orders.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+            func text(_ value: Int64?) -> String? { value.map(String.init) }
+            try connection.execute(
+                """
+                INSERT INTO google_order (app_id, order_id, status, state, currency, total_nanos, tax_nanos,
+                                          revenue_nanos, buyer_country, product_id, quantity, refund_pending, payload)
+                SELECT $1, t.* FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
+                                           $8::bigint[], $9::text[], $10::text[], $11::int[], $12::boolean[],
+                                           $13::jsonb[]) AS t
+                ON CONFLICT (app_id, order_id) DO UPDATE SET
+                    status = EXCLUDED.status, state = EXCLUDED.state, currency = EXCLUDED.currency,
+                    total_nanos = EXCLUDED.total_nanos, tax_nanos = EXCLUDED.tax_nanos,
+                    revenue_nanos = EXCLUDED.revenue_nanos, buyer_country = EXCLUDED.buyer_country,
+                    product_id = EXCLUDED.product_id, quantity = EXCLUDED.quantity,
+                    refund_pending = EXCLUDED.refund_pending, payload = EXCLUDED.payload, fetched_at = now(),
+                    fetch_count = google_order.fetch_count + 1
+                """,
+                [
+                    app.id, PostgresTextArray(ids), PostgresTextArray(orders.map { _ in "ok" }),
+                    PostgresNullableTextArray(orders.map(\.state)),
+                    PostgresNullableTextArray(orders.map { $0.total?.currencyCode }),
+                    PostgresNullableTextArray(orders.map { text($0.total?.totalNanos) }),
+                    PostgresNullableTextArray(orders.map { text($0.tax?.totalNanos) }),
+                    PostgresNullableTextArray(orders.map { text($0.developerRevenueInBuyerCurrency?.totalNanos) }),
+                    PostgresNullableTextArray(orders.map { $0.buyerAddress?.buyerCountry }),
+                    PostgresNullableTextArray(orders.map { $0.lineItems?.first?.productId }),
+                    PostgresNullableTextArray(orders.map { Self.quantity($0).map(String.init) }),
+                    PostgresTextArray(orders.map { $0.refundPending ? "true" : "false" }),
+                    PostgresTextArray(payloads),
+                ])
+            let byId = Dictionary(orders.map { ($0.orderId, $0) }) { first, _ in first }
+            let updated = try connection.query(
+                """
+                WITH priced AS (
+                    SELECT * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::int[],
+                                         $8::text[], $9::text[], $10::text[], $11::text[])
+                        AS t(order_id, part_key, gross, tax, currency, quantity, note, country, product, reason)
+                ), targets AS (
+                    -- Each row by its key, one lookup per priced row (LATERAL): joined as sets, stale statistics
+                    -- while a backlog fills the table made the planner scan all the app's rows per priced row.
+                    SELECT x.id, p.* FROM priced p
+                    CROSS JOIN LATERAL (
+                        SELECT id, amount_source FROM refund x
+                        WHERE x.app_id = $1 AND x.order_id = p.order_id AND x.part_key = p.part_key
+                          AND x.platform = 'google' AND x.revoked
+                    ) x
+                    WHERE p.gross IS NOT NULL OR x.amount_source IS DISTINCT FROM 'store'
+                ), changed AS (
+                    UPDATE refund r SET gross_amount = p.gross, tax_amount = p.tax,
+                        amount_precision = CASE WHEN p.gross IS NOT NULL THEN 9 ELSE r.amount_precision END,
+                        amount_source = CASE WHEN p.gross IS NOT NULL THEN 'store' ELSE r.amount_source END,
+                        currency = coalesce(p.currency, r.currency), quantity = p.quantity, amount_note = p.note,
+                        buyer_country = p.country, product_id = coalesce(r.product_id, p.product),
+                        refund_reason = p.reason
+                    FROM targets p
+                    WHERE r.id = p.id
+                    RETURNING p.gross IS NOT NULL AS priced, p.note = 'pending' AS pending
+                )
+                SELECT count(*) FILTER (WHERE priced) AS priced, count(*) FILTER (WHERE pending) AS pending
+                FROM changed
+                """,
+                [
+                    app.id, PostgresTextArray(priced.map(\.orderId)), PostgresTextArray(priced.map(\.partKey)),
+                    PostgresNullableTextArray(priced.map { text($0.gross) }),
+                    PostgresNullableTextArray(priced.map { text($0.tax) }),
+                    PostgresNullableTextArray(priced.map(\.currency)),
+                    PostgresTextArray(priced.map { String($0.quantity) }),
+                    PostgresNullableTextArray(priced.map(\.note)),
+                    PostgresNullableTextArray(priced.map { byId[$0.orderId]?.buyerAddress?.buyerCountry }),
+                    PostgresNullableTextArray(priced.map { byId[$0.orderId]?.lineItems?.first?.productId }),
+                    PostgresNullableTextArray(priced.map { byId[$0.orderId]?.orderHistory?.refundEvent?.refundReason }),
+                ])[0]
+            try recordRefundsWithoutRevocation(
+                orders.filter { parts[$0.orderId] == nil }, payloads: Dictionary(zip(ids, payloads)) { a, _ in a },
+                on: connection)
+            return (try updated.decode("priced"), try updated.decode("pending"))
+        }
+    }
+
+    /// Refunds Google made without revoking, seen in orders the ledger has no refund of: a `refundEvent`, and each
+    /// processed partial refund. Stored with `revoked = false` and part keys `orders:refund` /
+    /// `orders:partial:<createTimeMillis>`; they take nothing from the subscription. When the voided list later
+    /// shows the order, its rows replace these (``dropRefundsSeenInVoidedList(_:on:)``).
+    func recordRefundsWithoutRevocation(
+        _ orders: [PlayOrder], payloads: [String: String], on connection: PostgresConnection
+    ) throws {
+        var columns: [[String?]] = Array(repeating: [], count: 12)
+        for order in orders {
+            var rows: [(key: String, type: String, at: String?, details: PlayOrder.RefundDetails?)] = []
+            if let event = order.orderHistory?.refundEvent {
+                rows.append(("orders:refund", "full", event.eventTime, event.refundDetails))
+            }
+            for event in order.orderHistory?.partialRefundEvents ?? [] where event.state == "PROCESSED_SUCCESSFULLY" {
+                let millis = event.createTime.flatMap { RFC3339Timestamp($0)?.millisecondsSinceEpoch } ?? 0
+                rows.append(("orders:partial:\(millis)", "partial_amount", event.createTime, event.refundDetails))
+            }
+            for row in rows {
+                guard let at = row.at.flatMap({ RFC3339Timestamp($0) }) else { continue }
+                let values: [String?] = [
+                    order.orderId, row.key, order.purchaseToken, order.lineItems?.first?.productId,
+                    PostgresTimestamp.format(at.date), row.type, row.details?.total?.totalNanos.map(String.init),
+                    row.details?.tax?.totalNanos.map(String.init) ?? "0",
+                    row.details?.total?.currencyCode ?? order.total?.currencyCode,
+                    order.buyerAddress?.buyerCountry, order.orderHistory?.refundEvent?.refundReason,
+                    payloads[order.orderId] ?? "{}",
+                ]
+                for (index, value) in values.enumerated() { columns[index].append(value) }
+            }
+        }
+        guard !columns[0].isEmpty else { return }
+        try connection.execute(
+            """
+            INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id, product_id,
+                                     refunded_at, recorded_at, reason_label, refund_type, quantity, gross_amount,
+                                     tax_amount, amount_precision, amount_source, currency, buyer_country,
+                                     refund_reason, revoked, payload)
+            SELECT $1, 'google', i.order_id, i.part_key, i.token, s.id, coalesce(i.product, s.product_id), i.at, now(),
+                   'not_revoked', i.type, 1, i.gross, i.tax, 9, CASE WHEN i.gross IS NOT NULL THEN 'store' END,
+                   i.currency, i.country, i.reason, false, i.payload
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::bigint[],
+                        $9::bigint[], $10::text[], $11::text[], $12::text[], $13::jsonb[])
+                AS i(order_id, part_key, token, product, at, type, gross, tax, currency, country, reason, payload)
+            LEFT JOIN subscription s ON s.app_id = $1 AND s.store_id = i.token
+            ON CONFLICT (app_id, order_id, part_key) DO UPDATE SET
+                gross_amount = EXCLUDED.gross_amount, tax_amount = EXCLUDED.tax_amount, payload = EXCLUDED.payload
+            """, [app.id] + columns.map { PostgresNullableTextArray($0) })
+    }
+
+    /// Drops the rows of refunds without revocation of orders the voided list now shows (same money, now revoked).
+    func dropRefundsSeenInVoidedList(_ orderIds: [String], on connection: PostgresConnection) throws {
+        guard !orderIds.isEmpty else { return }
+        try connection.execute(
+            """
+            DELETE FROM refund r
+            WHERE r.app_id = $1 AND r.platform = 'google' AND r.order_id = ANY ($2::text[]) AND NOT r.revoked
+              AND EXISTS (SELECT 1 FROM refund v WHERE v.app_id = r.app_id AND v.order_id = r.order_id AND v.revoked)
+            """, [app.id, PostgresTextArray(orderIds)])
+    }
+
+    /// Orders storerecon knows that may have been refunded without revocation: Google subscriptions' current
+    /// orders (`latestSuccessfulOrderId`, kept by the recheck) and orders fetched before, none refunded in the
+    /// ledger yet, least recently asked first.
+    public func knownOrders(limit: Int, on connection: PostgresConnection) throws -> [String] {
+        try connection.query(
+            """
+            SELECT id FROM (
+                SELECT s.current_order_id AS id, NULL::timestamptz AS asked FROM subscription s
+                WHERE s.app_id = $1 AND s.current_order_id LIKE 'GPA.%'
+                  AND NOT EXISTS (SELECT 1 FROM google_order o WHERE o.app_id = $1 AND o.order_id = s.current_order_id)
+                UNION ALL
+                SELECT o.order_id, o.fetched_at FROM google_order o
+                WHERE o.app_id = $1 AND o.status = 'ok' AND o.state IS DISTINCT FROM 'REFUNDED'
+            ) AS known
+            WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = known.id)
+            GROUP BY id
+            ORDER BY min(asked) NULLS FIRST, id
+            LIMIT $2
+            """, [app.id, limit]
+        ).map { try $0.decode("id") }
+    }
+
+    /// Re-reads up to `limit` known orders (``knownOrders(limit:on:)``) and records refunds Google made without
+    /// revoking them. Within the same quota as every Orders call.
+    public func recheckKnownOrders(limit: Int, purpose: CallPurpose, in environment: JobEnvironment) async throws
+        -> Summary
+    {
+        let ids = try knownOrders(limit: limit, on: environment.connection)
+        var summary = Summary()
+        var start = 0
+        while start < ids.count, !summary.stopped {
+            let chunk = Array(ids[start..<min(ids.count, start + PlayDeveloperClient.maxOrderIds)])
+            start += chunk.count
+            summary.add(try await fetchChunk(chunk, purpose: purpose, in: environment))
+        }
+        return summary
+    }
+
+    /// Units the order bought: the first line item's quantity (1 for a subscription).
+    static func quantity(_ order: PlayOrder) -> Int? {
+        guard let item = order.lineItems?.first else { return nil }
+        return item.oneTimePurchaseDetails?.quantity ?? 1
+    }
+
+    /// The amounts of an order's refund rows (`partKeys`: the ledger's rows of it).
+    static func price(_ order: PlayOrder, partKeys: [String]) -> [Priced] {
+        let events = (order.orderHistory?.partialRefundEvents ?? []).enumerated()
+            .map { index, event in
+                (index, RFC3339Timestamp(event.createTime ?? "")?.millisecondsSinceEpoch, event)
+            }
+            .sorted { ($0.1 ?? .max, $0.0) < ($1.1 ?? .max, $1.0) }
+        // Parts: "<voidedTimeMillis>:<voidedQuantity>", in time order.
+        let partRows = partKeys.compactMap { key -> (key: String, millis: Int64, units: Int)? in
+            let fields = key.split(separator: ":")
+            guard fields.count == 2, let millis = Int64(fields[0]), let units = Int(fields[1]) else { return nil }
+            return (key, millis, units)
+        }.sorted { ($0.millis, $0.key) < ($1.millis, $1.key) }
+        var used = Set<Int>()
+        var matched: [String: PlayOrder.PartialRefundEvent] = [:]
+        for part in partRows {
+            if let exact = events.first(where: { !used.contains($0.0) && $0.1 == part.millis }) {
+                used.insert(exact.0)
+                matched[part.key] = exact.2
+            }
+        }
+        for part in partRows where matched[part.key] == nil {
+            if let next = events.first(where: { !used.contains($0.0) }) {
+                used.insert(next.0)
+                matched[part.key] = next.2
+            }
+        }
+        let bought = quantity(order) ?? 1
+        let partUnits = partRows.reduce(0) { $0 + $1.units }
+        var result: [Priced] = []
+        for part in partRows {
+            let event = matched[part.key]
+            let pending = event?.state == "PENDING"
+            result.append(
+                Priced(
+                    orderId: order.orderId, partKey: part.key, gross: event?.refundDetails?.total?.totalNanos,
+                    tax: event?.refundDetails?.tax?.totalNanos ?? (event == nil ? nil : 0),
+                    currency: event?.refundDetails?.total?.currencyCode ?? order.total?.currencyCode,
+                    quantity: part.units, note: event == nil ? "no_refund_event" : pending ? "pending" : nil))
+        }
+        if partKeys.contains("") {
+            let refund = order.orderHistory?.refundEvent
+            let total = refund?.refundDetails?.total?.totalNanos
+            // Units refunded: the refund's total over the line's price of one unit (tax included) when it divides
+            // exactly; else what the parts in the ledger left (a part may lie outside what was read).
+            var units = max(1, bought - partUnits)
+            if let total, let line = order.lineItems?.first?.total?.totalNanos, bought > 0, line > 0,
+                line % Int64(bought) == 0
+            {
+                let unit = line / Int64(bought)
+                if total > 0, total % unit == 0, total / unit <= Int64(bought) { units = Int(total / unit) }
+            }
+            result.append(
+                Priced(
+                    orderId: order.orderId, partKey: "", gross: total,
+                    tax: total == nil ? nil : refund?.refundDetails?.tax?.totalNanos ?? 0,
+                    currency: refund?.refundDetails?.total?.currencyCode ?? order.total?.currencyCode,
+                    quantity: units,
+                    note: refund == nil ? (order.state == "PENDING_REFUND" ? "pending" : "no_refund_event") : nil))
+        }
+        return result
+    }
+}
