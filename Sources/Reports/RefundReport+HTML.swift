@@ -106,7 +106,12 @@ extension RefundReport {
         guard !options.detail, !groups.isEmpty else { return html }
         // Per-currency totals (estimated amounts apart).
         html += "<h2>Totals per currency</h2>\n<table>\n<thead><tr>"
-        let columns = ["currency", "source", "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds"]
+        // The table's TOTAL rows, the same columns and figures.
+        let columns =
+            [
+                "currency", "source", "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds",
+                "family_revokes", "reversed_refunds", "not_revoked_refunds",
+            ] + (options.rates.map { base in ["gross", "tax", "net"].map { "\($0)_\(base.base)" } } ?? [])
         html += columns.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
         for (_, total) in totalsByCurrency() {
             let cells =
@@ -114,7 +119,11 @@ extension RefundReport {
                     total.keys["currency"] ?? "", total.keys["source"] ?? "", String(total.refunds),
                     String(total.quantity),
                 ]
-                + Self.amounts(total) + [String(total.unknownAmount)]
+                + Self.amounts(total)
+                + [
+                    String(total.unknownAmount), String(total.familyRevokes), String(total.reversed),
+                    String(total.notRevoked),
+                ] + convertedAmounts(total)
             html += "<tr>"
             for (index, cell) in cells.enumerated() {
                 html += (index >= 2 ? "<td class=\"n\">" : "<td>") + escape(cell) + "</td>"

@@ -241,26 +241,9 @@ extension RefundReport {
             }
         } else {
             object["by"] = options.by.map(\.rawValue)
-            object["groups"] = groups.map { group -> [String: Any] in
-                var row: [String: Any] = group.keys
-                row["refunds"] = group.refunds
-                row["quantity"] = group.quantity
-                let currency = group.keys["currency"] ?? ""
-                row["gross"] = group.grossNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
-                row["tax"] = group.taxNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
-                row["net"] = group.netNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
-                row["unknown_amount_refunds"] = group.unknownAmount
-                row["family_revokes"] = group.familyRevokes
-                row["not_revoked_refunds"] = group.notRevoked
-                if let base = options.rates?.base {
-                    let converted = convertedAmounts(group)
-                    for (index, name) in ["gross", "tax", "net"].enumerated() {
-                        row["\(name)_\(base)"] = converted[index].isEmpty ? NSNull() : converted[index]
-                    }
-                }
-                row["reversed_refunds"] = group.reversed
-                return row
-            }
+            object["groups"] = groups.map(jsonObject)
+            // The table's TOTAL rows, the same figures: per currency and amount source.
+            object["totals"] = totalsByCurrency().map { jsonObject($0.1) }
         }
         if let rates = options.rates, !options.detail {
             object["rates"] = [
@@ -279,6 +262,30 @@ extension RefundReport {
         object["daily"] = daily.map { ["day": $0.day, "platform": $0.platform, "refunds": $0.refunds] }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
+
+extension RefundReport {
+    /// A group (or a total) as a JSON object: its keys, counts and amounts in the currency's minor units.
+    fileprivate func jsonObject(_ group: Group) -> [String: Any] {
+        var row: [String: Any] = group.keys
+        row["refunds"] = group.refunds
+        row["quantity"] = group.quantity
+        let currency = group.keys["currency"] ?? ""
+        row["gross"] = group.grossNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
+        row["tax"] = group.taxNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
+        row["net"] = group.netNanos.map { Money.format(nanos: $0, currency: currency) } ?? NSNull()
+        row["unknown_amount_refunds"] = group.unknownAmount
+        row["family_revokes"] = group.familyRevokes
+        row["not_revoked_refunds"] = group.notRevoked
+        if let base = options.rates?.base {
+            let converted = convertedAmounts(group)
+            for (index, name) in ["gross", "tax", "net"].enumerated() {
+                row["\(name)_\(base)"] = converted[index].isEmpty ? NSNull() : converted[index]
+            }
+        }
+        row["reversed_refunds"] = group.reversed
+        return row
     }
 }
 

@@ -216,6 +216,42 @@ struct RefundReportTests {
     }
 
     /// Google amounts in nanos with their tax, several currencies, a family revoke and an estimated amount.
+    /// The table's TOTAL rows, the JSON `totals` and the HTML totals table carry the same figures per currency and
+    /// amount source: finance gets one answer whichever format it reads.
+    @Test func tableJSONAndHTMLHaveTheSameTotals() throws {
+        let report = try RefundReport.run(
+            RefundReportOptions(from: "2026-11-01", to: "2026-11-03", by: [.platform, .product]), on: connection)
+        let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any]
+        let totals = try #require(json?["totals"] as? [[String: Any]])
+        func cell(_ value: Any?) -> String { (value as? String) ?? (value as? Int).map(String.init) ?? "" }
+        let fromJSON = Set(
+            totals.map { total in
+                ["currency", "source", "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds"]
+                    .map { cell(total[$0]) }.joined(separator: "|")
+            })
+        #expect(fromJSON.count == report.totalsByCurrency().count && fromJSON.count >= 2, "\(fromJSON)")
+        // The HTML totals table: its rows' first eight cells.
+        let html = report.html()
+        let section = try #require(html.components(separatedBy: "<h2>Totals per currency</h2>").last)
+        let fromHTML = Set(
+            section.components(separatedBy: "<tr>").dropFirst(2).map { row in
+                row.matches(of: #/<td[^>]*>([^<]*)</td>/#).prefix(8).map { String($0.output.1) }
+                    .joined(separator: "|")
+            })
+        #expect(fromHTML == fromJSON)
+        // The table's TOTAL rows: the same refunds, quantity and gross for each total.
+        let table = report.table().split(separator: "\n").filter { $0.hasPrefix("TOTAL") }
+        #expect(table.count == fromJSON.count, "\(table)")
+        for total in totals {
+            let figures = [cell(total["refunds"]), cell(total["quantity"]), cell(total["gross"])].filter { !$0.isEmpty }
+            #expect(
+                table.contains { line in
+                    let words = line.split(separator: " ").map(String.init)
+                    return words.indices.contains { words[$0...].starts(with: figures) }
+                }, "\(figures) not in \(table)")
+        }
+    }
+
     @Test func storeAmountsWithTaxPerCurrencyAndSourceApart() throws {
         try connection.execute(
             """
