@@ -43,7 +43,23 @@ extension AppleRefundSync {
     /// Before a run reads anyone: known subscriptions without a cursor row get one (never checked sorts first in the
     /// sweep), and ids sharing an imported `user_ref` or an `appTransactionId` are grouped into one customer.
     func prepareCustomers(in environment: JobEnvironment) throws {
-        let connection = environment.connection
+        let merged = try environment.connection.transaction { connection in
+            try lockCustomers(on: connection)
+            return try addKnownAndGroup(on: connection)
+        }
+        environment.counters.add("customers_grouped", merged)
+    }
+
+    /// Serializes changes to the app's grouping (a sync and a backfill may regroup at once, readers merge as they
+    /// read) until the caller's transaction ends; taken before any cursor row is changed, so no two regroupings can
+    /// wait on each other's rows.
+    func lockCustomers(on connection: PostgresConnection) throws {
+        _ = try connection.query(
+            "SELECT pg_advisory_xact_lock(hashtextextended('storerecon.apple_customers:' || $1, 0)) IS NULL AS x",
+            [app.id])
+    }
+
+    private func addKnownAndGroup(on connection: PostgresConnection) throws -> Int {
         try connection.execute(
             """
             INSERT INTO apple_refund_cursor (app_id, original_transaction_id)
@@ -52,8 +68,7 @@ extension AppleRefundSync {
                 SELECT 1 FROM apple_refund_cursor c WHERE c.app_id = s.app_id AND c.original_transaction_id = s.store_id)
             ON CONFLICT DO NOTHING
             """, [app.id])
-        let merged = try group(by: .userRef, on: connection) + group(by: .appTransactionId, on: connection)
-        environment.counters.add("customers_grouped", merged)
+        return try group(by: .userRef, on: connection) + group(by: .appTransactionId, on: connection)
     }
 
     /// What ids of one customer share.
@@ -119,6 +134,7 @@ extension AppleRefundSync {
     func mergeCustomers(_ ids: [String], into customer: String, on connection: PostgresConnection) throws {
         let others = Array(Set(ids).subtracting([customer]))
         guard !others.isEmpty else { return }
+        try lockCustomers(on: connection)
         try connection.execute(
             """
             INSERT INTO apple_refund_cursor (app_id, original_transaction_id, customer)
@@ -196,6 +212,7 @@ extension AppleRefundSync {
     /// however recently read; one naming a customer queued by a backfill moves it ahead of the backfill.
     func queueNotified(_ named: [Notified], reason: String, on connection: PostgresConnection) throws {
         guard !named.isEmpty else { return }
+        try lockCustomers(on: connection)
         let ids = named.map(\.originalTransactionId)
         try connection.execute(
             """
