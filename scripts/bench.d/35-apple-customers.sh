@@ -25,7 +25,7 @@ if [ "$apple_customers" -gt 0 ]; then
             "$(( $(date +%s) * 1000 ))" "$(( apple_customers * 3 ))" "$(( apple_customers / 2 ))" >"$dir.spec.json"
         "$sim" init --dir "$dir" --scenario "$dir.spec.json" --clock wall \
             --database-url "host=$PGHOST port=$PGPORT user=postgres dbname=$db" >/dev/null
-        "$sim" serve --dir "$dir" --port 0 --latency "${latency}ms" --latency-jitter "$(( latency / 10 ))ms" \
+        "$sim" serve --dir "$dir" --port 0 --quota-wall-clock true --latency "${latency}ms" --latency-jitter "$(( latency / 10 ))ms" \
             >"$dir.url" 2>"$dir.log" &
         sim_pid=$!
         for _ in $(seq 600); do [ -s "$dir.url" ] && break; sleep 0.1; done
