@@ -68,6 +68,28 @@ extension AppleRefundSync {
                 SELECT 1 FROM apple_refund_cursor c WHERE c.app_id = s.app_id AND c.original_transaction_id = s.store_id)
             ON CONFLICT DO NOTHING
             """, [app.id])
+        // A member queued directly (`quarantine retry` queues the id it retried) hands its place to its head.
+        try connection.execute(
+            """
+            WITH queued AS (
+                SELECT customer AS head, min(queued_at) AS queued_at,
+                       coalesce(min(queue_reason) FILTER (WHERE queue_reason <> 'backfill'), min(queue_reason))
+                           AS reason
+                FROM apple_refund_cursor
+                WHERE app_id = $1 AND queued_at IS NOT NULL AND customer IS NOT NULL
+                GROUP BY customer
+            ), heads AS (
+                UPDATE apple_refund_cursor c SET queued_at = least(c.queued_at, q.queued_at),
+                    queue_reason = CASE
+                        WHEN c.queue_reason IS NULL OR (c.queue_reason = 'backfill' AND q.reason <> 'backfill')
+                            THEN q.reason
+                        ELSE c.queue_reason END
+                FROM queued q WHERE c.app_id = $1 AND c.original_transaction_id = q.head
+                RETURNING 1
+            )
+            UPDATE apple_refund_cursor SET queued_at = NULL, queue_reason = NULL
+            WHERE app_id = $1 AND queued_at IS NOT NULL AND customer IS NOT NULL
+            """, [app.id])
         return try group(by: .userRef, on: connection) + group(by: .appTransactionId, on: connection)
     }
 

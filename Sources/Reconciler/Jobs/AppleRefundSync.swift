@@ -93,6 +93,7 @@ public struct AppleRefundSync: Sendable {
             try await drainQueue(.queued, purpose: purpose, in: environment)
             try closeBackfillIfDrained(on: environment.connection)
         case .backfillIds(let ids):
+            try prepareCustomers(in: environment)
             try queueBackfill(ids: ids, on: environment.connection)
             try await drainQueue(.queued, purpose: purpose, in: environment)
             try closeBackfillIfDrained(on: environment.connection)

@@ -182,6 +182,17 @@ extension AppleRefundSyncTests {
             let progress = try #require(
                 try AppleBackfillProgress.load(app: stores.app(.apple).id, on: harness.connection()))
             #expect(progress.left == 0 && progress.finishedAt != nil, "\(progress)")
+            // A member queued directly (as `quarantine retry` queues the id it retried) hands its place to its head:
+            // the customer is read once more, and nothing stays queued.
+            try harness.connection().execute(
+                "UPDATE apple_refund_cursor SET queued_at = now(), queue_reason = 'quarantine_retry' WHERE customer IS NOT NULL"
+            )
+            let retry = try await appleSync(harness, .backfillIds([]))
+            #expect(retry.exitCode == 0, "\(retry.error ?? "")")
+            #expect(retry.calls["apple.refundhistory"] == 1, "\(retry.calls)")
+            let queued: Int = try harness.connection().query(
+                "SELECT count(*) AS n FROM apple_refund_cursor WHERE queued_at IS NOT NULL")[0].decode("n")
+            #expect(queued == 0)
         }
     }
 }
