@@ -75,6 +75,7 @@ struct BackfillGoogleOrdersCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: GlobalOptions
+    @OptionGroup var jobs: JobOptions
 
     @Option(name: .long, help: "Only refunds from this time on (RFC 3339; default: all).")
     var since: String?
@@ -83,7 +84,7 @@ struct BackfillGoogleOrdersCommand: AsyncParsableCommand {
     var app: String?
 
     func run() async throws {
-        try await CommandRuntime.run(options, command: "backfill google-orders") { runtime in
+        try await CommandRuntime.run(options, jobs: jobs, command: "backfill google-orders") { runtime in
             var start: Date?
             if let since {
                 guard let parsed = PostgresTimestamp.parse(since) else {
@@ -105,14 +106,17 @@ struct BackfillGoogleOrdersCommand: AsyncParsableCommand {
     }
 }
 
-/// `storerecon backfill apple-refunds [--all | --ids FILE] [--app ID]`.
+/// `storerecon backfill apple-refunds [--all | --ids FILE | --status | --cancel] [--app ID]`.
 struct BackfillAppleRefundsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apple-refunds",
         abstract: "Read the refund history of every known customer (--all) or of a list (--ids FILE).",
         discussion: """
             Uses at most sync.backfillShare of the daily budget. Resumable: customers already read keep their \
-            revision, so a rerun after an interruption continues with the ones left.
+            revision, so a rerun after an interruption continues with the ones left; until then each nightly sync \
+            reads at most sync.appleBackfillPerNight of them. --all skips customers read within \
+            sync.appleRecheckAfter. --status shows how many customers the backfill queued, how many are done and \
+            left, and when it started; --cancel drops the backfill's queue (everything stored stays).
             --ids FILE holds one original transaction id per line.
             Example: storerecon backfill apple-refunds --ids customers.txt --app acme-ios
             """
@@ -127,11 +131,35 @@ struct BackfillAppleRefundsCommand: AsyncParsableCommand {
     @Option(name: .long, help: "A file with one original transaction id per line.")
     var ids: String?
 
+    @Flag(name: .long, help: "Show the pending backfill: customers queued, done and left, and when it started.")
+    var status = false
+
+    @Flag(name: .long, help: "Drop the pending backfill's queue; refunds and revisions stored so far are kept.")
+    var cancel = false
+
     @Option(name: .long, help: "Only this app (default: every Apple app).")
     var app: String?
 
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "backfill apple-refunds") { runtime in
+            if status || cancel {
+                guard !(status && cancel), !all, ids == nil else {
+                    throw ReconcilerError(.input, "--status and --cancel go alone (with --app at most)")
+                }
+                let connection = try runtime.connect()
+                defer { connection.close() }
+                for app in try runtime.apps(matching: app) where app.platform == .apple {
+                    if cancel {
+                        let dropped = try AppleBackfillProgress.cancel(app: app.id, on: connection)
+                        print(
+                            "\(app.id): backfill canceled, \(dropped) queued customers dropped; everything stored is kept"
+                        )
+                    } else {
+                        print(Self.describe(app.id, try AppleBackfillProgress.load(app: app.id, on: connection)))
+                    }
+                }
+                return
+            }
             let mode: AppleRefundSync.Mode
             switch (all, ids) {
             case (true, nil):
@@ -157,5 +185,17 @@ struct BackfillAppleRefundsCommand: AsyncParsableCommand {
                     .run(mode, in: environment)
             }
         }
+    }
+}
+
+extension BackfillAppleRefundsCommand {
+    /// One line of `--status`.
+    static func describe(_ app: String, _ progress: AppleBackfillProgress?) -> String {
+        guard let progress else { return "\(app): no backfill started" }
+        let state =
+            progress.canceledAt.map { "canceled \(PostgresTimestamp.format($0))" }
+            ?? progress.finishedAt.map { "finished \(PostgresTimestamp.format($0))" } ?? "pending"
+        return "\(app): backfill started \(PostgresTimestamp.format(progress.startedAt)), \(state): "
+            + "\(progress.queued) customers queued, \(progress.done) done, \(progress.left) left"
     }
 }

@@ -41,6 +41,8 @@ struct ConfigurationLoaderTests {
         #expect(configuration.recheck.lead.seconds == 48 * 3600)
         #expect(configuration.recheck.concurrency == 4)
         #expect(configuration.sync.googleOverlap.seconds == 3600)
+        #expect(configuration.sync.appleRecheckAfter.seconds == 20 * 3600)
+        #expect(configuration.sync.appleBackfillPerNight == 1000)
         #expect(configuration.products["premium.monthly"]?.priceMilli == 9990)
         #expect(configuration.reports.timeZone == "UTC")
     }
@@ -73,6 +75,8 @@ struct ConfigurationLoaderTests {
         ),
         ("limits:\n  ghost: { voidedPerDay: 1 }\n", "limits.ghost: no app has this id"),
         ("reports: { timeZone: Mars/Olympus }\n", "reports.timeZone"),
+        ("sync: { appleRecheckAfter: 20 }\n", "sync.appleRecheckAfter: a bare number has no unit"),
+        ("sync: { appleBackfillPerNight: -1 }\n", "sync.appleBackfillPerNight: expected 0 or more"),
         ("sync: { backfillShare: 2 }\n", "sync.backfillShare"),
         ("key: [unclosed\n", "not valid YAML"),
     ])
@@ -120,6 +124,13 @@ struct ConfigurationLoaderTests {
 
     /// Found by the hostile-input property test: an unknown key was echoed whole, so a file with a long key gave a
     /// message of any length.
+    @Test func theAppleRecheckIntervalIsADuration() throws {
+        let text = Self.valid + "\nsync: { appleRecheckAfter: 6h, appleBackfillPerNight: 0 }\n"
+        let configuration = try ConfigurationLoader(environment: environment).load(text: text, source: "t.yaml")
+        #expect(configuration.sync.appleRecheckAfter.seconds == 6 * 3600)
+        #expect(configuration.sync.appleBackfillPerNight == 0)
+    }
+
     @Test func aLongUnknownKeyIsClippedInTheError() throws {
         let key = String(repeating: "k", count: 1000)
         let error = try #require(throws: ReconcilerError.self) {

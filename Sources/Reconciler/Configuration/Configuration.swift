@@ -114,6 +114,13 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
     /// Customers whose refund history one process reads at once, each reader on its own database connection
     /// (default 4). Calls still pass the shared quota one at a time; this only hides each call's latency.
     public var appleConcurrency: Int
+    /// How long a customer whose refund history was read is not read again by the sweep or a backfill, in this run
+    /// or the next ones (default 20 h: once a night). A new notification naming the customer queues it at once
+    /// whatever this says.
+    public var appleRecheckAfter: ConfigDuration
+    /// Customers queued by a pending `backfill apple-refunds` that one nightly sync reads, after the customers named
+    /// by notifications and before the sweep (default 1000; 0 leaves the backfill to the backfill command).
+    public var appleBackfillPerNight: Int
     /// The most time slices a Google voided window is split into, each paged by its own token chain with its call
     /// in flight at the same time as the others' (default 12; 1 pages the window as one chain). How many are used
     /// follows the measured call time: one when answers come in milliseconds, this many at a second or more.
@@ -121,7 +128,7 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case googleOverlap, googleSkew, backfillShare, appleSandboxFallback, appleOverlap, appleSweepCustomers
-        case appleConcurrency, googleSlices
+        case appleConcurrency, googleSlices, appleRecheckAfter, appleBackfillPerNight
     }
 
     /// The defaults.
@@ -133,6 +140,8 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
         appleOverlap = .hours(1)
         appleSweepCustomers = 1000
         appleConcurrency = 4
+        appleRecheckAfter = .hours(20)
+        appleBackfillPerNight = 1000
         googleSlices = 12
     }
 
@@ -155,6 +164,11 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
         appleConcurrency =
             try container.decodeIfPresent(Int.self, forKey: .appleConcurrency) ?? defaults.appleConcurrency
         googleSlices = try container.decodeIfPresent(Int.self, forKey: .googleSlices) ?? defaults.googleSlices
+        appleRecheckAfter =
+            try container.decodeIfPresent(ConfigDuration.self, forKey: .appleRecheckAfter)
+            ?? defaults.appleRecheckAfter
+        appleBackfillPerNight =
+            try container.decodeIfPresent(Int.self, forKey: .appleBackfillPerNight) ?? defaults.appleBackfillPerNight
     }
 }
 

@@ -142,6 +142,9 @@ public struct ConfigurationLoader: Sendable {
         guard (1...64).contains(configuration.sync.appleConcurrency) else {
             throw ReconcilerError(.configuration, "\(source): sync.appleConcurrency: expected 1...64")
         }
+        guard configuration.sync.appleBackfillPerNight >= 0 else {
+            throw ReconcilerError(.configuration, "\(source): sync.appleBackfillPerNight: expected 0 or more")
+        }
         guard (0...1).contains(configuration.sync.backfillShare) else {
             throw ReconcilerError(.configuration, "\(source): sync.backfillShare: expected a number from 0 to 1")
         }

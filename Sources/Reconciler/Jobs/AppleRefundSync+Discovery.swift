@@ -69,7 +69,7 @@ extension AppleRefundSync {
                 // Used only after this page and its checkpoint commit; its errors surface when it is taken.
                 prefetched = Task { [self] in try await notifications(request, token: next) }
             }
-            var customers: [String] = []
+            var customers: [Notified] = []
             var refunds: [AppleRefundStore.Row] = []
             var reversed: [(String, Date)] = []
             var quarantined: [QuarantinedRow] = []
@@ -99,7 +99,10 @@ extension AppleRefundSync {
                                 + "originalTransactionId: missing in its signed transaction"))
                     continue
                 }
-                customers.append(original)
+                customers.append(
+                    Notified(
+                        originalTransactionId: original, signedAt: notification.payload.signedDate ?? now,
+                        appTransactionId: transaction.payload.appTransactionId.flatMap { $0.isEmpty ? nil : $0 }))
                 if type == .refundReversed, let id = transaction.payload.transactionId {
                     reversed.append((id, notification.payload.signedDate ?? now))
                 } else {
@@ -136,7 +139,7 @@ extension AppleRefundSync {
                     checkpoint.pagesDone = 0
                 }
                 try connection.transaction { connection in
-                    try store.queue(customers, reason: type.rawValue, on: connection)
+                    try queueNotified(customers, reason: type.rawValue, on: connection)
                     let counts = try store.write(
                         refunds, quarantined: quarantined, job: .appleNotifications, runId: environment.runId,
                         logger: environment.logger, counters: environment.counters, on: connection)

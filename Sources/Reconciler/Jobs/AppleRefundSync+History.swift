@@ -10,36 +10,33 @@ extension AppleRefundSync {
     /// as soon as its database session is gone, and runs out after this in any case).
     static let leaseSeconds = 300
 
-    /// Reads the refund history of every queued customer, oldest queued first.
-    func drainQueue(purpose: CallPurpose, in environment: JobEnvironment) async throws {
+    /// Reads the refund history of the queued customers of `kind`, oldest queued first, at most `limit` of them.
+    func drainQueue(
+        _ kind: ClaimKind = .queued, limit: Int? = nil, purpose: CallPurpose, in environment: JobEnvironment
+    ) async throws {
         // A customer given back this run (its page failed verification) stays queued for the next run.
         let startedAt = try databaseNow(environment)
+        let slots = SharedCount()
         try await withReaders(in: environment) { reader in
-            while let (customer, revision) = try claim(queued: true, notCheckedSince: startedAt, in: reader) {
+            // A slot is taken before the claim, so the readers together never read more than `limit` customers.
+            while limit.map({ slots.next(below: $0) != nil }) ?? true,
+                let (customer, revision) = try claim(kind, notCheckedSince: startedAt, in: reader)
+            {
                 try await readHistorySafely(customer: customer, revision: revision, purpose: purpose, in: reader)
+                if kind == .backfill { reader.counters.add("backfill_customers") }
             }
         }
     }
 
-    /// Re-reads up to `limit` customers no notification named, the longest unchecked first.
+    /// Re-reads up to `limit` customers no notification named and not read within `sync.appleRecheckAfter`, the
+    /// longest unchecked first (each customer's ids share one read).
     func sweep(limit: Int, in environment: JobEnvironment) async throws {
         let startedAt = try databaseNow(environment)
-        if !environment.dryRun {
-            // Known subscriptions without a cursor yet join the sweep (never checked sorts first).
-            try environment.connection.execute(
-                """
-                INSERT INTO apple_refund_cursor (app_id, original_transaction_id)
-                SELECT s.app_id, s.store_id FROM subscription s
-                WHERE s.app_id = $1 AND NOT EXISTS (
-                    SELECT 1 FROM apple_refund_cursor c WHERE c.app_id = s.app_id AND c.original_transaction_id = s.store_id)
-                ON CONFLICT DO NOTHING
-                """, [app.id])
-        }
         let slots = SharedCount()
         try await withReaders(in: environment) { reader in
             // A slot is taken before the claim, so the readers together never read more than `limit` customers.
             while slots.next(below: limit) != nil,
-                let (customer, revision) = try claim(queued: false, notCheckedSince: startedAt, in: reader)
+                let (customer, revision) = try claim(.sweep, notCheckedSince: startedAt, in: reader)
             {
                 try await readHistorySafely(customer: customer, revision: revision, purpose: .incremental, in: reader)
                 reader.counters.add("swept")
@@ -78,7 +75,7 @@ extension AppleRefundSync {
 
     /// Claims the next customer for this process: `FOR UPDATE SKIP LOCKED` picks a row no other process is claiming,
     /// and the lease keeps it reserved while its pages are read and committed one by one.
-    func claim(queued: Bool, notCheckedSince: Date?, in environment: JobEnvironment) throws -> (String, String?)? {
+    func claim(_ kind: ClaimKind, notCheckedSince: Date?, in environment: JobEnvironment) throws -> (String, String?)? {
         try environment.checkShutdown()
         try Task.checkCancellation()
         let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
@@ -87,9 +84,10 @@ extension AppleRefundSync {
             let rows = try environment.connection.query(
                 """
                 SELECT original_transaction_id, revision FROM apple_refund_cursor
-                WHERE app_id = $1 AND ($2 = (queued_at IS NOT NULL)) AND original_transaction_id <> ALL ($3::text[])
+                WHERE app_id = $1 AND customer IS NULL AND \(kind.condition(recheck: "$3"))
+                  AND original_transaction_id <> ALL ($2::text[])
                 ORDER BY queued_at, last_checked_at NULLS FIRST LIMIT 1
-                """, [app.id, queued, PostgresTextArray(environment.counters.seenCustomers)])
+                """, [app.id, PostgresTextArray(environment.counters.seenCustomers)] + kind.parameters(recheckSeconds))
             guard let row = rows.first else { return nil }
             let id: String = try row.decode("original_transaction_id")
             environment.counters.markSeen(id)
@@ -97,19 +95,19 @@ extension AppleRefundSync {
         }
         let rows = try environment.connection.query(
             """
-            UPDATE apple_refund_cursor c SET claimed_until = now() + make_interval(secs => $4), claimed_by = $3,
+            UPDATE apple_refund_cursor c SET claimed_until = now() + make_interval(secs => $3), claimed_by = $2,
                 claimed_backend = pg_backend_pid()
             WHERE (c.app_id, c.original_transaction_id) = (
                 SELECT app_id, original_transaction_id FROM apple_refund_cursor
-                WHERE app_id = $1
+                WHERE app_id = $1 AND customer IS NULL
                   AND (claimed_until IS NULL OR claimed_until < now()
                        OR claimed_backend <> ALL (ARRAY(SELECT pid FROM pg_stat_activity)))
-                  AND ($2 = (queued_at IS NOT NULL))
-                  AND ($5::timestamptz IS NULL OR last_checked_at IS NULL OR last_checked_at < $5)
+                  AND \(kind.condition(recheck: "$5"))
+                  AND ($4::timestamptz IS NULL OR last_checked_at IS NULL OR last_checked_at < $4)
                 ORDER BY queued_at, last_checked_at NULLS FIRST
                 LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING c.original_transaction_id, c.revision
-            """, [app.id, queued, worker, Self.leaseSeconds, notCheckedSince])
+            """, [app.id, worker, Self.leaseSeconds, notCheckedSince] + kind.parameters(recheckSeconds))
         guard let row = rows.first else { return nil }
         return (try row.decode("original_transaction_id"), try row.decodeIfPresent("revision"))
     }
@@ -251,6 +249,8 @@ extension AppleRefundSync {
                 logger: environment.logger, counters: environment.counters, on: connection)
             environment.counters.add("inserted", counts.0)
             environment.counters.add("updated", counts.1)
+            // The chain returned other ids' refunds: they are this customer's, and this chain serves them too.
+            try mergeCustomers(rows.map(\.originalTransactionId), into: customer, on: connection)
             switch next {
             case _ where failed:
                 // Keep the old revision: the next run reads this page again and verifies it again.

@@ -9,8 +9,10 @@ import RateLimiting
 /// Apple has no app-wide refund listing: Get Refund History is per customer. So the job (1) pages Notification
 /// History for `REFUND`, `REFUND_REVERSED` and `REVOKE` since its checkpoint to learn which customers to ask (each
 /// notification's verified transaction is stored at once, and reversals are marked), then (2) reads the refund
-/// history of the queued customers first and then of a rolling sweep of other known customers, each from its stored
-/// `revision`. Customers are claimed with `FOR UPDATE SKIP LOCKED` and a short lease, so concurrent processes never
+/// history of the queued customers first, then at most `sync.appleBackfillPerNight` customers of a pending backfill,
+/// then of a rolling sweep of other known customers not read within `sync.appleRecheckAfter`, each from its stored
+/// `revision`. Ids of one customer are grouped (see `AppleRefundSync+Customers.swift`), and one chain of refund
+/// history serves them all. Customers are claimed with `FOR UPDATE SKIP LOCKED` and a short lease, so concurrent processes never
 /// ask for the same customer twice. Every page commits with its checkpoint or revision.
 public struct AppleRefundSync: Sendable {
     /// Which customers to read.
@@ -59,7 +61,14 @@ public struct AppleRefundSync: Sendable {
             for type in Self.discoveryTypes {
                 try await discover(type, in: environment)
             }
-            try await drainQueue(purpose: purpose, in: environment)
+            if !environment.dryRun { try prepareCustomers(in: environment) }
+            try await drainQueue(.notified, purpose: purpose, in: environment)
+            // A pending backfill's customers: at most this night's share of them, within the backfill's quota share.
+            if configuration.sync.appleBackfillPerNight > 0 {
+                try await drainQueue(
+                    .backfill, limit: configuration.sync.appleBackfillPerNight, purpose: .backfill, in: environment)
+                if !environment.dryRun { try closeBackfillIfDrained(on: environment.connection) }
+            }
             if configuration.sync.appleSweepCustomers > 0 {
                 try await sweep(limit: configuration.sync.appleSweepCustomers, in: environment)
             }
@@ -79,20 +88,15 @@ public struct AppleRefundSync: Sendable {
         case .backfillIds(let ids) where environment.dryRun:
             try await readDirectly(ids, purpose: purpose, in: environment)
         case .backfillAll:
-            if !environment.dryRun {
-                try environment.connection.execute(
-                    """
-                    INSERT INTO apple_refund_cursor (app_id, original_transaction_id, queued_at, queue_reason)
-                    SELECT app_id, store_id, now(), 'backfill' FROM subscription WHERE app_id = $1
-                    ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
-                        queued_at = coalesce(apple_refund_cursor.queued_at, now()),
-                        queue_reason = coalesce(apple_refund_cursor.queue_reason, 'backfill')
-                    """, [app.id])
-            }
-            try await drainQueue(purpose: purpose, in: environment)
+            try prepareCustomers(in: environment)
+            try queueBackfillAll(on: environment.connection)
+            try await drainQueue(.queued, purpose: purpose, in: environment)
+            try closeBackfillIfDrained(on: environment.connection)
         case .backfillIds(let ids):
-            if !environment.dryRun { try store.queue(ids, reason: "backfill", on: environment.connection) }
-            try await drainQueue(purpose: purpose, in: environment)
+            try prepareCustomers(in: environment)
+            try queueBackfill(ids: ids, on: environment.connection)
+            try await drainQueue(.queued, purpose: purpose, in: environment)
+            try closeBackfillIfDrained(on: environment.connection)
         }
         environment.progress?.finish()
         let customerErrors = environment.counters["customer_errors"]

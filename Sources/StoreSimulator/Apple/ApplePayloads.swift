@@ -74,7 +74,7 @@ struct ApplePayloads {
             object.field("storefrontId", storefrontId(product.storefront))
             object.field("price", product.priceMilli * Int64(plan.quantity))
             object.field("currency", product.currency)
-            object.field("appTransactionId", String(704_000_000_000_000 + Int64(index)))
+            object.field("appTransactionId", scenario.appTransactionId(plan: index))
             if let shown {
                 switch shown.kind {
                 case .full, .partialQuantity: object.field("revocationType", "REFUND_FULL")
@@ -128,7 +128,7 @@ struct ApplePayloads {
                 object.field("currency", next.currency)
             }
             object.field("appAccountToken", ifPresent: scenario.appAccountToken(plan: index))
-            object.field("appTransactionId", String(704_000_000_000_000 + Int64(index)))
+            object.field("appTransactionId", scenario.appTransactionId(plan: index))
         }
         return json.text
     }

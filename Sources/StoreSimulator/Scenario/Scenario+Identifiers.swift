@@ -9,6 +9,24 @@ extension Scenario {
         Self.appleIdBase + Int64(index) * 1000
     }
 
+    /// The purchases of the Apple customer who made plan `index` (`ScenarioSpec.appleCustomerPlans` consecutive
+    /// purchases of its app, in its environment), in plan order; the first stands for the customer.
+    func customerPlans(of index: Int) -> [Int] {
+        let size = max(1, spec.appleCustomerPlans)
+        guard size > 1 else { return [index] }
+        let apps = max(1, spec.apps.count)
+        let first = (index / apps) / size * size * apps + index % apps
+        let sandbox = plans[index].flags.contains(.sandbox)
+        return (0..<size).map { first + $0 * apps }.filter {
+            $0 < plans.count && plans[$0].flags.contains(.sandbox) == sandbox
+        }
+    }
+
+    /// Apple `appTransactionId` of the customer who made plan `index` (one per customer and app).
+    func appTransactionId(plan index: Int) -> String {
+        String(704_000_000_000_000 + Int64(customerPlans(of: index).first ?? index))
+    }
+
     /// Apple `transactionId` of charge `k` of a plan.
     func transactionId(plan index: Int, charge: Int) -> Int64 {
         originalTransactionId(plan: index) + Int64(charge)

@@ -33,6 +33,11 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     /// another order id), as when a customer charges back two months at once. 0 (the default) leaves scenarios as
     /// they were generated before this option existed.
     public var renewalVoidShare: Double
+    /// Apple purchases one customer makes in an app (default 1): that many consecutive purchases of an app (in one
+    /// environment) belong to one customer, whose Get Refund History, asked with any of their transactions, returns
+    /// the refunds of all of them, whose signed transactions share one `appTransactionId`, and whom the subscription
+    /// export names by one `user_ref`. Nothing else about the scenario changes with it.
+    public var appleCustomerPlans: Int
     /// The apps.
     public var apps: [SimulatedApp]
     /// The products.
@@ -59,6 +64,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         self.lateVoidShare = lateVoidShare
         self.maxRefundsPerPurchase = maxRefundsPerPurchase
         self.renewalVoidShare = renewalVoidShare
+        appleCustomerPlans = 1
         self.apps = apps
         self.products = products
     }
@@ -66,6 +72,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case seed, anchorMillis, subscriptions, oneTimePurchases, refunds, historyDays, futureDays, oneTimeDays
         case sandboxShare, lateVoidShare, maxRefundsPerPurchase, renewalVoidShare, apps, products
+        case appleCustomerPlans
     }
 
     /// Decodes a spec; missing keys take the defaults.
@@ -89,5 +96,6 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
             products: try container.decodeIfPresent([SimulatedProduct].self, forKey: .products)
                 ?? SimulatedProduct.defaults
         )
+        appleCustomerPlans = max(1, try container.decodeIfPresent(Int.self, forKey: .appleCustomerPlans) ?? 1)
     }
 }

@@ -9,11 +9,20 @@ public enum SubscriptionExport {
     @discardableResult
     public static func write(_ spec: ScenarioSpec, to url: URL) throws -> Int {
         let scenario = try ScenarioGenerator(spec: spec).generate()
-        var text = "app,store_id,product_id,expires_at\n"
+        // Customers with several purchases (ScenarioSpec.appleCustomerPlans) are named by a user_ref, as a backend
+        // knows its own users.
+        let userRefs = spec.appleCustomerPlans > 1
+        var text = "app,store_id,product_id,expires_at" + (userRefs ? ",user_ref\n" : "\n")
         var rows = 0
-        for truth in scenario.subscriptionTruth(at: spec.anchorMillis, offset: 0, limit: Int.max) {
+        for index in 0..<spec.subscriptions {
+            guard let truth = scenario.subscriptionTruth(plan: index, at: spec.anchorMillis) else { continue }
             let expires = truth.expiresMillis.map { TimeFormat.rfc3339(millis: $0) } ?? ""
-            text += "\(truth.app),\(truth.storeId),\(truth.productId),\(expires)\n"
+            text += "\(truth.app),\(truth.storeId),\(truth.productId),\(expires)"
+            if userRefs {
+                text +=
+                    truth.platform == "apple" ? ",user-\(scenario.customerPlans(of: index).first ?? index)\n" : ",\n"
+            }
+            if !userRefs { text += "\n" }
             rows += 1
         }
         try Data(text.utf8).write(to: url)
