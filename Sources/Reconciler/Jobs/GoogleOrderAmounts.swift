@@ -276,13 +276,16 @@ public struct GoogleOrderAmounts: Sendable {
                                          $8::text[], $9::text[], $10::text[], $11::text[])
                         AS t(order_id, part_key, gross, tax, currency, quantity, note, country, product, reason)
                 ), targets AS (
-                    -- Each row by its key, one lookup per priced row (LATERAL): joined as sets, stale statistics
-                    -- while a backlog fills the table made the planner scan all the app's rows per priced row.
+                    -- Each row by its key, one index lookup per priced row. The LIMIT 1 (the key is unique) keeps
+                    -- the planner from flattening the LATERAL into a join: with the statistics of a table a backlog
+                    -- is still filling, it then read every row of the app against every priced row (measured: 11.8 s
+                    -- a page at 40,000 rows, against 20 ms by key).
                     SELECT x.id, p.* FROM priced p
                     CROSS JOIN LATERAL (
                         SELECT id, amount_source FROM refund x
                         WHERE x.app_id = $1 AND x.order_id = p.order_id AND x.part_key = p.part_key
                           AND x.platform = 'google' AND x.revoked
+                        LIMIT 1
                     ) x
                     WHERE p.gross IS NOT NULL OR x.amount_source IS DISTINCT FROM 'store'
                 ), changed AS (
