@@ -15,7 +15,9 @@ extension PostgresQuotaGate {
                 return
             case .throttled(let retryAfter):
                 let until = try await throttle(app: app, api: api, retryAfter: retryAfter)
-                logger.warning(
+                // A detail: throttling is expected under load, and the job's summary line (a warning when the store
+                // throttled calls) counts them, so --quiet shows one line per job rather than one per answer.
+                logger.info(
                     "store throttled calls: blocking them for every process",
                     metadata: [
                         "app": "\(app)", "api": "\(api)", "blockedUntil": "\(PostgresTimestamp.format(until))",
