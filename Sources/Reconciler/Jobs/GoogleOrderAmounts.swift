@@ -4,9 +4,10 @@ import PlayDeveloperAPI
 import Postgres
 import RateLimiting
 
-/// What Google refunded, from the Orders API: after a voided page is stored, the orders of its rows are read with
-/// `orders.batchget` (distinct ids, at most 1000 a call) and each refund row gets its amount, tax, currency, buyer
-/// country, quantity and product from the order.
+/// What Google refunded, from the Orders API: once a voided page is stored, the orders of its rows queue up and are
+/// read with `orders.batchget` (distinct ids, 1000 a call, a few calls at once, while the paging goes on: see
+/// `GoogleOrderAmounts+Pricing.swift`), and each refund row gets its amount, tax, currency, buyer country, quantity
+/// and product from the order.
 ///
 /// - A whole-call 404 (one id unknown or of another package) is split in halves and retried until the unknown id
 ///   is alone; it is recorded `not_found` and the others land. One bad id among 1000 costs about 20 calls.
@@ -104,100 +105,58 @@ public struct GoogleOrderAmounts: Sendable {
 
     /// `storerecon backfill google-orders`: asks for every refund in the ledger still without the store's amount
     /// (refunded since `since`), 1000 orders a call, oldest first, each order once per run, with a progress line.
-    /// Resumable: every call's orders commit before the next call.
+    /// Resumable: every call's orders commit as they come.
     public func backfill(since: Date?, in environment: JobEnvironment) async throws -> Summary {
-        var summary = Summary()
-        var asked = Set<String>()
-        while !summary.stopped {
-            try environment.checkShutdown()
-            let ids = try backlog(
-                limit: 5 * PlayDeveloperClient.maxOrderIds + asked.count, since: since,
-                on: environment.connection
-            ).filter { !asked.contains($0) }
-            guard !ids.isEmpty else { break }
-            let batch = Array(ids.prefix(PlayDeveloperClient.maxOrderIds))
-            asked.formUnion(batch)
-            summary.add(try await fetch(orderIds: batch, purpose: .backfill, in: environment))
-            environment.progress?.update(
-                "google-orders \(app.id): \(asked.count) orders asked, \(summary.calls) calls, \(summary.priced) refunds priced, \(summary.pending) pending, \(summary.notFound) not found"
-            )
-        }
+        var pricing = Pricing(amounts: self, purpose: .backfill)
+        let asked = try await priceBacklog(since: since, pricing: &pricing, in: environment)
         environment.progress?.finish()
+        let summary = pricing.summary
         environment.logger.info(
-            "backfill google-orders: \(asked.count) orders asked in \(summary.calls) calls; \(summary.priced) refunds priced by the store, \(summary.pending) pending, \(summary.notFound) orders not found"
+            "backfill google-orders: \(asked) orders asked in \(summary.calls) calls; \(summary.priced) refunds priced by the store, \(summary.pending) pending, \(summary.notFound) orders not found"
         )
         return summary
     }
 
-    /// Fetches and stores the orders of these ids that need it (see ``needing(_:on:)``), 1000 a call.
-    /// Never throws for a store answer: the voided page it follows is already stored, and what is not fetched
-    /// now is asked on a later run. Throws only for the database (and a stop request).
+    /// Asks for the whole backlog (``backlog(limit:since:on:)``) in rounds, each order once, until it is empty or
+    /// the asking stopped; returns how many orders were asked. A run that stored pages and was killed before their
+    /// orders were asked leaves them all here, so the next run prices them all, not a share.
+    func priceBacklog(since: Date?, pricing: inout Pricing, in environment: JobEnvironment) async throws -> Int {
+        var asked = Set<String>()
+        while !pricing.summary.stopped {
+            try environment.checkShutdown()
+            let ids = try backlog(
+                limit: Self.backfillRound + asked.count, since: since, on: environment.connection
+            ).filter { !asked.contains($0) }
+            guard !ids.isEmpty else { break }
+            let round = Array(ids.prefix(Self.backfillRound))
+            asked.formUnion(round)
+            pricing.queue(round)
+            try await drain(&pricing, in: environment)
+            let summary = pricing.summary
+            environment.progress?.update(
+                "google-orders \(app.id): \(asked.count) orders asked, \(summary.calls) calls, \(summary.priced) refunds priced, \(summary.pending) pending, \(summary.notFound) not found"
+            )
+        }
+        return asked.count
+    }
+
+    /// Orders a backfill round asks for (calls of 1000, ``Pricing/maxInFlight`` at once).
+    static let backfillRound = Pricing.maxInFlight * PlayDeveloperClient.maxOrderIds
+
+    /// Fetches and stores the orders of these ids that need it (see ``needing(_:on:)``), 1000 a call, a few calls
+    /// at once. Never throws for a store answer: the voided page it follows is already stored, and what is not
+    /// fetched now is asked on a later run. Throws only for the database (and a stop request).
     public func fetch(orderIds: [String], purpose: CallPurpose, in environment: JobEnvironment) async throws
         -> Summary
     {
-        let connection = environment.connection
-        try dropRefundsSeenInVoidedList(Array(Set(orderIds)), on: connection)
-        let wanted = try needing(Array(Set(orderIds)), on: connection)
-        var summary = Summary()
-        var start = 0
-        while start < wanted.count, !summary.stopped {
-            let chunk = Array(wanted[start..<min(wanted.count, start + PlayDeveloperClient.maxOrderIds)])
-            start += chunk.count
-            summary.add(try await fetchChunk(chunk, purpose: purpose, in: environment))
-        }
-        return summary
-    }
-
-    /// One `orders.batchget`, split in halves on a whole-call 404 until the unknown id stands alone.
-    private func fetchChunk(_ ids: [String], purpose: CallPurpose, in environment: JobEnvironment) async throws
-        -> Summary
-    {
-        var summary = Summary()
-        let logger = environment.logger
-        do {
-            summary.calls += 1
-            environment.counters.add("orders_calls")
-            let orders = try await client.batchGetOrders(packageName: app.storeAppId, orderIds: ids, purpose: purpose)
-            summary.orders += orders.count
-            environment.counters.add("orders_fetched", orders.count)
-            let stored = try store(orders, on: environment.connection)
-            summary.priced += stored.priced
-            summary.pending += stored.pending
-        } catch let error as PlayAPIError where error.code == .notFound {
-            guard ids.count > 1 else {
-                logger.warning(
-                    "order \(VoidedPurchaseStore.quoted(ids[0])) not found by the Orders API; its refund keeps no store amount"
-                )
-                try mark(ids, status: "not_found", on: environment.connection)
-                environment.counters.add("orders_not_found")
-                summary.notFound += 1
-                return summary
-            }
-            let half = ids.count / 2
-            summary.add(try await fetchChunk(Array(ids[..<half]), purpose: purpose, in: environment))
-            if !summary.stopped {
-                summary.add(try await fetchChunk(Array(ids[half...]), purpose: purpose, in: environment))
-            }
-        } catch let error as PlayAPIError where error.code == .permissionDenied {
-            logger.warning(
-                "the Orders API refused (\(error.code.rawValue)): the service account lacks 'View financial data'; Google refunds keep configured (estimated) or unknown amounts"
-            )
-            try mark(ids, status: "no_permission", on: environment.connection)
-            environment.counters.add("orders_permission_denied")
-            summary.stopped = true
-        } catch let error as QuotaError {
-            logger.warning("Orders API: \(error); the remaining amounts are fetched on the next run")
-            summary.stopped = true
-        } catch let error as PlayAPIError {
-            logger.warning(
-                "Orders API: \(error.code.rawValue) (\(error)); the remaining amounts are fetched on the next run")
-            summary.stopped = true
-        }
-        return summary
+        var pricing = Pricing(amounts: self, purpose: purpose)
+        try pricing.addRefunds(orderIds, on: environment.connection)
+        try await drain(&pricing, in: environment)
+        return pricing.summary
     }
 
     /// Records ids Google would not give (404 alone, or 403); refund rows note why they have no store amount.
-    private func mark(_ ids: [String], status: String, on connection: PostgresConnection) throws {
+    func mark(_ ids: [String], status: String, on connection: PostgresConnection) throws {
         try connection.transaction { connection in
             try connection.execute(
                 """
@@ -430,15 +389,10 @@ public struct GoogleOrderAmounts: Sendable {
     public func recheckKnownOrders(limit: Int, purpose: CallPurpose, in environment: JobEnvironment) async throws
         -> Summary
     {
-        let ids = try knownOrders(limit: limit, on: environment.connection)
-        var summary = Summary()
-        var start = 0
-        while start < ids.count, !summary.stopped {
-            let chunk = Array(ids[start..<min(ids.count, start + PlayDeveloperClient.maxOrderIds)])
-            start += chunk.count
-            summary.add(try await fetchChunk(chunk, purpose: purpose, in: environment))
-        }
-        return summary
+        var pricing = Pricing(amounts: self, purpose: purpose)
+        pricing.queue(try knownOrders(limit: limit, on: environment.connection))
+        try await drain(&pricing, in: environment)
+        return pricing.summary
     }
 
     /// Units the order bought: the first line item's quantity (1 for a subscription).

@@ -42,19 +42,40 @@ extension GoogleVoidedSync {
         var seconds: Double
     }
 
-    /// Pages every unfinished slice until all are drained, or until a stop or an error.
+    /// What the paging waits for: a voided page, or an Orders answer for the amounts of pages already stored.
+    private enum Event: Sendable {
+        case page(Answer)
+        case orders(GoogleOrderAmounts.OrdersAnswer)
+    }
+
+    /// Pages every unfinished slice until all are drained, or until a stop or an error, and prices what it stored
+    /// meanwhile (`pricing`: Orders calls travel beside the pages, their answers are stored between two pages; every
+    /// call launched is answered and stored before this returns).
     func page(
         _ slices: inout [VoidedSlice], window: Window, checkpoint: inout SyncCheckpoint, summary: inout Summary,
-        in environment: JobEnvironment
+        pricing: inout GoogleOrderAmounts.Pricing, in environment: JobEnvironment
     ) async throws {
         var logger = environment.logger
         logger[metadataKey: "job"] = "\(window.job)"
         let connection = environment.connection
-        let (answers, sink) = AsyncStream<Answer>.makeStream()
+        let (events, sink) = AsyncStream<Event>.makeStream()
         var calls: [Int: Task<Void, Never>] = [:]
+        var orderCalls: [Task<Void, Never>] = []
         defer {
             for call in calls.values { call.cancel() }
+            for call in orderCalls { call.cancel() }
             sink.finish()
+        }
+        let amounts = orderAmounts
+        // Every stored page is priced, also those stored while the run stops (a stop request lets the queue of
+        // stored pages be asked, a few seconds at most); only what was never stored is left to the next run.
+        func price(flush: Bool) {
+            pricing.launch(flush: flush) { ids in
+                orderCalls.append(
+                    Task { [purpose = window.purpose] in
+                        sink.yield(.orders(await amounts.call(ids, purpose: purpose)))
+                    })
+            }
         }
         func launch(_ index: Int) {
             let (from, to, token, purpose) = (
@@ -68,7 +89,7 @@ extension GoogleVoidedSync {
                 } catch {
                     result = .failure(error)
                 }
-                sink.yield(Answer(slice: index, result: result, seconds: began.duration(to: .now).seconds))
+                sink.yield(.page(Answer(slice: index, result: result, seconds: began.duration(to: .now).seconds)))
             }
         }
         // A stop requested before the first call ends the run at once.
@@ -84,7 +105,17 @@ extension GoogleVoidedSync {
             try finishWindow(
                 slices, window: window, checkpoint: &checkpoint, on: connection, dryRun: environment.dryRun)
         }
-        for await answer in answers {
+        var iterator = events.makeAsyncIterator()
+        while !calls.isEmpty || !pricing.isIdle, let event = await iterator.next() {
+            defer { price(flush: calls.isEmpty) }
+            let answer: Answer
+            switch event {
+            case .orders(let orders):
+                try pricing.handle(orders, in: environment)
+                continue
+            case .page(let page):
+                answer = page
+            }
             let index = answer.slice
             calls[index] = nil
             switch answer.result {
@@ -152,15 +183,11 @@ extension GoogleVoidedSync {
                     summary.updated += counts.1
                     environment.counters.add("inserted", counts.0)
                     environment.counters.add("updated", counts.1)
-                    // The amounts of the page's refunds, once the page and its checkpoint committed: their own
-                    // transactions, Orders calls through the shared quota gate. Every stored page is priced, also
-                    // one stored while the run stops; what is not priced (the Orders API stopped) waits in the
-                    // backlog for a later run.
-                    if !summary.orders.stopped {
-                        summary.orders.add(
-                            try await orderAmounts.fetch(
-                                orderIds: rows.compactMap(\.orderId), purpose: window.purpose, in: environment))
-                    }
+                    // The amounts of the page's refunds, once the page and its checkpoint committed: queued for
+                    // Orders calls that travel while the next pages come (see GoogleOrderAmounts+Pricing); what is
+                    // not priced by the end (the Orders API stopped, a stop request) waits in the backlog for a
+                    // later run.
+                    try pricing.addRefunds(rows.compactMap(\.orderId), on: connection)
                 }
                 reached[index] =
                     slices[index].drained
@@ -169,7 +196,6 @@ extension GoogleVoidedSync {
                     summary, fraction: Self.fraction(slices, reached: reached), job: window.job,
                     elapsed: window.started.duration(to: .now), purpose: window.purpose, in: environment)
             }
-            if calls.isEmpty { break }
         }
         if let failure { throw failure }
         if !slices.allSatisfy(\.drained) {

@@ -172,18 +172,20 @@ public struct GoogleVoidedSync: Sendable {
             )
         }
         let window = Window(job: job, purpose: purpose, start: start, end: end, started: started)
-        try await page(&slices, window: window, checkpoint: &checkpoint, summary: &summary, in: environment)
-        if !environment.dryRun, !summary.orders.stopped {
-            // Refunds still without the store's amount from earlier runs (pending at Google, or not fetched).
-            let backlog = try orderAmounts.backlog(limit: Self.orderBacklogPerRun, on: connection)
-            summary.orders.add(try await orderAmounts.fetch(orderIds: backlog, purpose: purpose, in: environment))
+        var pricing = GoogleOrderAmounts.Pricing(amounts: orderAmounts, purpose: purpose)
+        try await page(
+            &slices, window: window, checkpoint: &checkpoint, summary: &summary, pricing: &pricing, in: environment)
+        if !environment.dryRun {
+            // Refunds still without the store's amount from earlier runs (pending at Google, not fetched, or stored
+            // by a run that stopped before asking).
+            _ = try await orderAmounts.priceBacklog(since: nil, pricing: &pricing, in: environment)
         }
-        if !environment.dryRun, !summary.orders.stopped, mode == .incremental {
+        if !environment.dryRun, !pricing.summary.stopped, mode == .incremental {
             // Refunds Google made without revoking never reach the voided list: re-read known orders for them.
-            summary.orders.add(
-                try await orderAmounts.recheckKnownOrders(
-                    limit: Self.knownOrdersPerRun, purpose: purpose, in: environment))
+            pricing.queue(try orderAmounts.knownOrders(limit: Self.knownOrdersPerRun, on: connection))
+            try await orderAmounts.drain(&pricing, in: environment)
         }
+        summary.orders = pricing.summary
         environment.progress?.finish()
         summary.drained = true
         if summary.orders.calls > 0 {
@@ -202,8 +204,6 @@ public struct GoogleVoidedSync: Sendable {
         return summary
     }
 
-    /// Order ids of earlier refunds re-asked per run (pending at Google, or not fetched yet).
-    static let orderBacklogPerRun = 10_000
     /// Known orders re-read per run for refunds without revocation (10 calls of 1000).
     static let knownOrdersPerRun = 10_000
 

@@ -1,0 +1,187 @@
+import Foundation
+import PlayDeveloperAPI
+import Postgres
+import RateLimiting
+
+/// Pricing while the run goes on.
+///
+/// At a real store's answer time (a second or more) an Orders call awaited after each voided page halved the pace of
+/// the voided paging: its slices sat idle while the quota gate would have let them call. So the Orders calls travel
+/// on their own: ids of stored refunds queue up, whole calls of 1000 distinct ids leave as soon as 1000 are queued
+/// (a partial one when the caller flushes), a few at once, and each answer is stored when it comes, on the caller's
+/// connection, between two pages. One connection means the page writes and the amounts never hold row locks against
+/// each other, and a page's rows are always committed before their order is asked.
+extension GoogleOrderAmounts {
+    /// One `orders.batchget` answer, with the ids it asked for.
+    struct OrdersAnswer: Sendable {
+        var ids: [String]
+        var result: Result<[PlayOrder], any Error>
+    }
+
+    /// Asks Google for these orders (through the quota gate); never throws, the answer carries the error.
+    func call(_ ids: [String], purpose: CallPurpose) async -> OrdersAnswer {
+        do {
+            let orders = try await client.batchGetOrders(packageName: app.storeAppId, orderIds: ids, purpose: purpose)
+            return OrdersAnswer(ids: ids, result: .success(orders))
+        } catch {
+            return OrdersAnswer(ids: ids, result: .failure(error))
+        }
+    }
+
+    /// The Orders calls of one run: the ids queued, the calls in flight, and what the answers did.
+    struct Pricing {
+        /// Orders calls in flight at once: at 1.5 s answers, four keep up with a voided page a second.
+        static let maxInFlight = 4
+
+        let amounts: GoogleOrderAmounts
+        let purpose: CallPurpose
+        /// What the answers did so far.
+        private(set) var summary = Summary()
+        /// Calls launched and not yet answered.
+        private(set) var inFlight = 0
+        /// Ids waiting for a call, in the order they came.
+        private var queued: [String] = []
+        /// Halves of a call answered with a whole-call 404, each asked alone, before anything queued.
+        private var halves: [[String]] = []
+        /// Ids queued or in flight: a repeat in a later page is not asked twice at once.
+        private var waiting: Set<String> = []
+        /// Whether a call was answered with orders yet.
+        private var answered = false
+
+        init(amounts: GoogleOrderAmounts, purpose: CallPurpose) {
+            self.amounts = amounts
+            self.purpose = purpose
+        }
+
+        /// Nothing in flight and nothing left that may still be asked.
+        var isIdle: Bool { inFlight == 0 && (summary.stopped || (queued.isEmpty && halves.isEmpty)) }
+
+        /// Queues the orders of stored refund rows that still need the store's amount (``needing(_:on:)``), after
+        /// dropping the refunds without revocation these rows now replace.
+        mutating func addRefunds(_ orderIds: [String], on connection: PostgresConnection) throws {
+            guard !orderIds.isEmpty, !summary.stopped else { return }
+            let distinct = Array(Set(orderIds))
+            try amounts.dropRefundsSeenInVoidedList(distinct, on: connection)
+            queue(try amounts.needing(distinct.filter { !waiting.contains($0) }, on: connection))
+        }
+
+        /// Queues ids as they are (already selected by the caller).
+        mutating func queue(_ ids: [String]) {
+            for id in ids where waiting.insert(id).inserted { queued.append(id) }
+        }
+
+        /// Launches calls while fewer than ``maxInFlight`` travel: halves first, then whole calls of 1000 ids, and
+        /// with `flush` a last partial one. `start` makes the call and delivers its answer to ``handle(_:in:)``.
+        mutating func launch(flush: Bool, _ start: ([String]) -> Void) {
+            // Until a call has been answered with orders, one at a time: a missing permission or a spent budget
+            // then costs one refused call, not one per call in flight.
+            while !summary.stopped, inFlight < (answered ? Self.maxInFlight : 1) {
+                let ids: [String]
+                if !halves.isEmpty {
+                    ids = halves.removeFirst()
+                } else if queued.count >= PlayDeveloperClient.maxOrderIds || (flush && !queued.isEmpty) {
+                    ids = Array(queued.prefix(PlayDeveloperClient.maxOrderIds))
+                    queued.removeFirst(ids.count)
+                } else {
+                    return
+                }
+                inFlight += 1
+                summary.calls += 1
+                start(ids)
+            }
+        }
+
+        /// Stores one answer on `environment`'s connection. Throws only for the database; a store's refusal stops
+        /// the asking for this run (what was not asked waits for the next run's backlog).
+        mutating func handle(_ answer: OrdersAnswer, in environment: JobEnvironment) throws {
+            inFlight -= 1
+            let outcome = try amounts.apply(answer, in: environment)
+            if case .success = answer.result { answered = true }
+            summary.add(outcome.summary)
+            if let split = outcome.split {
+                halves += split
+            } else {
+                waiting.subtract(answer.ids)
+            }
+        }
+
+        /// Gives up what is queued (a stop request): it waits for the next run's backlog.
+        mutating func dropQueued() {
+            waiting.subtract(queued)
+            waiting.subtract(halves.joined())
+            queued.removeAll()
+            halves.removeAll()
+        }
+    }
+
+    /// What storing one answer did, and the two halves to ask apart after a whole-call 404.
+    struct Outcome {
+        var summary = Summary()
+        var split: [[String]]?
+    }
+
+    /// Stores one answer: the orders and their refunds' amounts; a lone unknown id marked `not_found`; a 403 marked
+    /// `no_permission` and the asking stopped; throttling, the daily budget or another store error stops the asking.
+    func apply(_ answer: OrdersAnswer, in environment: JobEnvironment) throws -> Outcome {
+        var outcome = Outcome()
+        let (ids, logger) = (answer.ids, environment.logger)
+        environment.counters.add("orders_calls")
+        do {
+            let orders = try answer.result.get()
+            outcome.summary.orders += orders.count
+            environment.counters.add("orders_fetched", orders.count)
+            let stored = try store(orders, on: environment.connection)
+            outcome.summary.priced += stored.priced
+            outcome.summary.pending += stored.pending
+        } catch let error as PlayAPIError where error.code == .notFound {
+            guard ids.count > 1 else {
+                logger.warning(
+                    "order \(VoidedPurchaseStore.quoted(ids[0])) not found by the Orders API; its refund keeps no store amount"
+                )
+                try mark(ids, status: "not_found", on: environment.connection)
+                environment.counters.add("orders_not_found")
+                outcome.summary.notFound += 1
+                return outcome
+            }
+            outcome.split = [Array(ids[..<(ids.count / 2)]), Array(ids[(ids.count / 2)...])]
+        } catch let error as PlayAPIError where error.code == .permissionDenied {
+            logger.warning(
+                "the Orders API refused (\(error.code.rawValue)): the service account lacks 'View financial data'; Google refunds keep configured (estimated) or unknown amounts"
+            )
+            try mark(ids, status: "no_permission", on: environment.connection)
+            environment.counters.add("orders_permission_denied")
+            outcome.summary.stopped = true
+        } catch let error as QuotaError {
+            logger.warning("Orders API: \(error); the remaining amounts are fetched on the next run")
+            outcome.summary.stopped = true
+        } catch let error as PlayAPIError {
+            logger.warning(
+                "Orders API: \(error.code.rawValue) (\(error)); the remaining amounts are fetched on the next run")
+            outcome.summary.stopped = true
+        }
+        return outcome
+    }
+
+    /// Asks for everything `pricing` holds, ``Pricing/maxInFlight`` calls at once, storing each answer as it comes,
+    /// until nothing is left (or the asking stopped). A stop request lets the calls in flight land and asks no more.
+    func drain(_ pricing: inout Pricing, in environment: JobEnvironment) async throws {
+        let (answers, sink) = AsyncStream<OrdersAnswer>.makeStream()
+        var tasks: [Task<Void, Never>] = []
+        defer {
+            for task in tasks { task.cancel() }
+            sink.finish()
+        }
+        let purpose = pricing.purpose
+        func start(_ ids: [String]) {
+            tasks.append(Task { sink.yield(await call(ids, purpose: purpose)) })
+        }
+        if environment.shutdown.isRequested { pricing.dropQueued() }
+        pricing.launch(flush: true, start)
+        var iterator = answers.makeAsyncIterator()
+        while !pricing.isIdle, let answer = await iterator.next() {
+            try pricing.handle(answer, in: environment)
+            if environment.shutdown.isRequested { pricing.dropQueued() }
+            pricing.launch(flush: true, start)
+        }
+    }
+}
