@@ -1,4 +1,5 @@
 import CLibPQ
+import Glibc
 
 extension PostgresConnection {
     /// Runs `body` inside `BEGIN` / `COMMIT`; rolls back and rethrows when `body` throws.
@@ -22,5 +23,29 @@ extension PostgresConnection {
                 code: error.code, operation: "commit", sqlState: error.sqlState, message: error.message)
         }
         return value
+    }
+}
+
+extension PostgresConnection {
+    /// Like ``transaction(_:)``, but a transaction the server aborted for a deadlock (40P01) or a serialization
+    /// failure (40001) runs again, up to `attempts` times in all, after a short random pause. Two processes that
+    /// write the same rows in different orders (a sync and a backfill over overlapping windows, each storing pages
+    /// and their amounts) can deadlock; the server then rolls back one of them whole, so running it again is safe and
+    /// is what the server asks for. `body` must not have effects outside the database that cannot run twice.
+    @discardableResult
+    public func transactionRetryingConflicts<T>(attempts: Int = 5, _ body: (PostgresConnection) throws -> T) throws
+        -> T
+    {
+        var attempt = 1
+        while true {
+            do {
+                return try transaction(body)
+            } catch let error as PostgresError
+                where attempt < attempts && isOpen && ["40P01", "40001"].contains(error.sqlState ?? "")
+            {
+                attempt += 1
+                usleep(UInt32.random(in: 5_000...40_000) * UInt32(attempt))
+            }
+        }
     }
 }

@@ -64,7 +64,7 @@ public struct GoogleOrderAmounts: Sendable {
             """
             SELECT DISTINCT r.order_id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
             CROSS JOIN LATERAL (
-                -- By key, per id (see store(_:on:) for why OFFSET 0).
+                -- By key, per id (see store(_:payloads:on:) for why OFFSET 0).
                 SELECT order_id, amount_source, recorded_at FROM refund
                 WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND revoked
                   AND part_key NOT LIKE 'no-order:%'
@@ -157,7 +157,7 @@ public struct GoogleOrderAmounts: Sendable {
 
     /// Records ids Google would not give (404 alone, or 403); refund rows note why they have no store amount.
     func mark(_ ids: [String], status: String, on connection: PostgresConnection) throws {
-        try connection.transaction { connection in
+        try connection.transactionRetryingConflicts { connection in
             try connection.execute(
                 """
                 INSERT INTO google_order (app_id, order_id, status)
@@ -185,10 +185,20 @@ public struct GoogleOrderAmounts: Sendable {
         var note: String?
     }
 
-    /// Stores orders and the amounts of their refund rows, in one transaction.
-    func store(_ orders: [PlayOrder], on connection: PostgresConnection) throws -> (priced: Int, pending: Int) {
+    /// Each order as JSON (sorted keys), for `google_order.payload`.
+    static func payloads(_ orders: [PlayOrder]) throws -> [String] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try orders.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+    }
+
+    /// Stores orders (`payloads`: their JSON, from ``payloads(_:)``) and the amounts of their refund rows, in one
+    /// transaction.
+    func store(_ orders: [PlayOrder], payloads: [String], on connection: PostgresConnection) throws
+        -> (priced: Int, pending: Int)
+    {
         guard !orders.isEmpty else { return (0, 0) }
-        return try connection.transaction { connection in
+        return try connection.transactionRetryingConflicts { connection in
             let ids = orders.map(\.orderId)
             let ledger = try connection.query(
                 """
@@ -212,9 +222,6 @@ public struct GoogleOrderAmounts: Sendable {
             for order in orders {
                 priced += Self.price(order, partKeys: parts[order.orderId] ?? [])
             }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let payloads = try orders.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
             func text(_ value: Int64?) -> String? { value.map(String.init) }
             try connection.execute(
                 """
@@ -345,11 +352,12 @@ public struct GoogleOrderAmounts: Sendable {
     /// Drops the rows of refunds without revocation of orders the voided list now shows (same money, now revoked).
     func dropRefundsSeenInVoidedList(_ orderIds: [String], on connection: PostgresConnection) throws {
         guard !orderIds.isEmpty else { return }
-        try connection.execute(
+        try connection.transactionRetryingConflicts { connection in
+            try connection.execute(
             """
             DELETE FROM refund r
             USING (
-                -- By key, per id (see store(_:on:) for why OFFSET 0).
+                -- By key, per id (see store(_:payloads:on:) for why OFFSET 0).
                 SELECT x.id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
                 CROSS JOIN LATERAL (
                     SELECT id FROM refund
@@ -360,11 +368,12 @@ public struct GoogleOrderAmounts: Sendable {
             ) gone
             WHERE r.id = gone.id
             """, [app.id, PostgresTextArray(orderIds)])
+        }
     }
 
     /// Orders storerecon knows that may have been refunded without revocation: Google subscriptions' current
     /// orders (`latestSuccessfulOrderId`, kept by the recheck) and orders fetched before, none refunded in the
-    /// ledger yet, least recently asked first.
+    /// ledger yet nor named by a voided row waiting in the quarantine, least recently asked first.
     public func knownOrders(limit: Int, on connection: PostgresConnection) throws -> [String] {
         try connection.query(
             """
@@ -377,6 +386,10 @@ public struct GoogleOrderAmounts: Sendable {
                 WHERE o.app_id = $1 AND o.status = 'ok' AND o.state IS DISTINCT FROM 'REFUNDED'
             ) AS known
             WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = known.id)
+              -- A voided row set aside (wrong types) is a revocation the ledger could not store yet: its order's
+              -- refund is not one "without revocation", and waits for the quarantine's retry.
+              AND NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.app_id = $1 AND q.job = 'google_voided'
+                              AND q.resolved_at IS NULL AND q.natural_key = known.id)
             GROUP BY id
             ORDER BY min(asked) NULLS FIRST, id
             LIMIT $2

@@ -162,7 +162,7 @@ extension GoogleVoidedSync {
                     checkpoint.rowsDone += Int64(rows.count)
                     let (slice, allDrained) = (slices[index], slices.allSatisfy(\.drained))
                     let snapshot = slices
-                    let counts = try connection.transaction { connection in
+                    let counts = try connection.transactionRetryingConflicts { connection in
                         let counts = try store.write(
                             rows, quarantined: quarantined, runId: environment.runId, expectNew: expectNew[index],
                             logger: logger, counters: environment.counters, on: connection)

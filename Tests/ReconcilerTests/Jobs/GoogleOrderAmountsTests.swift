@@ -192,6 +192,14 @@ struct GoogleOrderAmountsTests {
                     VALUES ($1, $2, 'p', 'active', $3) ON CONFLICT DO NOTHING
                     """, [app.id, void.purchaseToken + "-other", void.orderId])
             }
+            // One of them has a voided row waiting in the quarantine (its types were wrong): that order was revoked,
+            // so it is not asked as a refund without revocation.
+            let held = silent[0].orderId
+            try connection.execute(
+                """
+                INSERT INTO quarantine (app_id, job, natural_key, raw, reason)
+                VALUES ($1, 'google_voided', $2, $3, 'voidedTimeMillis: expected a number')
+                """, [app.id, held, "{\"orderId\":\"\(held)\",\"voidedTimeMillis\":true}"])
             #expect(try await harness.googleVoided().exitCode == 0)
             let rows = try connection.query(
                 """
@@ -202,8 +210,9 @@ struct GoogleOrderAmountsTests {
                 uniqueKeysWithValues: try rows.map { row in
                     (try row.decode("order_id", as: String.self), row)
                 })
-            #expect(found.count == Set(silent.map(\.orderId)).count)
-            for refund in silent {
+            #expect(found.count == Set(silent.map(\.orderId)).count - 1)
+            #expect(found[held] == nil, "an order whose voided row waits in the quarantine was taken as not revoked")
+            for refund in silent where refund.orderId != held {
                 let row = try #require(found[refund.orderId])
                 #expect(try row.decode("gross_amount", as: Int64.self) == refund.totalNanos)
                 #expect(try row.decode("tax_amount", as: Int64.self) == refund.taxNanos)

@@ -40,13 +40,16 @@ struct GoogleVoidedCrashTests {
           demo-android: { voidedPer30Seconds: 100000, voidedPerDay: 1000000 }
 
         """
+    /// `limits`, paged as one token chain: these runs count the calls a kill may waste per chain (the slice count
+    /// follows the call time measured at the window's start, which a loaded machine can stretch).
+    static let oneChain = limits + "sync: { googleSlices: 1 }\n"
 
     @Test func killedAtRandomMomentsTheResultEqualsAnUninterruptedRun() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
             let storerecon = try BuiltExecutable("storerecon")
             let reference = try SimulatedStores(
-                simulator: simulator, databasePrefix: "gvcrashref", extraYAML: Self.limits)
-            let killed = try SimulatedStores(simulator: simulator, databasePrefix: "gvcrash", extraYAML: Self.limits)
+                simulator: simulator, databasePrefix: "gvcrashref", extraYAML: Self.oneChain)
+            let killed = try SimulatedStores(simulator: simulator, databasePrefix: "gvcrash", extraYAML: Self.oneChain)
             let arguments = ["sync", "google-voided", "--log-level", "warning"]
 
             let clean = try await storerecon.finish(arguments + ["--config", reference.configPath])
@@ -93,7 +96,8 @@ struct GoogleVoidedCrashTests {
     @Test func aBackfillStoppedBySIGTERMAndKilledBySIGKILLResumesAndLandsExactly() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
             let storerecon = try BuiltExecutable("storerecon")
-            let stores = try SimulatedStores(simulator: simulator, databasePrefix: "gvbfkill", extraYAML: Self.limits)
+            let stores = try SimulatedStores(
+                simulator: simulator, databasePrefix: "gvbfkill", extraYAML: Self.oneChain)
             let harness = JobHarness(stores: stores)
             let now = stores.now()
             let since = now.addingTimeInterval(-25 * 86_400)

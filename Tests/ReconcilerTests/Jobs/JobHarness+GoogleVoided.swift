@@ -19,7 +19,7 @@ extension JobHarness {
         retryPolicy: RetryPolicy = quickRetries, shutdown: ShutdownSignal = ShutdownSignal(), dryRun: Bool = false
     ) async throws -> JobRunner.Result {
         let app = stores.app(.google)
-        let configuration = stores.configuration
+        let configuration = voidedConfiguration
         let job = mode == .incremental ? GoogleVoidedSync.job : GoogleVoidedSync.backfillJob
         return try await runner(shutdown: shutdown, dryRun: dryRun).run(job: job, app: app, waitForLock: false) {
             environment in
