@@ -18,6 +18,14 @@ extension PlayDeveloperClient {
     public func batchGetOrders(packageName: String, orderIds: [String], purpose: CallPurpose) async throws
         -> [PlayOrder]
     {
+        try await batchGetOrdersAnswer(packageName: packageName, orderIds: orderIds, purpose: purpose).orders
+    }
+
+    /// ``batchGetOrders(packageName:orderIds:purpose:)``, with the answer's body as Google sent it (the orders in
+    /// the same order as its `orders` array), so a caller can keep each order's JSON without encoding it again.
+    public func batchGetOrdersAnswer(packageName: String, orderIds: [String], purpose: CallPurpose) async throws
+        -> (orders: [PlayOrder], body: Data)
+    {
         let segments = ["androidpublisher", "v3", "applications", packageName, "orders:batchGet"]
         let label = PlayURL.label(method: "GET", segments: segments) + " (\(orderIds.count) ids)"
         func invalid(_ message: String) -> PlayAPIError {
@@ -39,7 +47,7 @@ extension PlayDeveloperClient {
         let endpoint = Endpoint(api: .googleOrders, packageName: packageName, url: long ? url : withQuery, label: label)
         let body = try await get(endpoint, purpose: purpose, formBody: long ? query : nil)
         let response = try decode(endpoint, body) { try JSONDecoder().decode(BatchGetOrdersResponse.self, from: $0) }
-        return response.orders ?? []
+        return (response.orders ?? [], body)
     }
 
     /// URLs longer than this are sent as a form body instead (Google's clients switch at about 2 KB).

@@ -15,17 +15,20 @@ extension GoogleOrderAmounts {
     /// One `orders.batchget` answer, with the ids it asked for.
     struct OrdersAnswer: Sendable {
         var ids: [String]
-        /// The orders, each with its JSON as stored in `google_order.payload`.
-        var result: Result<[(order: PlayOrder, payload: String)], any Error>
+        /// The orders, and the answer's body as Google sent it (each order's JSON is kept from it).
+        var result: Result<(orders: [PlayOrder], body: String), any Error>
     }
 
     /// Asks Google for these orders (through the quota gate); never throws, the answer carries the error. The
-    /// answer is decoded and each order's payload encoded here, beside the paging, not in the loop that stores.
+    /// answer is decoded here, beside the paging, not in the loop that stores.
     func call(_ ids: [String], purpose: CallPurpose) async -> OrdersAnswer {
         do {
-            let orders = try await client.batchGetOrders(packageName: app.storeAppId, orderIds: ids, purpose: purpose)
-            let payloads = try Self.payloads(orders)
-            return OrdersAnswer(ids: ids, result: .success(Array(zip(orders, payloads))))
+            let answer = try await client.batchGetOrdersAnswer(
+                packageName: app.storeAppId, orderIds: ids, purpose: purpose)
+            var body = String(decoding: answer.body, as: UTF8.self)
+            // jsonb refuses the escaped NUL character that JSON allows: the kept payload reads U+FFFD instead.
+            if body.contains("\\u0000") { body = body.replacingOccurrences(of: "\\u0000", with: "\\ufffd") }
+            return OrdersAnswer(ids: ids, result: .success((answer.orders, body)))
         } catch {
             return OrdersAnswer(ids: ids, result: .failure(error))
         }
@@ -133,10 +136,9 @@ extension GoogleOrderAmounts {
         environment.counters.add("orders_calls")
         do {
             let answered = try answer.result.get()
-            outcome.summary.orders += answered.count
-            environment.counters.add("orders_fetched", answered.count)
-            let stored = try store(
-                answered.map(\.order), payloads: answered.map(\.payload), on: environment.connection)
+            outcome.summary.orders += answered.orders.count
+            environment.counters.add("orders_fetched", answered.orders.count)
+            let stored = try store(answered.orders, body: answered.body, on: environment.connection)
             outcome.summary.priced += stored.priced
             outcome.summary.pending += stored.pending
         } catch let error as PlayAPIError where error.code == .notFound {

@@ -64,7 +64,7 @@ public struct GoogleOrderAmounts: Sendable {
             """
             SELECT DISTINCT r.order_id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
             CROSS JOIN LATERAL (
-                -- By key, per id (see store(_:payloads:on:) for why OFFSET 0).
+                -- By key, per id (see store(_:body:on:) for why OFFSET 0).
                 SELECT order_id, amount_source, recorded_at FROM refund
                 WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND revoked
                   AND part_key NOT LIKE 'no-order:%'
@@ -192,11 +192,21 @@ public struct GoogleOrderAmounts: Sendable {
         return try orders.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
     }
 
-    /// Stores orders (`payloads`: their JSON, from ``payloads(_:)``) and the amounts of their refund rows, in one
-    /// transaction.
-    func store(_ orders: [PlayOrder], payloads: [String], on connection: PostgresConnection) throws
+    /// Stores orders and the amounts of their refund rows, in one transaction. `body` is the answer they were
+    /// decoded from: each order's payload is its element of the body's `orders` array as Google sent it, split by
+    /// the server (no encoding again here, which cost as much as the decoding). An order the answer repeats is
+    /// stored once.
+    func store(_ answered: [PlayOrder], body: String, on connection: PostgresConnection) throws
         -> (priced: Int, pending: Int)
     {
+        // Positions (1-based, as WITH ORDINALITY counts) of each order's first appearance.
+        var seen = Set<String>()
+        var positions: [Int] = []
+        var orders: [PlayOrder] = []
+        for (index, order) in answered.enumerated() where seen.insert(order.orderId).inserted {
+            positions.append(index + 1)
+            orders.append(order)
+        }
         guard !orders.isEmpty else { return (0, 0) }
         return try connection.transactionRetryingConflicts { connection in
             let ids = orders.map(\.orderId)
@@ -227,9 +237,12 @@ public struct GoogleOrderAmounts: Sendable {
                 """
                 INSERT INTO google_order (app_id, order_id, status, state, currency, total_nanos, tax_nanos,
                                           revenue_nanos, buyer_country, product_id, quantity, refund_pending, payload)
-                SELECT $1, t.* FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
-                                           $8::bigint[], $9::text[], $10::text[], $11::int[], $12::boolean[],
-                                           $13::jsonb[]) AS t
+                SELECT $1, t.order_id, t.status, t.state, t.currency, t.total, t.tax, t.revenue, t.country, t.product,
+                       t.quantity, t.pending, p.e
+                FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[],
+                            $9::text[], $10::text[], $11::int[], $12::boolean[], $13::bigint[])
+                    AS t(order_id, status, state, currency, total, tax, revenue, country, product, quantity, pending, n)
+                JOIN jsonb_array_elements($14::jsonb -> 'orders') WITH ORDINALITY AS p(e, n) ON p.n = t.n
                 ON CONFLICT (app_id, order_id) DO UPDATE SET
                     status = EXCLUDED.status, state = EXCLUDED.state, currency = EXCLUDED.currency,
                     total_nanos = EXCLUDED.total_nanos, tax_nanos = EXCLUDED.tax_nanos,
@@ -249,7 +262,7 @@ public struct GoogleOrderAmounts: Sendable {
                     PostgresNullableTextArray(orders.map { $0.lineItems?.first?.productId }),
                     PostgresNullableTextArray(orders.map { Self.quantity($0).map(String.init) }),
                     PostgresTextArray(orders.map { $0.refundPending ? "true" : "false" }),
-                    PostgresTextArray(payloads),
+                    PostgresTextArray(positions.map(String.init)), body,
                 ])
             let byId = Dictionary(orders.map { ($0.orderId, $0) }) { first, _ in first }
             let updated = try connection.query(
@@ -294,8 +307,7 @@ public struct GoogleOrderAmounts: Sendable {
                     PostgresNullableTextArray(priced.map { byId[$0.orderId]?.orderHistory?.refundEvent?.refundReason }),
                 ])[0]
             try recordRefundsWithoutRevocation(
-                orders.filter { parts[$0.orderId] == nil }, payloads: Dictionary(zip(ids, payloads)) { a, _ in a },
-                on: connection)
+                orders.filter { parts[$0.orderId] == nil }, on: connection)
             return (try updated.decode("priced"), try updated.decode("pending"))
         }
     }
@@ -305,8 +317,9 @@ public struct GoogleOrderAmounts: Sendable {
     /// `orders:partial:<createTimeMillis>`; they take nothing from the subscription. When the voided list later
     /// shows the order, its rows replace these (``dropRefundsSeenInVoidedList(_:on:)``).
     func recordRefundsWithoutRevocation(
-        _ orders: [PlayOrder], payloads: [String: String], on connection: PostgresConnection
+        _ orders: [PlayOrder], on connection: PostgresConnection
     ) throws {
+        let payloads = Dictionary(zip(orders.map(\.orderId), try Self.payloads(orders))) { first, _ in first }
         var columns: [[String?]] = Array(repeating: [], count: 12)
         for order in orders {
             var rows: [(key: String, type: String, at: String?, details: PlayOrder.RefundDetails?)] = []
@@ -357,7 +370,7 @@ public struct GoogleOrderAmounts: Sendable {
             """
             DELETE FROM refund r
             USING (
-                -- By key, per id (see store(_:payloads:on:) for why OFFSET 0).
+                -- By key, per id (see store(_:body:on:) for why OFFSET 0).
                 SELECT x.id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
                 CROSS JOIN LATERAL (
                     SELECT id FROM refund
