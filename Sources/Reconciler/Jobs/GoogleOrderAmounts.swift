@@ -367,20 +367,20 @@ public struct GoogleOrderAmounts: Sendable {
         guard !orderIds.isEmpty else { return }
         try connection.transactionRetryingConflicts { connection in
             try connection.execute(
-            """
-            DELETE FROM refund r
-            USING (
-                -- By key, per id (see store(_:body:on:) for why OFFSET 0).
-                SELECT x.id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
-                CROSS JOIN LATERAL (
-                    SELECT id FROM refund
-                    WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND NOT revoked
-                      AND EXISTS (SELECT 1 FROM refund v WHERE v.app_id = $1 AND v.order_id = i.id AND v.revoked)
-                    OFFSET 0
-                ) x
-            ) gone
-            WHERE r.id = gone.id
-            """, [app.id, PostgresTextArray(orderIds)])
+                """
+                DELETE FROM refund r
+                USING (
+                    -- By key, per id (see store(_:body:on:) for why OFFSET 0).
+                    SELECT x.id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
+                    CROSS JOIN LATERAL (
+                        SELECT id FROM refund
+                        WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND NOT revoked
+                          AND EXISTS (SELECT 1 FROM refund v WHERE v.app_id = $1 AND v.order_id = i.id AND v.revoked)
+                        OFFSET 0
+                    ) x
+                ) gone
+                WHERE r.id = gone.id
+                """, [app.id, PostgresTextArray(orderIds)])
         }
     }
 

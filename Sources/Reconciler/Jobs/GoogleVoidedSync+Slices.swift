@@ -98,6 +98,9 @@ extension GoogleVoidedSync {
         var failure: (any Error)?
         var restarted: Set<Int> = []
         var expectNew = Array(repeating: false, count: slices.count)
+        // Chains the window started with, and the splits made since (at most as many).
+        let startCount = slices.filter { !$0.drained }.count
+        var splits = 0
         var reached = slices.map { $0.drained ? 1.0 : 0.0 }
         var callTimes: [Double] = []
         if calls.isEmpty {
@@ -143,7 +146,11 @@ extension GoogleVoidedSync {
                 let (rows, quarantined, merged) = VoidedPurchaseStore.intake(page)
                 environment.counters.add("merged_repeats", merged)
                 summary.quarantined += quarantined.count
-                let next = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+                // A slice split in two (see split(_:)) keeps its token, which reads on past its new end: a row voided
+                // after that end was recorded after it too, and every row the slice must hold came before it (the
+                // list is oldest first, and a void is recorded when or after it happens).
+                let passedEnd = rows.contains { $0.voidedTimeMillis > Self.millis(slices[index].end) }
+                let next = passedEnd ? nil : page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
                 slices[index].token = next
                 slices[index].pagesDone += 1
                 slices[index].rowsDone += Int64(rows.count)
@@ -188,6 +195,22 @@ extension GoogleVoidedSync {
                     // not priced by the end (the Orders API stopped, a stop request) waits in the backlog for a
                     // later run.
                     try pricing.addRefunds(rows.compactMap(\.orderId), on: connection)
+                    if failure == nil, !environment.shutdown.isRequested, splits < startCount,
+                        calls.count < startCount,
+                        let piece = try split(
+                            &slices[index], after: rows, number: slices.map(\.number).max()! + 1,
+                            job: window.job, on: connection)
+                    {
+                        // Fewer chains travel than the window started with, and this one has pages left: its
+                        // remaining range is halved and the second half paged by a chain of its own, so the last
+                        // quota windows are not spent waiting for one chain's pages one after the other.
+                        splits += 1
+                        environment.counters.add("slice_splits")
+                        slices.append(piece)
+                        expectNew.append(true)
+                        reached.append(0)
+                        launch(slices.count - 1)
+                    }
                 }
                 reached[index] =
                     slices[index].drained
@@ -256,10 +279,41 @@ extension GoogleVoidedSync {
         try checkpoint.save(on: connection)
     }
 
+    /// Halves what is left of `slice` when at least two pages of it seem left (judged from the rows stored so far
+    /// and how far into its span the last one is): the slice now ends halfway between its last row and its end, and
+    /// the returned slice (numbered `number`) covers the rest. Both are saved in one transaction. Costs at most two
+    /// calls: the new slice's last page, and the page of the old chain that reads past its new end.
+    private func split(
+        _ slice: inout VoidedSlice, after rows: [VoidedPurchase], number: Int, job: String,
+        on connection: PostgresConnection
+    ) throws -> VoidedSlice? {
+        guard !slice.drained, slice.token != nil, let last = rows.map(\.voidedTimeMillis).max() else { return nil }
+        let (start, end) = (Self.millis(slice.start), Self.millis(slice.end))
+        guard last > start, end - last > 2 else { return nil }
+        let rowsPerMillisecond = Double(slice.rowsDone) / Double(last - start)
+        guard rowsPerMillisecond * Double(end - last) >= Double(2 * Self.pageSize) else { return nil }
+        let middle = last + (end - last) / 2
+        var rest = VoidedSlice(number: number, start: VoidedSlice.date(millis: middle + 1), end: slice.end)
+        rest.drained = false
+        slice.end = VoidedSlice.date(millis: middle)
+        let (kept, added) = (slice, rest)
+        try connection.transactionRetryingConflicts { connection in
+            try kept.save(job: job, app: app.id, on: connection)
+            try added.save(job: job, app: app.id, on: connection)
+        }
+        return rest
+    }
+
+    /// A time in whole milliseconds, as the slices' bounds are.
+    static func millis(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
     /// The end of the slices drained from the window's start on, or nil when the first is not drained.
     static func drainedPrefixEnd(_ slices: [VoidedSlice]) -> Date? {
         var end: Date?
-        for slice in slices {
+        // In time order: a slice split off a running one is numbered (and kept) after the others.
+        for slice in slices.sorted(by: { $0.start < $1.start }) {
             guard slice.drained else { break }
             end = slice.end
         }
