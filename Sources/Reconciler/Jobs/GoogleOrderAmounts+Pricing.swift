@@ -37,9 +37,10 @@ extension GoogleOrderAmounts {
     /// The Orders calls of one run: the ids queued, the calls in flight, and what the answers did.
     struct Pricing {
         /// Orders calls in flight at once. The voided list comes in bursts (30 pages at once, then one a second):
-        /// at 1.5 s answers sixteen price a burst's 30,000 rows in about 3 s, so the run ends soon after its last
-        /// page. The "Orders" bucket (2940 a minute left to orders) is far from reached: about 11 calls a second.
-        static let maxInFlight = 16
+        /// at 1.5 s answers eight price a burst's 30,000 rows in about 6 s, so the run ends soon after its last page
+        /// (sixteen were measured no better: the run's end waits on the voided chains). The "Orders" bucket (2940 a
+        /// minute left to orders) is far from reached.
+        static let maxInFlight = 8
 
         let amounts: GoogleOrderAmounts
         let purpose: CallPurpose
