@@ -148,8 +148,10 @@ extension GoogleVoidedSync {
                 summary.quarantined += quarantined.count
                 // A slice split in two (see split(_:)) keeps its token, which reads on past its new end: a row voided
                 // after that end was recorded after it too, and every row the slice must hold came before it (the
-                // list is oldest first, and a void is recorded when or after it happens).
-                let passedEnd = rows.contains { $0.voidedTimeMillis > Self.millis(slices[index].end) }
+                // list is oldest first, and a void is recorded when or after it happens). An hour's margin keeps a
+                // row whose void time runs ahead of Google's recording clock from ending the chain early; it costs
+                // at most the rows of that hour, read twice and stored once.
+                let passedEnd = rows.contains { $0.voidedTimeMillis > Self.millis(slices[index].end) + 3_600_000 }
                 let next = passedEnd ? nil : page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
                 slices[index].token = next
                 slices[index].pagesDone += 1
@@ -281,7 +283,7 @@ extension GoogleVoidedSync {
 
     /// Halves what is left of `slice` when at least two pages of it seem left (judged from the rows stored so far
     /// and how far into its span the last one is): the slice now ends halfway between its last row and its end, and
-    /// the returned slice (numbered `number`) covers the rest. Both are saved in one transaction. Costs at most two
+    /// the returned slice (numbered `number`) covers the rest. Both are saved in one transaction. Costs about two
     /// calls: the new slice's last page, and the page of the old chain that reads past its new end.
     private func split(
         _ slice: inout VoidedSlice, after rows: [VoidedPurchase], number: Int, job: String,
