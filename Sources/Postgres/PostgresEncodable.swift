@@ -94,6 +94,20 @@ public struct PostgresNullableTextArray: PostgresEncodable, Equatable {
     }
 }
 
+/// An array of typed values for a typed array parameter (`$1::bigint[]`, `$1::timestamptz[]`, `$1::boolean[]`):
+/// each element is written as its own parameter would be, `nil` as SQL NULL.
+public struct PostgresArray<Element: PostgresEncodable>: PostgresEncodable {
+    /// The elements.
+    public var elements: [Element]
+
+    /// Wraps the elements.
+    public init(_ elements: [Element]) { self.elements = elements }
+
+    public var postgresText: String? {
+        PostgresArrayLiteral.make(count: elements.count) { index in elements[index].postgresText }
+    }
+}
+
 /// Builds an array literal (`{"a","b\"c",NULL}`) in UTF-8 bytes: pages of thousands of rows go through here, and
 /// appending to a `String` scalar by scalar cost more than the database's own work on them.
 enum PostgresArrayLiteral {

@@ -48,6 +48,12 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var oddRows: Double = 0
 
+    @Flag(
+        help:
+            "Answer the Orders API with 403 (the service account lacks the financial permission): refunds keep no store amount."
+    )
+    var ordersPermissionDenied = false
+
     func run() async throws {
         let directory = SimulatorDirectory(path: dir)
         let (spec, keys, settings) = try directory.load()
@@ -71,6 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
         options.voidedEnumEncoding = encoding
         guard (0...1).contains(oddRows) else { throw ValidationError("--odd-rows: expected a fraction from 0 to 1") }
         options.oddRows = oddRows
+        options.ordersPermissionDenied = ordersPermissionDenied
         for text in fault {
             let (endpoint, kind, rate) = try parseFault(text)
             options.faults[endpoint, default: FaultSettings()].rates[kind] = rate

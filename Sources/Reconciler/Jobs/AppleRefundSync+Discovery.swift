@@ -70,7 +70,7 @@ extension AppleRefundSync {
                 prefetched = Task { [self] in try await notifications(request, token: next) }
             }
             var customers: [Notified] = []
-            var refunds: [AppleRefundStore.Row] = []
+            var refunds: [RefundRecord] = []
             var reversed: [(String, Date)] = []
             var quarantined: [QuarantinedRow] = []
             var verifiedUUIDs: [String] = []
@@ -106,9 +106,10 @@ extension AppleRefundSync {
                 if type == .refundReversed, let id = transaction.payload.transactionId {
                     reversed.append((id, notification.payload.signedDate ?? now))
                 } else {
-                    switch AppleRefundStore.intake(transaction) {
-                    case .refund(var row):
-                        row.signed = notification.payload.data?.signedTransactionInfo
+                    switch RefundRecord.intake(
+                        transaction, signed: notification.payload.data?.signedTransactionInfo)
+                    {
+                    case .refund(let row):
                         refunds.append(row)
                     case .notARefund: break
                     case .unstorable(let reason):
@@ -124,7 +125,7 @@ extension AppleRefundSync {
             }
             environment.counters.add("notifications", page.notificationHistory.count)
             if environment.dryRun {
-                environment.counters.add("would_insert", try store.countNew(refunds, on: connection))
+                environment.counters.add("would_insert", try ledger.countNew(refunds, on: connection))
             } else {
                 if let next {
                     checkpoint.windowStart = start
@@ -140,7 +141,7 @@ extension AppleRefundSync {
                 }
                 try connection.transaction { connection in
                     try queueNotified(customers, reason: type.rawValue, on: connection)
-                    let counts = try store.write(
+                    let counts = try ledger.write(
                         refunds, quarantined: quarantined, job: .appleNotifications, runId: environment.runId,
                         logger: environment.logger, counters: environment.counters, on: connection)
                     environment.counters.add("inserted", counts.0)

@@ -174,7 +174,7 @@ extension AppleRefundSync {
                 page.signedTransactions, from: answeredFrom, customer: customer, in: environment)
             let more = page.hasMore && page.revision != nil
             if environment.dryRun {
-                environment.counters.add("would_insert", try store.countNew(rows, on: connection))
+                environment.counters.add("would_insert", try ledger.countNew(rows, on: connection))
                 environment.counters.add("would_quarantine", quarantined.count)
             } else {
                 try save(
@@ -203,18 +203,17 @@ extension AppleRefundSync {
     /// where it was, so the next run reads the page again (a payload spoiled on its way heals itself, and its
     /// quarantined copy is closed when the genuine one lands; a forged one stays in the quarantine).
     func verify(_ signed: [String], from answeredFrom: Environment, customer: String, in environment: JobEnvironment)
-        async -> (rows: [AppleRefundStore.Row], quarantined: [QuarantinedRow], failed: Bool)
+        async -> (rows: [RefundRecord], quarantined: [QuarantinedRow], failed: Bool)
     {
         var failed = false
-        var rows: [AppleRefundStore.Row] = []
+        var rows: [RefundRecord] = []
         var quarantined: [QuarantinedRow] = []
         let context = ["environment": answeredFrom.rawValue, "customer": customer]
         for payload in signed {
             do {
                 let verified = try await access.verifier(for: answeredFrom).verifyTransaction(payload)
-                switch AppleRefundStore.intake(verified) {
-                case .refund(var row):
-                    row.signed = payload
+                switch RefundRecord.intake(verified, signed: payload) {
+                case .refund(let row):
                     rows.append(row)
                 case .notARefund:
                     break
@@ -229,7 +228,7 @@ extension AppleRefundSync {
                 environment.counters.add("verification_failed")
                 quarantined.append(
                     QuarantinedRow(
-                        job: .appleRefunds, naturalKey: AppleRefundStore.claimedTransactionId(payload), raw: payload,
+                        job: .appleRefunds, naturalKey: RefundRecord.claimedTransactionId(payload), raw: payload,
                         reason: "customer \(customer): the signed transaction failed verification: \(error)",
                         context: context))
             }
@@ -240,17 +239,17 @@ extension AppleRefundSync {
 
     /// Stores a page's refunds (odd rows to the quarantine) and the customer's place after it in one transaction.
     func save(
-        _ rows: [AppleRefundStore.Row], quarantined: [QuarantinedRow], customer: String, failed: Bool,
+        _ rows: [RefundRecord], quarantined: [QuarantinedRow], customer: String, failed: Bool,
         next: PageEnd, in environment: JobEnvironment
     ) throws {
         try environment.connection.transaction { connection in
-            let counts = try store.write(
+            let counts = try ledger.write(
                 rows, quarantined: quarantined, job: .appleRefunds, runId: environment.runId,
                 logger: environment.logger, counters: environment.counters, on: connection)
             environment.counters.add("inserted", counts.0)
             environment.counters.add("updated", counts.1)
             // The chain returned other ids' refunds: they are this customer's, and this chain serves them too.
-            try mergeCustomers(rows.map(\.originalTransactionId), into: customer, on: connection)
+            try mergeCustomers(rows.map(\.originalId), into: customer, on: connection)
             switch next {
             case _ where failed:
                 // Keep the old revision: the next run reads this page again and verifies it again.
@@ -282,7 +281,7 @@ extension AppleRefundSync {
                 let (rows, quarantined, failed) = await verify(
                     page, from: answeredFrom, customer: customer, in: reader)
                 try save(
-                    rows, quarantined: quarantined, customer: rows.first?.originalTransactionId ?? customer,
+                    rows, quarantined: quarantined, customer: rows.first?.originalId ?? customer,
                     failed: failed, next: .done(nil), in: reader)
             }
         }

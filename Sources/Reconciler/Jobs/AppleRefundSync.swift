@@ -41,6 +41,7 @@ public struct AppleRefundSync: Sendable {
     let configuration: Configuration
     let access: AppleStoreAccess
     let store: AppleRefundStore
+    let ledger: RefundLedger
 
     /// Creates the job for one Apple app.
     public init(app: AppConfig, configuration: Configuration, access: AppleStoreAccess) {
@@ -48,6 +49,7 @@ public struct AppleRefundSync: Sendable {
         self.configuration = configuration
         self.access = access
         store = AppleRefundStore(app: app)
+        ledger = RefundLedger(app: app, products: configuration.products)
     }
 
     /// Runs the job.

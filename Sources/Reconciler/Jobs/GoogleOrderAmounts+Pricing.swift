@@ -145,7 +145,7 @@ extension GoogleOrderAmounts {
         } catch let error as PlayAPIError where error.code == .notFound {
             guard ids.count > 1 else {
                 logger.warning(
-                    "order \(VoidedPurchaseStore.quoted(ids[0])) not found by the Orders API; its refund keeps no store amount"
+                    "order \(LedgerLimits.quoted(ids[0])) not found by the Orders API; its refund keeps no store amount"
                 )
                 try mark(ids, status: "not_found", on: environment.connection)
                 environment.counters.add("orders_not_found")

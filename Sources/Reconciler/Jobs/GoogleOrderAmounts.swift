@@ -67,7 +67,6 @@ public struct GoogleOrderAmounts: Sendable {
                 -- By key, per id (see store(_:body:on:) for why OFFSET 0).
                 SELECT order_id, amount_source, recorded_at FROM refund
                 WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND revoked
-                  AND part_key NOT LIKE 'no-order:%'
                 OFFSET 0
             ) r
             LEFT JOIN LATERAL (
@@ -88,7 +87,7 @@ public struct GoogleOrderAmounts: Sendable {
             """
             SELECT r.order_id FROM refund r
             LEFT JOIN google_order o ON o.app_id = r.app_id AND o.order_id = r.order_id
-            WHERE r.app_id = $1 AND r.platform = 'google' AND r.part_key NOT LIKE 'no-order:%' AND r.revoked
+            WHERE r.app_id = $1 AND r.platform = 'google' AND r.revoked
               AND ($3::timestamptz IS NULL OR r.refunded_at >= $3)
               AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
                    OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at)
@@ -232,7 +231,6 @@ public struct GoogleOrderAmounts: Sendable {
             for order in orders {
                 priced += Self.price(order, partKeys: parts[order.orderId] ?? [])
             }
-            func text(_ value: Int64?) -> String? { value.map(String.init) }
             try connection.execute(
                 """
                 INSERT INTO google_order (app_id, order_id, status, state, currency, total_nanos, tax_nanos,
@@ -255,14 +253,14 @@ public struct GoogleOrderAmounts: Sendable {
                     app.id, PostgresTextArray(ids), PostgresTextArray(orders.map { _ in "ok" }),
                     PostgresNullableTextArray(orders.map(\.state)),
                     PostgresNullableTextArray(orders.map { $0.total?.currencyCode }),
-                    PostgresNullableTextArray(orders.map { text($0.total?.totalNanos) }),
-                    PostgresNullableTextArray(orders.map { text($0.tax?.totalNanos) }),
-                    PostgresNullableTextArray(orders.map { text($0.developerRevenueInBuyerCurrency?.totalNanos) }),
+                    PostgresArray(orders.map { $0.total?.totalNanos }),
+                    PostgresArray(orders.map { $0.tax?.totalNanos }),
+                    PostgresArray(orders.map { $0.developerRevenueInBuyerCurrency?.totalNanos }),
                     PostgresNullableTextArray(orders.map { $0.buyerAddress?.buyerCountry }),
                     PostgresNullableTextArray(orders.map { $0.lineItems?.first?.productId }),
-                    PostgresNullableTextArray(orders.map { Self.quantity($0).map(String.init) }),
-                    PostgresTextArray(orders.map { $0.refundPending ? "true" : "false" }),
-                    PostgresTextArray(positions.map(String.init)), body,
+                    PostgresArray(orders.map { Self.quantity($0) }),
+                    PostgresArray(orders.map(\.refundPending)),
+                    PostgresArray(positions), body,
                 ])
             let byId = Dictionary(orders.map { ($0.orderId, $0) }) { first, _ in first }
             let updated = try connection.query(
@@ -297,10 +295,10 @@ public struct GoogleOrderAmounts: Sendable {
                 """,
                 [
                     app.id, PostgresTextArray(priced.map(\.orderId)), PostgresTextArray(priced.map(\.partKey)),
-                    PostgresNullableTextArray(priced.map { text($0.gross) }),
-                    PostgresNullableTextArray(priced.map { text($0.tax) }),
+                    PostgresArray(priced.map(\.gross)),
+                    PostgresArray(priced.map(\.tax)),
                     PostgresNullableTextArray(priced.map(\.currency)),
-                    PostgresTextArray(priced.map { String($0.quantity) }),
+                    PostgresArray(priced.map(\.quantity)),
                     PostgresNullableTextArray(priced.map(\.note)),
                     PostgresNullableTextArray(priced.map { byId[$0.orderId]?.buyerAddress?.buyerCountry }),
                     PostgresNullableTextArray(priced.map { byId[$0.orderId]?.lineItems?.first?.productId }),
@@ -319,47 +317,11 @@ public struct GoogleOrderAmounts: Sendable {
     func recordRefundsWithoutRevocation(
         _ orders: [PlayOrder], on connection: PostgresConnection
     ) throws {
-        let payloads = Dictionary(zip(orders.map(\.orderId), try Self.payloads(orders))) { first, _ in first }
-        var columns: [[String?]] = Array(repeating: [], count: 12)
-        for order in orders {
-            var rows: [(key: String, type: String, at: String?, details: PlayOrder.RefundDetails?)] = []
-            if let event = order.orderHistory?.refundEvent {
-                rows.append(("orders:refund", "full", event.eventTime, event.refundDetails))
-            }
-            for event in order.orderHistory?.partialRefundEvents ?? [] where event.state == "PROCESSED_SUCCESSFULLY" {
-                let millis = event.createTime.flatMap { RFC3339Timestamp($0)?.millisecondsSinceEpoch } ?? 0
-                rows.append(("orders:partial:\(millis)", "partial_amount", event.createTime, event.refundDetails))
-            }
-            for row in rows {
-                guard let at = row.at.flatMap({ RFC3339Timestamp($0) }) else { continue }
-                let values: [String?] = [
-                    order.orderId, row.key, order.purchaseToken, order.lineItems?.first?.productId,
-                    PostgresTimestamp.format(at.date), row.type, row.details?.total?.totalNanos.map(String.init),
-                    row.details?.tax?.totalNanos.map(String.init) ?? "0",
-                    row.details?.total?.currencyCode ?? order.total?.currencyCode,
-                    order.buyerAddress?.buyerCountry, order.orderHistory?.refundEvent?.refundReason,
-                    payloads[order.orderId] ?? "{}",
-                ]
-                for (index, value) in values.enumerated() { columns[index].append(value) }
-            }
+        let payloads = try Self.payloads(orders)
+        let records = zip(orders, payloads).flatMap { order, payload in
+            RefundRecord.refundsWithoutRevocation(order, payload: Data(payload.utf8))
         }
-        guard !columns[0].isEmpty else { return }
-        try connection.execute(
-            """
-            INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id, product_id,
-                                     refunded_at, recorded_at, reason_label, refund_type, quantity, gross_amount,
-                                     tax_amount, amount_precision, amount_source, currency, buyer_country,
-                                     refund_reason, revoked, payload)
-            SELECT $1, 'google', i.order_id, i.part_key, i.token, s.id, coalesce(i.product, s.product_id), i.at, now(),
-                   'not_revoked', i.type, 1, i.gross, i.tax, 9, CASE WHEN i.gross IS NOT NULL THEN 'store' END,
-                   i.currency, i.country, i.reason, false, i.payload
-            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::bigint[],
-                        $9::bigint[], $10::text[], $11::text[], $12::text[], $13::jsonb[])
-                AS i(order_id, part_key, token, product, at, type, gross, tax, currency, country, reason, payload)
-            LEFT JOIN subscription s ON s.app_id = $1 AND s.store_id = i.token
-            ON CONFLICT (app_id, order_id, part_key) DO UPDATE SET
-                gross_amount = EXCLUDED.gross_amount, tax_amount = EXCLUDED.tax_amount, payload = EXCLUDED.payload
-            """, [app.id] + columns.map { PostgresNullableTextArray($0) })
+        _ = try RefundLedger(app: app, products: [:]).upsert(records, runId: nil, on: connection)
     }
 
     /// Drops the rows of refunds without revocation of orders the voided list now shows (same money, now revoked).

@@ -59,9 +59,9 @@ extension GoogleVoidedSync {
 
     /// A rough position in the window (0...1) from the last row's void time (rows come in recorded-time order, and
     /// most voids are recorded within minutes).
-    static func position(_ last: VoidedPurchase?, start: Date, end: Date) -> Double? {
+    static func position(_ last: RefundRecord?, start: Date, end: Date) -> Double? {
         guard let last else { return nil }
-        let position = Double(last.voidedTimeMillis) / 1000 - start.timeIntervalSince1970
+        let position = last.refundedAt.timeIntervalSince(start)
         let span = end.timeIntervalSince(start)
         guard span > 0, position > 0 else { return nil }
         return min(1, position / span)

@@ -143,7 +143,7 @@ extension GoogleVoidedSync {
                 summary.rows += page.voidedPurchases.count
                 environment.counters.add("pages")
                 environment.counters.add("rows_fetched", page.voidedPurchases.count)
-                let (rows, quarantined, merged) = VoidedPurchaseStore.intake(page)
+                let (rows, quarantined, merged) = RefundRecord.intake(page)
                 environment.counters.add("merged_repeats", merged)
                 summary.quarantined += quarantined.count
                 // A slice split in two (see split(_:)) keeps its token, which reads on past its new end: a row voided
@@ -151,7 +151,7 @@ extension GoogleVoidedSync {
                 // list is oldest first, and a void is recorded when or after it happens). An hour's margin keeps a
                 // row whose void time runs ahead of Google's recording clock from ending the chain early; it costs
                 // at most the rows of that hour, read twice and stored once.
-                let passedEnd = rows.contains { $0.voidedTimeMillis > Self.millis(slices[index].end) + 3_600_000 }
+                let passedEnd = rows.contains { $0.refundedAt > slices[index].end.addingTimeInterval(3600) }
                 let next = passedEnd ? nil : page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
                 slices[index].token = next
                 slices[index].pagesDone += 1
@@ -162,7 +162,7 @@ extension GoogleVoidedSync {
                     launch(index)
                 }
                 if environment.dryRun {
-                    let fresh = try store.countNew(rows, on: connection)
+                    let fresh = try ledger.countNew(rows, on: connection)
                     summary.inserted += fresh
                     environment.counters.add("would_insert", fresh)
                 } else {
@@ -172,9 +172,10 @@ extension GoogleVoidedSync {
                     let (slice, allDrained) = (slices[index], slices.allSatisfy(\.drained))
                     let snapshot = slices
                     let counts = try connection.transactionRetryingConflicts { connection in
-                        let counts = try store.write(
-                            rows, quarantined: quarantined, runId: environment.runId, expectNew: expectNew[index],
-                            logger: logger, counters: environment.counters, on: connection)
+                        let counts = try ledger.write(
+                            rows, quarantined: quarantined, job: .googleVoided, runId: environment.runId,
+                            expectNew: expectNew[index], logger: logger, counters: environment.counters,
+                            on: connection)
                         if allDrained {
                             try finishWindow(
                                 snapshot, window: window, checkpoint: &checkpoint, on: connection, dryRun: false)
@@ -196,7 +197,7 @@ extension GoogleVoidedSync {
                     // Orders calls that travel while the next pages come (see GoogleOrderAmounts+Pricing); what is
                     // not priced by the end (the Orders API stopped, a stop request) waits in the backlog for a
                     // later run.
-                    try pricing.addRefunds(rows.compactMap(\.orderId), on: connection)
+                    try pricing.addRefunds(rows.map(\.orderId), on: connection)
                     if failure == nil, !environment.shutdown.isRequested, splits < startCount,
                         calls.count < startCount,
                         let piece = try split(
@@ -286,10 +287,12 @@ extension GoogleVoidedSync {
     /// the returned slice (numbered `number`) covers the rest. Both are saved in one transaction. Costs about two
     /// calls: the new slice's last page, and the page of the old chain that reads past its new end.
     private func split(
-        _ slice: inout VoidedSlice, after rows: [VoidedPurchase], number: Int, job: String,
+        _ slice: inout VoidedSlice, after rows: [RefundRecord], number: Int, job: String,
         on connection: PostgresConnection
     ) throws -> VoidedSlice? {
-        guard !slice.drained, slice.token != nil, let last = rows.map(\.voidedTimeMillis).max() else { return nil }
+        guard !slice.drained, slice.token != nil, let last = rows.map({ Self.millis($0.refundedAt) }).max() else {
+            return nil
+        }
         let (start, end) = (Self.millis(slice.start), Self.millis(slice.end))
         guard last > start, end - last > 2 else { return nil }
         let rowsPerMillisecond = Double(slice.rowsDone) / Double(last - start)

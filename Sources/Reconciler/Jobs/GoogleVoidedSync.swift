@@ -56,7 +56,7 @@ public struct GoogleVoidedSync: Sendable {
     let app: AppConfig
     let client: PlayDeveloperClient
     let planner: VoidedWindowPlanner
-    let store: VoidedPurchaseStore
+    let ledger: RefundLedger
     /// Fetches what Google refunded for the rows of each stored page.
     let orderAmounts: GoogleOrderAmounts
     /// `sync.googleSlices`: the most slices a window is paged in.
@@ -73,7 +73,7 @@ public struct GoogleVoidedSync: Sendable {
         planner = VoidedWindowPlanner(
             overlap: TimeInterval(configuration.sync.googleOverlap.seconds),
             skew: TimeInterval(configuration.sync.googleSkew.seconds))
-        store = VoidedPurchaseStore(app: app, products: configuration.products)
+        ledger = RefundLedger(app: app, products: configuration.products)
         orderAmounts = GoogleOrderAmounts(app: app, client: client)
         let policy = configuration.quotaPolicy
         let limit = policy.limit(app: app.id, api: .googleVoidedPurchases)

@@ -128,19 +128,23 @@ public struct QuarantineRetry {
     /// A Google row: decoded and mapped as a page's row, written as a page's rows are.
     private func retryVoided(_ entry: Entry, app: AppConfig) throws -> Bool {
         let page = try VoidedPurchasesListResponse(json: Data(#"{"voidedPurchases":[\#(entry.raw)]}"#.utf8))
-        let (rows, quarantined, _) = VoidedPurchaseStore.intake(page)
-        let store = VoidedPurchaseStore(app: app, products: configuration.products)
+        let (records, quarantined, _) = RefundRecord.intake(page)
         try connection.transaction { connection in
-            _ = try store.write(
-                rows, quarantined: quarantined, runId: nil, expectNew: false, logger: logger, counters: JobCounters(),
-                on: connection)
+            _ = try ledger(app).write(
+                records, quarantined: quarantined, job: .googleVoided, runId: nil, logger: logger,
+                counters: JobCounters(), on: connection)
         }
-        guard quarantined.isEmpty, let row = rows.first else { return false }
+        guard quarantined.isEmpty, let record = records.first else { return false }
         return
             !(try connection.query(
                 "SELECT 1 AS one FROM refund WHERE app_id = $1 AND order_id = $2 AND part_key = $3",
-                [app.id, row.orderId ?? "", VoidedPurchaseStore.partKey(row)]
+                [app.id, record.orderId, record.part.key]
             ).isEmpty)
+    }
+
+    /// The ledger writer of an app: the same one its jobs write through.
+    private func ledger(_ app: AppConfig) -> RefundLedger {
+        RefundLedger(app: app, products: configuration.products)
     }
 
     /// An Apple signed transaction: verified again (a corrected root certificate), mapped and written.
@@ -153,17 +157,15 @@ public struct QuarantineRetry {
             try updateReason(entry.id, "the signed transaction failed verification again: \(error)")
             return false
         }
-        switch AppleRefundStore.intake(verified) {
-        case .refund(var row):
-            row.signed = entry.raw
-            let store = AppleRefundStore(app: app)
+        switch RefundRecord.intake(verified, signed: entry.raw) {
+        case .refund(let record):
             try connection.transaction { connection in
-                _ = try store.write(
-                    [row], quarantined: [], job: .appleRefunds, runId: nil, logger: logger, counters: JobCounters(),
-                    on: connection)
+                _ = try ledger(app).write(
+                    [record], quarantined: [], job: .appleRefunds, runId: nil, logger: logger,
+                    counters: JobCounters(), on: connection)
             }
             if try isLanded(entry.id) { return true }
-            return try refundExists(app: app.id, id: row.transactionId)
+            return try refundExists(app: app.id, id: record.orderId)
         case .notARefund:
             try updateReason(entry.id, "verified, but it is not a refund: nothing to store (drop it)")
             return false

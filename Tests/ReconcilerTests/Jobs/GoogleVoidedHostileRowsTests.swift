@@ -72,8 +72,8 @@ struct GoogleVoidedHostileRowsTests {
         ]
         // Ids longer than the ledger takes are quarantined like the rows PostgreSQL cannot hold.
         let fits = hostile.filter {
-            $0.order.count <= VoidedPurchaseStore.maxOrderIdLength && !$0.token.isEmpty
-                && $0.token.count <= VoidedPurchaseStore.maxTokenLength
+            $0.order.count <= LedgerLimits.maxOrderIdLength && !$0.token.isEmpty
+                && $0.token.count <= LedgerLimits.maxTokenLength
         }
         let transport = try HostileRowsTransport(rows: storable + unstorable)
         var options = JobHarness.options(Self.spec)
@@ -123,7 +123,7 @@ struct GoogleVoidedHostileRowsTests {
     @Test func eachUnstorableRowIsNamedByItsField() throws {
         func reason(_ json: String) throws -> String? {
             let page = try VoidedPurchasesListResponse(json: Data(#"{"voidedPurchases":[\#(json)]}"#.utf8))
-            return VoidedPurchaseStore.unstorableReason(page.voidedPurchases[0])
+            return RefundRecord.unstorableReason(page.voidedPurchases[0])
         }
         let base = #""purchaseToken":"t","voidedTimeMillis":"1789000000456","orderId":"GPA.1""#
         #expect(try reason("{\(base)}") == nil)
@@ -150,7 +150,7 @@ struct GoogleVoidedHostileRowsTests {
                 !page.voidedPurchases.isEmpty
             {
                 #expect(
-                    VoidedPurchaseStore.unstorableReason(page.voidedPurchases[0])?.contains("unpaired surrogate")
+                    RefundRecord.unstorableReason(page.voidedPurchases[0])?.contains("unpaired surrogate")
                         == true,
                     "\(lone)")
             }

@@ -1,0 +1,113 @@
+import Foundation
+import PlayDeveloperAPI
+
+/// Google's rows as ledger records: voided rows (``intake(_:)``) and the refunds an order shows without revocation
+/// (``refundsWithoutRevocation(_:payload:)``). Pure: no database, no store call.
+extension RefundRecord {
+    /// A page's rows as the ledger takes them: repeats merged (same natural key: the later row wins), and every row
+    /// that cannot be stored (undecodable, a key field missing, an oversized id, a value PostgreSQL cannot hold)
+    /// turned into a quarantine entry with its reason.
+    static func intake(_ page: VoidedPurchasesListResponse) -> (
+        records: [RefundRecord], quarantined: [QuarantinedRow], merged: Int
+    ) {
+        var quarantined = page.undecodableRows.map { odd in
+            QuarantinedRow(
+                job: .googleVoided, naturalKey: odd.orderId, raw: odd.rawJSON,
+                reason: "row \(odd.index + 1): \(odd.field.map { "\($0): " } ?? "")\(odd.message)")
+        }
+        var records: [RefundRecord] = []
+        records.reserveCapacity(page.voidedPurchases.count)
+        for row in page.voidedPurchases {
+            switch voided(row) {
+            case .refund(let record): records.append(record)
+            case .notARefund: break
+            case .unstorable(let reason):
+                quarantined.append(
+                    QuarantinedRow(job: .googleVoided, naturalKey: row.orderId, raw: rawJSON(of: row), reason: reason))
+            }
+        }
+        let (merged, repeats) = records.mergingRepeats(by: \.naturalKey)
+        return (merged, quarantined, repeats)
+    }
+
+    /// A voided row as a record, or why it cannot be stored.
+    static func voided(_ row: VoidedPurchase) -> Intake {
+        if let reason = unstorableReason(row) { return .unstorable(reason) }
+        guard let orderId = row.orderId else { return .unstorable("orderId: missing") }
+        let part = row.voidedQuantity.map { Part.quantity(voidedMillis: row.voidedTimeMillis, quantity: Int($0)) }
+        return .refund(
+            RefundRecord(
+                platform: .google, orderId: orderId, part: part ?? .whole, originalId: row.purchaseToken,
+                purchasedAt: row.purchaseTimeMillis.map(date(millis:)), refundedAt: date(millis: row.voidedTimeMillis),
+                reasonCode: row.voidedReason?.code.map(Int.init), reasonLabel: row.voidedReason?.label ?? "unknown",
+                sourceCode: row.voidedSource?.code.map(Int.init), kind: part == nil ? .full : .partialQuantity,
+                quantity: Int(row.voidedQuantity ?? 1), amount: .estimated, payload: rawJSON(of: row)))
+    }
+
+    /// The refunds an order shows that the voided list does not: its `refundEvent`, and each processed partial
+    /// refund, none revoked. Events without a readable time are skipped (the order's voided row, if any, carries it).
+    static func refundsWithoutRevocation(_ order: PlayOrder, payload: Data) -> [RefundRecord] {
+        var events: [(part: Part, kind: Kind, at: String?, details: PlayOrder.RefundDetails?)] = []
+        if let event = order.orderHistory?.refundEvent {
+            events.append((.orderRefund, .full, event.eventTime, event.refundDetails))
+        }
+        for event in order.orderHistory?.partialRefundEvents ?? [] where event.state == "PROCESSED_SUCCESSFULLY" {
+            let millis = event.createTime.flatMap { RFC3339Timestamp($0)?.millisecondsSinceEpoch } ?? 0
+            events.append((.orderPartial(createdMillis: millis), .partialAmount, event.createTime, event.refundDetails))
+        }
+        return events.compactMap { event in
+            guard let at = event.at.flatMap({ RFC3339Timestamp($0) }) else { return nil }
+            let amount =
+                event.details?.total?.totalNanos.map {
+                    Amount.stated(gross: $0, tax: event.details?.tax?.totalNanos ?? 0, precision: 9)
+                } ?? .none(note: nil)
+            return RefundRecord(
+                platform: .google, orderId: order.orderId, part: event.part, originalId: order.purchaseToken ?? "",
+                productId: order.lineItems?.first?.productId, refundedAt: at.date, reasonLabel: "not_revoked",
+                kind: event.kind, quantity: 1, amount: amount,
+                currency: event.details?.total?.currencyCode ?? order.total?.currencyCode,
+                buyerCountry: order.buyerAddress?.buyerCountry,
+                refundReason: order.orderHistory?.refundEvent?.refundReason, payload: payload)
+        }
+    }
+
+    /// The row's JSON as sent, or re-encoded when it was decoded on its own.
+    static func rawJSON(of row: VoidedPurchase) -> Data {
+        if !row.rawJSON.isEmpty { return row.rawJSON }
+        return (try? JSONEncoder.sorted.encode(row)) ?? Data()
+    }
+
+    /// Why the ledger cannot take a voided row as sent, or `nil` when it can. The `orderId` is the ledger's key (and
+    /// the Orders API's); text cannot hold NUL, `jsonb` refuses `\u0000` and unpaired surrogate escapes, and times
+    /// must lie in 1970 ... 9999.
+    static func unstorableReason(_ row: VoidedPurchase) -> String? {
+        guard let orderId = row.orderId, !orderId.isEmpty else {
+            return "orderId: missing (the ledger's key); purchaseToken \(LedgerLimits.quoted(row.purchaseToken))"
+        }
+        if let oversized = LedgerLimits.oversized("orderId", orderId) { return oversized }
+        if row.purchaseToken.isEmpty { return "purchaseToken: empty" }
+        if let oversized = LedgerLimits.oversized(
+            "purchaseToken", row.purchaseToken, limit: LedgerLimits.maxTokenLength)
+        {
+            return oversized
+        }
+        for (name, value) in [("purchaseToken", row.purchaseToken), ("orderId", row.orderId), ("kind", row.kind)] {
+            if let value, value.utf8.contains(0) {
+                return "\(name) contains a NUL byte, which PostgreSQL text cannot hold"
+            }
+        }
+        for (name, value) in [
+            ("voidedTimeMillis", row.voidedTimeMillis), ("purchaseTimeMillis", row.purchaseTimeMillis),
+        ] {
+            if let value, !(0...LedgerLimits.maxMillis).contains(value) {
+                return "\(name) \(value) is not a time from 1970 to 9999"
+            }
+        }
+        if let escape = LedgerLimits.unstorableEscape(in: row.rawJSON) {
+            return "its JSON holds \(escape), which PostgreSQL jsonb cannot hold"
+        }
+        return nil
+    }
+
+    static func date(millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+}
