@@ -63,7 +63,7 @@ struct RefundLedger: Sendable {
             }
         }
         let row = try counts ?? connection.query(Self.upsertSQL, parameters)[0]
-        let revoking = records.filter(\.revokes)
+        let revoking = records.allSatisfy(\.revokes) ? records : records.filter(\.revokes)
         try RefundEffects.apply(
             app: app.id, storeIds: revoking.map(\.originalId), orderIds: revoking.map(\.orderId),
             source: platform == .google ? "google_voided" : "apple_refunds", runId: runId, on: connection)

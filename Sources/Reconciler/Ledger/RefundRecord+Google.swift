@@ -92,7 +92,7 @@ extension RefundRecord {
             return oversized
         }
         for (name, value) in [("purchaseToken", row.purchaseToken), ("orderId", row.orderId), ("kind", row.kind)] {
-            if let value, value.utf8.contains(0) {
+            if let value, LedgerLimits.containsNUL(value) {
                 return "\(name) contains a NUL byte, which PostgreSQL text cannot hold"
             }
         }

@@ -142,7 +142,7 @@ enum LedgerLimits {
 
     /// The first `\u` escape of `json` that `jsonb` refuses (NUL, or a surrogate without its pair), or `nil`.
     static func unstorableEscape(in json: Data) -> String? {
-        guard json.contains(UInt8(ascii: "\\")) else { return nil }
+        guard contains(UInt8(ascii: "\\"), in: json) else { return nil }
         let bytes = Array(json)
         var index = 0
         var highSurrogate = false
@@ -165,6 +165,24 @@ enum LedgerLimits {
             index += 6
         }
         return highSurrogate ? "an unpaired surrogate escape" : nil
+    }
+
+    /// Whether `bytes` holds `byte` (`memchr`: every row of every page is scanned, and iterating `Data` byte by byte
+    /// cost more than storing the row).
+    static func contains(_ byte: UInt8, in bytes: Data) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress, raw.count > 0 else { return false }
+            return memchr(base, Int32(byte), raw.count) != nil
+        }
+    }
+
+    /// Whether `text` holds a NUL byte, which PostgreSQL text cannot hold.
+    static func containsNUL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return false }
+            return memchr(base, 0, bytes.count) != nil
+        }
     }
 
     /// An identifier quoted for a log line: escaped, and clipped so a hostile value cannot flood the log.
