@@ -138,6 +138,12 @@ extension GoogleVoidedSync {
                     for call in calls.values { call.cancel() }
                 }
             case .success(let page):
+                logger.debug(
+                    "voided page answered",
+                    metadata: [
+                        "slice": "\(slices[index].number)", "rows": "\(page.voidedPurchases.count)",
+                        "ms": "\(Int((answer.seconds * 1000).rounded()))", "in_flight": "\(calls.count)",
+                    ])
                 callTimes.append(answer.seconds)
                 summary.pages += 1
                 summary.rows += page.voidedPurchases.count
