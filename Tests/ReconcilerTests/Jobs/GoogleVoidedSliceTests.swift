@@ -139,7 +139,7 @@ struct GoogleVoidedSliceTests {
 
     @Test func theEstimatedPagesLeftFollowTheRowsStoredSoFar() {
         let start = Date(timeIntervalSince1970: 1_767_225_600)
-        var slice = VoidedSlice(number: 0, start: start, end: start.addingTimeInterval(4_000))
+        var slice = VoidedSlice(number: 0, start: start, end: start.addingTimeInterval(4))
         // 1000 rows in the first second of 4: about 3 pages after the last row seen.
         let last = GoogleVoidedSync.millis(start) + 1_000
         #expect(GoogleVoidedSync.pagesLeft(slice, lastSeen: last, density: 1) == 3)
