@@ -50,6 +50,7 @@ struct PlayCallRunner: Sendable {
             attempt += 1
             let request = try await makeRequest()
             try await quotaGate.acquire(app: app, api: api, purpose: purpose)
+            let granted = runtime.now()
             let verdict: Verdict
             let feedback: QuotaFeedback
             do {
@@ -59,6 +60,8 @@ struct PlayCallRunner: Sendable {
                     "store call answered",
                     metadata: [
                         "api": "\(api)", "request": "\(label)", "status": "\(response.status)", "attempt": "\(attempt)",
+                        // From the quota gate's grant to the answer: the log line's time less this is the grant.
+                        "ms": "\(Int((runtime.now().timeIntervalSince(granted) * 1000).rounded()))",
                     ])
             } catch let error as TransportError {
                 // The call may have reached the store and been counted there: count it here too.

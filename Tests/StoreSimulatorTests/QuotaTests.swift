@@ -33,6 +33,37 @@ struct QuotaTests {
         }
     }
 
+    @Test("/admin/stats gives each endpoint's first and last grant on the quota clock; a refused call moves neither")
+    func firstAndLastGrant() async throws {
+        var options = TestKeys.options()
+        options.quotas.voidedPerWindow = 2
+        try await StoreSimulator.withRunning(options) { sim in
+            let client = TestClient(sim)
+            let token = try await client.googleAccessToken()
+            let url = client.voidedURL(["maxResults": "1"])
+            let statsURL = sim.adminURL.appendingPathComponent("stats")
+            func voided() async throws -> [String: Any]? {
+                let entries = try await client.send("GET", statsURL).json["endpoints"] as? [[String: Any]]
+                return entries?.first { $0["endpoint"] as? String == "googleVoidedPurchases" }
+            }
+            #expect(try await voided()?["firstGrantMillis"] == nil)
+            let start = sim.clock.nowMillis()
+            sim.clock.set(millis: start + 1_000)
+            #expect(try await client.send("GET", url, bearer: token).status == 200)
+            sim.clock.set(millis: start + 4_500)
+            #expect(try await client.send("GET", url, bearer: token).status == 200)
+            sim.clock.set(millis: start + 7_000)
+            #expect(try await client.send("GET", url, bearer: token).status == 429)
+            let entry = try #require(try await voided())
+            #expect(entry["granted"] as? Int == 2)
+            #expect((entry["firstGrantMillis"] as? NSNumber)?.int64Value == start + 1_000)
+            #expect((entry["lastGrantMillis"] as? NSNumber)?.int64Value == start + 4_500)
+            let stats = try #require(sim.statistics().first { $0.endpoint == .googleVoidedPurchases })
+            #expect(stats.firstGrantMillis == start + 1_000)
+            #expect(stats.lastGrantMillis == start + 4_500)
+        }
+    }
+
     @Test("the daily cap turns over at Pacific midnight, on the 25-hour day of 2026-11-01 too")
     func dailyCapFollowsPacificDays() async throws {
         var options = TestKeys.options()

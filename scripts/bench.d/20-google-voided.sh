@@ -149,6 +149,8 @@ fi
 # per 30 s, with every store answer held 0 ms and 1500 ms (storesim --latency), then the same backlog as an
 # incremental sync and a backfill of its older half at once. Target: within 1/0.95 of floor((N - 1) / 30) * 30 s
 # for the N calls granted, 0 refusals, the ledger equal to the store's truth. VOIDED_LATENCIES="0 1500" by default.
+# The whole run is measured (start-up, the access token, the last answer and the last Orders call included: about
+# three answer times that no quota use can shorten), and beside it the quota span alone, first grant to last.
 voided_latency_rows=${VOIDED_LATENCY_ROWS:-100000}
 voided_latencies=${VOIDED_LATENCIES:-"0 1500"}
 voided_latency_run() { # name latency_ms mode(backfill|both)
@@ -165,13 +167,24 @@ voided_latency_run() { # name latency_ms mode(backfill|both)
     until=$(date -u -d "@$(( $(date +%s) - 120 ))" +%Y-%m-%dT%H:%M:%SZ)
     local half
     half=$(date -u -d "@$(( $(date +%s) - 15 * 86400 ))" +%Y-%m-%dT%H:%M:%SZ)
+    # VOIDED_LOG_DIR=DIR keeps each run's debug log there (every store call's answer, with the ms since its grant,
+    # and every voided page's slice): the timeline of a run.
+    local logging=(--quiet) sync_log=/dev/null backfill_log=/dev/null
+    if [ -n "${VOIDED_LOG_DIR:-}" ]; then
+        mkdir -p "$VOIDED_LOG_DIR"
+        logging=(--log-level debug)
+        sync_log="$VOIDED_LOG_DIR/$name.sync.log"; backfill_log="$VOIDED_LOG_DIR/$name.backfill.log"
+        : >"$sync_log"; : >"$backfill_log"
+    fi
     start=$(now_ms)
     if [ "$mode" = backfill ]; then
-        "$bin" backfill google-voided --since "$since" --until "$until" --config "$dir/storerecon.yaml" --quiet
+        "$bin" backfill google-voided --since "$since" --until "$until" --config "$dir/storerecon.yaml" \
+            "${logging[@]}" 2>>"$backfill_log"
     else
-        "$bin" sync google-voided --config "$dir/storerecon.yaml" --quiet &
+        "$bin" sync google-voided --config "$dir/storerecon.yaml" "${logging[@]}" 2>>"$sync_log" &
         local sync_pid=$!
-        "$bin" backfill google-voided --since "$since" --until "$half" --config "$dir/storerecon.yaml" --quiet
+        "$bin" backfill google-voided --since "$since" --until "$half" --config "$dir/storerecon.yaml" \
+            "${logging[@]}" 2>>"$backfill_log"
         wait "$sync_pid"
     fi
     local took=$(( $(now_ms) - start ))
@@ -190,6 +203,22 @@ voided_latency_run() { # name latency_ms mode(backfill|both)
     ratio=$(python3 -c "print(round(min(1, $fastest / $took), 3) if $fastest > 0 else 1)")
     record "voided $name quota use at ${latency} ms ($granted calls)" "$took" "ms" "$ratio" ">=0.95" \
         "$(python3 -c "print('true' if $ratio >= 0.95 else 'false')")"
+    # Where the time went: the quota span, from the first voided call granted to the last (the simulator's quota clock
+    # follows the wall clock here), against the least the limit allows; and the fixed cost around it, from the start
+    # to the first call (start-up, the access token) and from the last call to the exit (its answer, storing it, the
+    # last Orders call).
+    local first last span lead tail
+    first=$(jq '[.endpoints[] | select(.endpoint == "googleVoidedPurchases") | .firstGrantMillis] | min' <<<"$stats")
+    last=$(jq '[.endpoints[] | select(.endpoint == "googleVoidedPurchases") | .lastGrantMillis] | max' <<<"$stats")
+    span=$(( last - first )); lead=$(( first - start )); tail=$(( start + took - last ))
+    local span_ratio
+    span_ratio=$(python3 -c "print(round(min(1, $fastest / $span), 3) if $fastest > 0 and $span > 0 else 1)")
+    record "voided $name quota span at ${latency} ms" "$span" "ms" "$span_ratio" ">=0.95" \
+        "$(python3 -c "print('true' if $span_ratio >= 0.95 else 'false')")"
+    record "voided $name start to first call at ${latency} ms" "$lead" "ms" \
+        "$(python3 -c "print(round($lead / $took, 3))")" "info" "true"
+    record "voided $name last call to exit at ${latency} ms" "$tail" "ms" \
+        "$(python3 -c "print(round($tail / $took, 3))")" "info" "true"
     record "voided $name refused at ${latency} ms" "$refused" "calls" "0" "0" \
         "$( [ "$refused" -eq 0 ] && echo true || echo false)"
     record "voided $name rows at ${latency} ms (truth $truth)" "$stored" "rows" "1" ">=truth" \

@@ -82,7 +82,10 @@ public struct GoogleOrderAmounts: Sendable {
     }
 
     /// Order ids waiting for an amount from earlier runs (not fetched, or pending), oldest refund first.
-    public func backlog(limit: Int, since: Date? = nil, on connection: PostgresConnection) throws -> [String] {
+    /// With `fetchedBefore`, orders fetched since then (in the same run: still pending at Google) are left out.
+    public func backlog(
+        limit: Int, since: Date? = nil, fetchedBefore: Date? = nil, on connection: PostgresConnection
+    ) throws -> [String] {
         try connection.query(
             """
             SELECT r.order_id FROM refund r
@@ -92,10 +95,11 @@ public struct GoogleOrderAmounts: Sendable {
               AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
                    OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at)
                    OR (o.status = 'no_permission' AND o.fetched_at < now() - interval '1 day'))
+              AND ($4::timestamptz IS NULL OR o.order_id IS NULL OR o.fetched_at < $4)
             GROUP BY r.order_id
             ORDER BY min(r.refunded_at), r.order_id
             LIMIT $2
-            """, [app.id, limit, since.map(PostgresTimestamp.format)]
+            """, [app.id, limit, since.map(PostgresTimestamp.format), fetchedBefore.map(PostgresTimestamp.format)]
         ).map { try $0.decode("order_id") }
     }
 
@@ -116,15 +120,18 @@ public struct GoogleOrderAmounts: Sendable {
         return summary
     }
 
-    /// Asks for the whole backlog (``backlog(limit:since:on:)``) in rounds, each order once, until it is empty or
+    /// Asks for the whole backlog (``backlog(limit:since:fetchedBefore:on:)``) in rounds, each order once, until it is empty or
     /// the asking stopped; returns how many orders were asked. A run that stored pages and was killed before their
     /// orders were asked leaves them all here, so the next run prices them all, not a share.
-    func priceBacklog(since: Date?, pricing: inout Pricing, in environment: JobEnvironment) async throws -> Int {
+    func priceBacklog(
+        since: Date?, fetchedBefore: Date? = nil, pricing: inout Pricing, in environment: JobEnvironment
+    ) async throws -> Int {
         var asked = Set<String>()
         while !pricing.summary.stopped {
             try environment.checkShutdown()
             let ids = try backlog(
-                limit: Self.backfillRound + asked.count, since: since, on: environment.connection
+                limit: Self.backfillRound + asked.count, since: since, fetchedBefore: fetchedBefore,
+                on: environment.connection
             ).filter { !asked.contains($0) }
             guard !ids.isEmpty else { break }
             let round = Array(ids.prefix(Self.backfillRound))

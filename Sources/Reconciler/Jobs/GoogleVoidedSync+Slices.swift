@@ -98,10 +98,14 @@ extension GoogleVoidedSync {
         var failure: (any Error)?
         var restarted: Set<Int> = []
         var expectNew = Array(repeating: false, count: slices.count)
-        // Chains the window started with, and the splits made since (at most as many).
+        // Chains the window started with, and the splits made since (see wantsSplit).
         let startCount = slices.filter { !$0.drained }.count
         var splits = 0
         var reached = slices.map { $0.drained ? 1.0 : 0.0 }
+        // Per slice: the latest void time seen, and rows per millisecond of its span so far (a slice split off
+        // takes its parent's until its own first page): its pages left are estimated from them.
+        var lastSeen: [Int64?] = Array(repeating: nil, count: slices.count)
+        var density: [Double?] = Array(repeating: nil, count: slices.count)
         var callTimes: [Double] = []
         if calls.isEmpty {
             // Every slice was drained but the window not closed (cannot happen after a committed last page): close it.
@@ -138,6 +142,12 @@ extension GoogleVoidedSync {
                     for call in calls.values { call.cancel() }
                 }
             case .success(let page):
+                logger.debug(
+                    "voided page answered",
+                    metadata: [
+                        "slice": "\(slices[index].number)", "rows": "\(page.voidedPurchases.count)",
+                        "ms": "\(Int((answer.seconds * 1000).rounded()))", "in_flight": "\(calls.count)",
+                    ])
                 callTimes.append(answer.seconds)
                 summary.pages += 1
                 summary.rows += page.voidedPurchases.count
@@ -198,20 +208,42 @@ extension GoogleVoidedSync {
                     // not priced by the end (the Orders API stopped, a stop request) waits in the backlog for a
                     // later run.
                     try pricing.addRefunds(rows.map(\.orderId), on: connection)
-                    if failure == nil, !environment.shutdown.isRequested, splits < startCount,
-                        calls.count < startCount,
+                    if let last = rows.map({ Self.millis($0.refundedAt) }).max() {
+                        lastSeen[index] = max(last, lastSeen[index] ?? last)
+                    }
+                    if let last = lastSeen[index], last > Self.millis(slices[index].start) {
+                        density[index] =
+                            Double(slices[index].rowsDone) / Double(last - Self.millis(slices[index].start))
+                    }
+                    let left = slices.indices.map {
+                        Self.pagesLeft(slices[$0], lastSeen: lastSeen[$0], density: density[$0])
+                    }
+                    if failure == nil, !environment.shutdown.isRequested,
+                        Self.wantsSplit(
+                            left[index], live: left.filter { $0 > 0 }, traveling: calls.count,
+                            startCount: startCount, splits: splits, stored: summary.pages, burst: burst),
                         let piece = try split(
                             &slices[index], after: rows, number: slices.map(\.number).max()! + 1,
                             job: window.job, on: connection)
                     {
-                        // Fewer chains travel than the window started with, and this one has pages left: its
-                        // remaining range is halved and the second half paged by a chain of its own, so the last
-                        // quota windows are not spent waiting for one chain's pages one after the other.
+                        // This chain would page alone (or nearly) at the end: its remaining range is halved and the
+                        // second half paged by a chain of its own, so the last quota windows are not spent waiting
+                        // for one chain's pages one after the other.
                         splits += 1
                         environment.counters.add("slice_splits")
+                        logger.debug(
+                            "slice split",
+                            metadata: [
+                                "slice": "\(slices[index].number)", "new_slice": "\(piece.number)",
+                                "pages_left": "\(String(format: "%.1f", left[index]))",
+                                "all_pages_left": "\(String(format: "%.1f", left.reduce(0, +)))",
+                                "in_flight": "\(calls.count)",
+                            ])
                         slices.append(piece)
                         expectNew.append(true)
                         reached.append(0)
+                        lastSeen.append(nil)
+                        density.append(density[index])
                         launch(slices.count - 1)
                     }
                 }
@@ -307,6 +339,40 @@ extension GoogleVoidedSync {
             try added.save(job: job, app: app.id, on: connection)
         }
         return rest
+    }
+
+    /// The pages a slice seems to have left (those in flight included): the rows its density so far puts between
+    /// its latest void time seen and its end, in pages; a slice not yet answered, its density applied to its whole
+    /// span; one page when nothing is known; none when drained.
+    static func pagesLeft(_ slice: VoidedSlice, lastSeen: Int64?, density: Double?) -> Double {
+        guard !slice.drained else { return 0 }
+        guard let density else { return 1 }
+        let from = max(lastSeen ?? millis(slice.start), millis(slice.start))
+        return max(1, density * Double(max(0, millis(slice.end) - from)) / Double(pageSize))
+    }
+
+    /// Whether the slice whose page was just stored (`own` pages left, of the `live` slices' estimates, itself
+    /// included) is halved now. Its chain pages one page per answer time; the quota window lets `burst` calls go at
+    /// once. Two reasons, each for a slice with two pages or more left:
+    /// - fewer chains travel than the window started with (`traveling` < `startCount`; at most `startCount` splits
+    ///   for this reason): the others drained, this one would page alone;
+    /// - the last quota window would find it with two pages or more: while the gate sets the pace all chains advance
+    ///   alike, so of the `last` pages left for the last window (the projected calls, `stored` plus each live
+    ///   slice's pages, beyond the last whole window) this chain holds about `own × last / Σ live`. Halving it costs
+    ///   about one call, so it is done only while the last window keeps two calls to spare (a call more never opens
+    ///   another window), when the work takes more than one window, and at most `2 × startCount` splits in all.
+    static func wantsSplit(
+        _ own: Double, live: [Double], traveling: Int, startCount: Int, splits: Int, stored: Int, burst: Int?
+    ) -> Bool {
+        guard own >= 2, splits < 2 * startCount else { return false }
+        if traveling < startCount, splits < startCount { return true }
+        guard let burst, burst > 2 else { return false }
+        let left = live.reduce(0, +)
+        let projected = stored + live.reduce(0) { $0 + Int($1.rounded(.up)) }
+        let last = (projected - 1) % burst + 1
+        // A window of work or less is paged at the answer time, not the gate's pace: only the first reason holds.
+        guard left > 0, projected > burst, last <= burst - 2 else { return false }
+        return own * Double(last) / left >= 1.5
     }
 
     /// A time in whole milliseconds, as the slices' bounds are.

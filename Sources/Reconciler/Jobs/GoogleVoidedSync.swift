@@ -173,12 +173,15 @@ public struct GoogleVoidedSync: Sendable {
         }
         let window = Window(job: job, purpose: purpose, start: start, end: end, started: started)
         var pricing = GoogleOrderAmounts.Pricing(amounts: orderAmounts, purpose: purpose)
+        // Orders this run asks are not asked again at its end (those Google still calls pending wait for a later run).
+        let pricingStarted: Date = try connection.query("SELECT clock_timestamp() AS now")[0].decode("now")
         try await page(
             &slices, window: window, checkpoint: &checkpoint, summary: &summary, pricing: &pricing, in: environment)
         if !environment.dryRun {
             // Refunds still without the store's amount from earlier runs (pending at Google, not fetched, or stored
             // by a run that stopped before asking).
-            _ = try await orderAmounts.priceBacklog(since: nil, pricing: &pricing, in: environment)
+            _ = try await orderAmounts.priceBacklog(
+                since: nil, fetchedBefore: pricingStarted, pricing: &pricing, in: environment)
         }
         if !environment.dryRun, !pricing.summary.stopped, mode == .incremental {
             // Refunds Google made without revoking never reach the voided list: re-read known orders for them.

@@ -6,7 +6,8 @@ import Foundation
 /// - `POST /admin/clock` with `{"now":N}` (ms), `{"advanceSeconds":N}` or `{"advanceMillis":N}` → as GET.
 /// - `GET /admin/stats` → `{"nowMillis":N,"quotaNowMillis":N,"endpoints":[{"app","environment"?,"endpoint",
 ///   "granted","refused","maxInAnySecond","maxInAny30Seconds","maxInAnyMinute","maxInAnyPacificDay",
-///   "grantsPerPacificDay":{"YYYY-MM-DD":N}}]}` (counts on the quota clock).
+///   "grantsPerPacificDay":{"YYYY-MM-DD":N},"firstGrantMillis"?,"lastGrantMillis"?}]}` (counts and times on the
+///   quota clock; the first and last grant are left out before any).
 /// - `POST /admin/stats/reset` → `{}`: forgets every count.
 /// - `GET /admin/faults` → `{"faults":{"<endpoint>":{"rates":{"<kind>":rate},"slowMillis":N}}}`.
 /// - `POST /admin/faults` with `{"endpoint":"<endpoint>"|"all","rates":{"<kind>":rate},"slowMillis":N}` → as
@@ -115,6 +116,8 @@ struct AdminEndpoint {
         var endpoint: String
         var granted, refused, maxInAnySecond, maxInAny30Seconds, maxInAnyMinute, maxInAnyPacificDay: Int
         var grantsPerPacificDay: [String: Int]
+        var firstGrantMillis: Int64?
+        var lastGrantMillis: Int64?
     }
 
     private struct SubscriptionPage: Codable {
@@ -129,7 +132,8 @@ struct AdminEndpoint {
                 app: $0.app, environment: $0.environment, endpoint: $0.endpoint.rawValue, granted: $0.granted,
                 refused: $0.refused, maxInAnySecond: $0.maxInAnySecond, maxInAny30Seconds: $0.maxInAny30Seconds,
                 maxInAnyMinute: $0.maxInAnyMinute, maxInAnyPacificDay: $0.maxInAnyPacificDay,
-                grantsPerPacificDay: $0.grantsPerPacificDay)
+                grantsPerPacificDay: $0.grantsPerPacificDay, firstGrantMillis: $0.firstGrantMillis,
+                lastGrantMillis: $0.lastGrantMillis)
         }
     }
 

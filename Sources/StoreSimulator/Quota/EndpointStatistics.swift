@@ -21,4 +21,7 @@ public struct EndpointStatistics: Sendable, Equatable {
     public var maxInAnyPacificDay: Int
     /// Grants per Pacific day, keyed `YYYY-MM-DD`.
     public var grantsPerPacificDay: [String: Int]
+    /// The first and the last grant (ms on the quota clock), nil before any: the span a run's calls took.
+    public var firstGrantMillis: Int64?
+    public var lastGrantMillis: Int64?
 }

@@ -87,7 +87,8 @@ final class QuotaLedger: Sendable {
                 maxInAnyMinute: Self.maxInWindow(counter.grants, 60_000),
                 maxInAnyPacificDay: counter.perDay.values.max() ?? 0,
                 grantsPerPacificDay: Dictionary(
-                    uniqueKeysWithValues: counter.perDay.map { (PacificDay.date(dayNumber: $0.key), $0.value) }))
+                    uniqueKeysWithValues: counter.perDay.map { (PacificDay.date(dayNumber: $0.key), $0.value) }),
+                firstGrantMillis: counter.grants.first, lastGrantMillis: counter.grants.last)
         }
     }
 

@@ -1,10 +1,11 @@
 import Foundation
 import Postgres
 import RateLimiting
-import Reconciler
 import StoreSimulator
 import TestSupport
 import Testing
+
+@testable import Reconciler
 
 /// A window paged as several time slices at once, against the simulator answering every call after 200 ms (the real
 /// stores take a second or more; a fifth keeps the tests quick): the ledger equals the store's truth, more than one
@@ -51,7 +52,7 @@ struct GoogleVoidedSliceTests {
             // of the old chain that reads past its new end).
             let calls = harness.voidedGranted
             let splits = result.counts["slice_splits"] ?? 0
-            #expect(splits <= 4)
+            #expect(splits <= 8)
             #expect(
                 calls >= pages && calls <= pages + 3 + 2 * splits, "\(calls) calls for \(pages) pages, \(splits) splits"
             )
@@ -105,5 +106,47 @@ struct GoogleVoidedSliceTests {
                 harness.voidedGranted <= pages + 3 + 2 * splits,
                 "\(harness.voidedGranted) calls for \(pages) pages, \(splits) splits")
         }
+    }
+
+    @Test func aSliceIsHalvedWhenItWouldPageAloneOrReachTheLastQuotaWindowWithPagesToSpare() {
+        func wants(
+            _ own: Double, _ live: [Double], traveling: Int = 4, splits: Int = 0, stored: Int, burst: Int? = 30
+        ) -> Bool {
+            GoogleVoidedSync.wantsSplit(
+                own, live: live, traveling: traveling, startCount: 4, splits: splits, stored: stored, burst: burst)
+        }
+        // Less than two pages left: never.
+        #expect(!wants(1.5, [1.5], traveling: 1, stored: 10))
+        // Fewer chains travel than the window started with: halved, up to as many splits as it started with.
+        #expect(wants(3, [3, 1], traveling: 2, stored: 10, burst: nil))
+        #expect(!wants(3, [3, 1], traveling: 2, splits: 4, stored: 10, burst: nil))
+        // All chains travel, no quota window: nothing to spread.
+        #expect(!wants(8, [8, 3, 3, 3], stored: 40, burst: nil))
+        // 70 stored and 17 left (87 calls): the last window (from the 61st call) holds 27, of which this chain,
+        // advancing like the others, holds about 8 × 27 / 17: halved.
+        #expect(wants(8, [8, 3, 3, 3], stored: 70))
+        // 80 stored and 12 left (92 calls): the last window holds 2, this chain about one of them: kept.
+        #expect(!wants(6, [6, 2, 2, 2], stored: 80))
+        // The last window full (90 calls) or one call short: a call more would open another window; kept.
+        #expect(!wants(4, [4, 2, 2, 2], stored: 80))
+        #expect(!wants(4, [4, 2, 2, 1], stored: 80))
+        // In the last window with room: every chain with two pages or more left is halved, up to 2 × 4 splits.
+        #expect(wants(2, [2, 1, 1], stored: 95))
+        #expect(!wants(2, [2, 1, 1], splits: 8, stored: 95))
+        // All the work within one window: paced by the answer time, not the gate; kept.
+        #expect(!wants(6, [6, 2, 2, 2], stored: 10))
+    }
+
+    @Test func theEstimatedPagesLeftFollowTheRowsStoredSoFar() {
+        let start = Date(timeIntervalSince1970: 1_767_225_600)
+        var slice = VoidedSlice(number: 0, start: start, end: start.addingTimeInterval(4))
+        // 1000 rows in the first second of 4: about 3 pages after the last row seen.
+        let last = GoogleVoidedSync.millis(start) + 1_000
+        #expect(GoogleVoidedSync.pagesLeft(slice, lastSeen: last, density: 1) == 3)
+        // Not yet answered: its span at the given density; nothing known: one page.
+        #expect(GoogleVoidedSync.pagesLeft(slice, lastSeen: nil, density: 0.5) == 2)
+        #expect(GoogleVoidedSync.pagesLeft(slice, lastSeen: nil, density: nil) == 1)
+        slice.drained = true
+        #expect(GoogleVoidedSync.pagesLeft(slice, lastSeen: last, density: 1) == 0)
     }
 }
