@@ -101,17 +101,19 @@ public struct PostgresArray<Element: PostgresEncodable>: PostgresEncodable {
     public var elements: [Element]
 
     /// Wraps the elements.
-    public init(_ elements: [Element]) { self.elements = elements }
+    @inlinable public init(_ elements: [Element]) { self.elements = elements }
 
-    public var postgresText: String? {
+    // Inlinable so that each element type's encoding is specialized where the array is built (a page's parameters
+    // are tens of thousands of elements).
+    @inlinable public var postgresText: String? {
         PostgresArrayLiteral.make(count: elements.count) { index in elements[index].postgresText }
     }
 }
 
 /// Builds an array literal (`{"a","b\"c",NULL}`) in UTF-8 bytes: pages of thousands of rows go through here, and
 /// appending to a `String` scalar by scalar cost more than the database's own work on them.
-enum PostgresArrayLiteral {
-    static func make(count: Int, element: (Int) -> String?) -> String {
+@usableFromInline enum PostgresArrayLiteral {
+    @usableFromInline static func make(count: Int, element: (Int) -> String?) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(2 + count * 24)
         out.append(UInt8(ascii: "{"))

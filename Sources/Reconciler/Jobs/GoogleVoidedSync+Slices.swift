@@ -40,6 +40,9 @@ extension GoogleVoidedSync {
         var slice: Int
         var result: Result<VoidedPurchasesListResponse, any Error>
         var seconds: Double
+        /// The page's rows as the ledger takes them (``RefundRecord/intake(_:)``), mapped in the call's own task
+        /// while the page before is being stored.
+        var intake: (records: [RefundRecord], quarantined: [QuarantinedRow], merged: Int) = ([], [], 0)
     }
 
     /// What the paging waits for: a voided page, or an Orders answer for the amounts of pages already stored.
@@ -89,7 +92,9 @@ extension GoogleVoidedSync {
                 } catch {
                     result = .failure(error)
                 }
-                sink.yield(.page(Answer(slice: index, result: result, seconds: began.duration(to: .now).seconds)))
+                var answer = Answer(slice: index, result: result, seconds: began.duration(to: .now).seconds)
+                if case .success(let page) = result { answer.intake = RefundRecord.intake(page) }
+                sink.yield(.page(answer))
             }
         }
         // A stop requested before the first call ends the run at once.
@@ -153,7 +158,7 @@ extension GoogleVoidedSync {
                 summary.rows += page.voidedPurchases.count
                 environment.counters.add("pages")
                 environment.counters.add("rows_fetched", page.voidedPurchases.count)
-                let (rows, quarantined, merged) = RefundRecord.intake(page)
+                let (rows, quarantined, merged) = answer.intake
                 environment.counters.add("merged_repeats", merged)
                 summary.quarantined += quarantined.count
                 // A slice split in two (see split(_:)) keeps its token, which reads on past its new end: a row voided
@@ -218,7 +223,8 @@ extension GoogleVoidedSync {
                     let left = slices.indices.map {
                         Self.pagesLeft(slices[$0], lastSeen: lastSeen[$0], density: density[$0])
                     }
-                    if failure == nil, !environment.shutdown.isRequested,
+                    // `sync.googleSlices: 1` asks for one token chain: it is never split.
+                    if failure == nil, !environment.shutdown.isRequested, sliceCap > 1,
                         Self.wantsSplit(
                             left[index], live: left.filter { $0 > 0 }, traveling: calls.count,
                             startCount: startCount, splits: splits, stored: summary.pages, burst: burst),

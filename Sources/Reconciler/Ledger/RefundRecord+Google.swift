@@ -26,7 +26,7 @@ extension RefundRecord {
                     QuarantinedRow(job: .googleVoided, naturalKey: row.orderId, raw: rawJSON(of: row), reason: reason))
             }
         }
-        let (merged, repeats) = records.mergingRepeats(by: \.naturalKey)
+        let (merged, repeats) = records.mergingRepeats { $0.naturalKey }
         return (merged, quarantined, repeats)
     }
 
