@@ -37,7 +37,9 @@ public final class URLSessionTransport: HTTPTransport {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: urlRequest)
+            (data, response) = try await perform(urlRequest)
+        } catch let error as URLError where error.code == .cancelled && Task.isCancelled {
+            throw CancellationError()
         } catch let error as URLError {
             let code: TransportError.Code = error.code == .timedOut ? .timeout : .connection
             throw TransportError(code: code, request: label, message: "\(error.code.rawValue) (\(Self.name(error)))")
@@ -56,6 +58,31 @@ public final class URLSessionTransport: HTTPTransport {
         return HTTPResponse(status: http.statusCode, headers: headers, body: data)
     }
 
+    /// Runs one request. Not `URLSession.data(for:)`: on Linux its cancellation handler calls
+    /// `URLSessionTask.cancel()` while the Swift task's status lock is held, and `cancel()` waits for the session's
+    /// queue, which may at that moment be finishing this very transfer and waiting for that same lock to resume the
+    /// task: both wait for ever (a job hung in CI when a slice's first error cancelled the calls in flight). Here the
+    /// cancellation only schedules `cancel()` on another queue.
+    private func perform(_ urlRequest: URLRequest) async throws -> (Data, URLResponse) {
+        let handle = CancellableTask()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let data, let response {
+                        continuation.resume(returning: (data, response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                handle.start(task)
+            }
+        } onCancel: {
+            handle.cancel()
+        }
+    }
+
     private static func name(_ error: URLError) -> String {
         switch error.code {
         case .timedOut: return "timed out"
@@ -67,6 +94,34 @@ public final class URLSessionTransport: HTTPTransport {
             return "TLS certificate rejected"
         default: return "transport error"
         }
+    }
+}
+
+/// A data task that may be cancelled before or after it starts; `cancel()` never runs on the caller's thread.
+private final class CancellableTask: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var cancelled = false
+
+    func start(_ task: URLSessionDataTask) {
+        let cancelled = lock.withLock {
+            self.task = task
+            return self.cancelled
+        }
+        task.resume()
+        if cancelled { Self.cancelLater(task) }
+    }
+
+    func cancel() {
+        let task = lock.withLock {
+            cancelled = true
+            return self.task
+        }
+        if let task { Self.cancelLater(task) }
+    }
+
+    private static func cancelLater(_ task: URLSessionDataTask) {
+        DispatchQueue.global().async { task.cancel() }
     }
 }
 
