@@ -223,9 +223,9 @@ public final class PostgresConnection {
         return body(pointers.map { $0.map { UnsafePointer($0) } })
     }
 
-    /// Whether `text` holds a NUL byte (`memchr`: a page's parameters are hundreds of kilobytes, and iterating them
-    /// byte by byte cost more than building them).
-    static func containsNUL(_ text: String) -> Bool {
+    /// Whether `text` holds a NUL byte, which PostgreSQL text cannot hold (`memchr`: a page's parameters are hundreds
+    /// of kilobytes, and iterating them byte by byte cost more than building them).
+    public static func containsNUL(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
             guard let base = bytes.baseAddress, bytes.count > 0 else { return false }

@@ -69,30 +69,10 @@ public struct PostgresJSON: PostgresEncodable, Equatable, Hashable {
 }
 
 /// An array of text values for a `text[]` parameter (for `= ANY($1)`).
-public struct PostgresTextArray: PostgresEncodable, Equatable {
-    /// The elements.
-    public var elements: [String]
-
-    /// Wraps the elements.
-    public init(_ elements: [String]) { self.elements = elements }
-
-    public var postgresText: String? {
-        PostgresArrayLiteral.make(count: elements.count) { index in elements[index] }
-    }
-}
+public typealias PostgresTextArray = PostgresArray<String>
 
 /// An array of text values that may be NULL, for a typed array parameter (`$1::bigint[]`, `$1::int[]`).
-public struct PostgresNullableTextArray: PostgresEncodable, Equatable {
-    /// The elements; `nil` is SQL NULL.
-    public var elements: [String?]
-
-    /// Wraps the elements.
-    public init(_ elements: [String?]) { self.elements = elements }
-
-    public var postgresText: String? {
-        PostgresArrayLiteral.make(count: elements.count) { index in elements[index] }
-    }
-}
+public typealias PostgresNullableTextArray = PostgresArray<String?>
 
 /// An array of typed values for a typed array parameter (`$1::bigint[]`, `$1::timestamptz[]`, `$1::boolean[]`):
 /// each element is written as its own parameter would be, `nil` as SQL NULL.
@@ -109,6 +89,8 @@ public struct PostgresArray<Element: PostgresEncodable>: PostgresEncodable {
         PostgresArrayLiteral.make(count: elements.count) { index in elements[index].postgresText }
     }
 }
+
+extension PostgresArray: Equatable where Element: Equatable {}
 
 /// Builds an array literal (`{"a","b\"c",NULL}`) in UTF-8 bytes: pages of thousands of rows go through here, and
 /// appending to a `String` scalar by scalar cost more than the database's own work on them.

@@ -93,12 +93,6 @@ struct RefundLedger: Sendable {
         func column<Value: PostgresEncodable>(_ value: (RefundRecord) -> Value) -> PostgresArray<Value> {
             PostgresArray(records.map(value))
         }
-        // A column no record fills (most amount columns of a voided page) goes as an empty array: `unnest` pads it
-        // with NULLs, and the server is spared parsing a thousand NULLs per column.
-        func column<Value: PostgresEncodable>(_ value: (RefundRecord) -> Value?) -> PostgresArray<Value?> {
-            let values = records.map(value)
-            return PostgresArray(values.contains { $0 != nil } ? values : [])
-        }
         var payloads = Data()
         payloads.reserveCapacity(records.reduce(2) { $0 + $1.payload.count + 1 })
         payloads.append(UInt8(ascii: "["))

@@ -1,5 +1,6 @@
 import Foundation
 import PlayDeveloperAPI
+import Postgres
 
 /// Google's rows as ledger records: voided rows (``intake(_:)``) and the refunds an order shows without revocation
 /// (``refundsWithoutRevocation(_:payload:)``). Pure: no database, no store call.
@@ -92,7 +93,7 @@ extension RefundRecord {
             return oversized
         }
         for (name, value) in [("purchaseToken", row.purchaseToken), ("orderId", row.orderId), ("kind", row.kind)] {
-            if let value, LedgerLimits.containsNUL(value) {
+            if let value, PostgresConnection.containsNUL(value) {
                 return "\(name) contains a NUL byte, which PostgreSQL text cannot hold"
             }
         }

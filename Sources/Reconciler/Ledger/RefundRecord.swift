@@ -176,15 +176,6 @@ enum LedgerLimits {
         }
     }
 
-    /// Whether `text` holds a NUL byte, which PostgreSQL text cannot hold.
-    static func containsNUL(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard let base = bytes.baseAddress, bytes.count > 0 else { return false }
-            return memchr(base, 0, bytes.count) != nil
-        }
-    }
-
     /// An identifier quoted for a log line: escaped, and clipped so a hostile value cannot flood the log.
     static func quoted(_ value: String?) -> String {
         guard let value else { return "(none)" }
