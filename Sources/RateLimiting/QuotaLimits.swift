@@ -94,6 +94,17 @@ public struct QuotaLimits: Sendable, Hashable {
         return result
     }
 
+    /// These limits with every window's latency allowance set to `margin` (at most 5 % of each window; see
+    /// `RateLimit.withMargin(_:)`). For `limits.<app>.quotaMarginMs`.
+    public func withMargin(_ margin: Duration) -> QuotaLimits {
+        var result = self
+        for (api, limit) in apis {
+            result.apis[api] = QuotaLimit(
+                windows: limit.windows.map { $0.withMargin(margin) }, dailyCap: limit.dailyCap)
+        }
+        return result
+    }
+
     /// These limits with `api`'s daily cap replaced (`nil`: no cap).
     public func overriding(_ api: StoreAPI, dailyCap: Int?) -> QuotaLimits {
         var limit = apis[api] ?? QuotaLimit(windows: [])

@@ -50,7 +50,7 @@ struct QuotaProbe: AsyncParsableCommand {
     @Option(help: "Calls per Pacific day (with --limit; otherwise the published cap applies).")
     var dailyCap: Int?
 
-    @Option(help: "The safety margin added to every --limit window, in milliseconds (default: 5 %, at most 1 s).")
+    @Option(help: "The safety margin added to every --limit window, in milliseconds (default: 5 %, at most 250 ms).")
     var marginMs: Double?
 
     @Option(help: "incremental or backfill.")

@@ -21,10 +21,12 @@ struct LocalQuotaGateTests {
         }
         let times = GrantTimes(grants)
         #expect(times.maximumInAnyClosedWindow(.seconds(30)) == 30)
-        #expect(try #require(times.smallestSpan(ofGrants: 30)) >= .seconds(31))
-        // Nine more windows of 31 s, each waited for on the clock (plus at most 20 ms of jitter per wait).
-        #expect(clock.now.offset >= .seconds(9 * 31))
-        #expect(clock.now.offset <= .seconds(9 * 31) + .milliseconds(20) * clock.sleptDurations.count)
+        // The enforced window is 30 s plus the 250 ms margin.
+        let enforced = Duration.milliseconds(30_250)
+        #expect(try #require(times.smallestSpan(ofGrants: 30)) >= enforced)
+        // Nine more enforced windows, each waited for on the clock (plus at most 20 ms of jitter per wait).
+        #expect(clock.now.offset >= enforced * 9)
+        #expect(clock.now.offset <= enforced * 9 + .milliseconds(20) * clock.sleptDurations.count)
         #expect(!clock.sleptDurations.isEmpty)
     }
 

@@ -14,7 +14,7 @@ struct QuotaBucketTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "30/30s, 1 s margin", limit: QuotaLimit(windows: [RateLimit(30, per: .seconds(30))])),
+        Case(name: "30/30s, 250 ms margin", limit: QuotaLimit(windows: [RateLimit(30, per: .seconds(30))])),
         Case(name: "10/1s, no margin", limit: QuotaLimit(windows: [RateLimit(10, per: .seconds(1), margin: .zero)])),
         Case(name: "Google voided, published", limit: QuotaLimits.published[.googleVoidedPurchases]!),
         Case(

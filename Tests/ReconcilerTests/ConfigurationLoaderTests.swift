@@ -74,6 +74,9 @@ struct ConfigurationLoaderTests {
             "apps[0].baseURL: expected an https URL"
         ),
         ("limits:\n  ghost: { voidedPerDay: 1 }\n", "limits.ghost: no app has this id"),
+        ("limits:\n  a: { voidedPer30Seconds: 0 }\n", "limits.a.voidedPer30Seconds: expected a whole number of calls"),
+        ("limits:\n  a: { refundHistoryPerSecond: -2 }\n", "limits.a.refundHistoryPerSecond: expected requests per"),
+        ("limits:\n  a: { quotaMarginMs: 60000 }\n", "limits.a.quotaMarginMs: expected milliseconds from 0"),
         ("reports: { timeZone: Mars/Olympus }\n", "reports.timeZone"),
         ("sync: { appleRecheckAfter: 20 }\n", "sync.appleRecheckAfter: a bare number has no unit"),
         ("sync: { appleBackfillPerNight: -1 }\n", "sync.appleBackfillPerNight: expected 0 or more"),
@@ -88,6 +91,25 @@ struct ConfigurationLoaderTests {
         #expect(error?.exitCode == 78)
         #expect(error?.message.hasPrefix("bad.yaml: ") == true)
         #expect(error?.message.contains(expected) == true, "\(error?.message ?? "no error")")
+    }
+
+    @Test func theQuotaMarginIs250MsByDefaultAndSetPerApp() throws {
+        let defaults = try ConfigurationLoader(environment: environment).load(text: Self.valid, source: "t.yaml")
+        let voided = defaults.quotaPolicy.limit(app: "acme-android", api: .googleVoidedPurchases)
+        #expect(voided?.windows.first { $0.window == .seconds(30) }?.margin == .milliseconds(250))
+        #expect(voided?.dailyCap == 3000)
+        let text = Self.valid.replacingOccurrences(
+            of: "acme-android: { voidedPerDay: 3000 }",
+            with: "acme-android: { voidedPerDay: 3000, quotaMarginMs: 1000 }\n  acme-ios: { quotaMarginMs: 1000 }")
+        let widened = try ConfigurationLoader(environment: environment).load(text: text, source: "t.yaml")
+        let policy = widened.quotaPolicy
+        let window = policy.limit(app: "acme-android", api: .googleVoidedPurchases)?.windows
+        #expect(window?.first { $0.window == .seconds(30) }?.margin == .seconds(1))
+        #expect(policy.limit(app: "acme-android", api: .googleVoidedPurchases)?.dailyCap == 3000)
+        // Never more than 5 % of a window: Apple's per-second windows keep 50 ms at most.
+        let refunds = try #require(policy.limit(app: "acme-ios", api: .appleRefundHistory)?.windows.first)
+        #expect(refunds.margin == refunds.window / 20)
+        #expect(refunds.count == 10)
     }
 
     @Test func secretsInValuesAreNeverEchoed() {

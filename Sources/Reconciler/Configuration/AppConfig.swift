@@ -155,11 +155,15 @@ public struct LimitsConfig: Decodable, Sendable, Equatable {
     public var subscriptionStatusPerSecond: Double?
     /// Apple Get Transaction History: requests per second (published: 50).
     public var transactionHistoryPerSecond: Double?
+    /// The latency allowance the quota gate adds to every window of this app's limits, in milliseconds (default
+    /// 250, never more than 5 % of a window; see `RateLimit.defaultMargin(for:)`). Widen it when the store
+    /// throttles calls the gate granted (`storerecon_store_calls{api="….throttled"}`).
+    public var quotaMarginMs: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case voidedPerDay, voidedPer30Seconds, subscriptionsPerMinute, ordersPerMinute, developerApiPerDay
         case refundHistoryPerSecond, notificationHistoryPerSecond, subscriptionStatusPerSecond,
-            transactionHistoryPerSecond
+            transactionHistoryPerSecond, quotaMarginMs
     }
 
     /// No overrides.
@@ -178,5 +182,31 @@ public struct LimitsConfig: Decodable, Sendable, Equatable {
             Double.self, forKey: .notificationHistoryPerSecond)
         subscriptionStatusPerSecond = try container.decodeIfPresent(Double.self, forKey: .subscriptionStatusPerSecond)
         transactionHistoryPerSecond = try container.decodeIfPresent(Double.self, forKey: .transactionHistoryPerSecond)
+        quotaMarginMs = try container.decodeIfPresent(Int.self, forKey: .quotaMarginMs)
+        // Checked here, with the key's path in the message: a limiter built on zero calls or a negative rate would
+        // stop the process instead.
+        let counts: [(CodingKeys, Int?)] = [
+            (.voidedPerDay, voidedPerDay), (.voidedPer30Seconds, voidedPer30Seconds),
+            (.subscriptionsPerMinute, subscriptionsPerMinute), (.ordersPerMinute, ordersPerMinute),
+            (.developerApiPerDay, developerApiPerDay),
+        ]
+        for (key, value) in counts where value.map({ $0 < 1 }) ?? false {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "expected a whole number of calls, at least 1")
+        }
+        let rates: [(CodingKeys, Double?)] = [
+            (.refundHistoryPerSecond, refundHistoryPerSecond),
+            (.notificationHistoryPerSecond, notificationHistoryPerSecond),
+            (.subscriptionStatusPerSecond, subscriptionStatusPerSecond),
+            (.transactionHistoryPerSecond, transactionHistoryPerSecond),
+        ]
+        for (key, value) in rates where value.map({ !($0 > 0 && $0 <= 1_000_000) }) ?? false {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "expected requests per second above 0")
+        }
+        if let quotaMarginMs, !(0...10_000).contains(quotaMarginMs) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .quotaMarginMs, in: container, debugDescription: "expected milliseconds from 0 to 10000")
+        }
     }
 }

@@ -35,6 +35,9 @@ extension Configuration {
             if let value = overrides.transactionHistoryPerSecond {
                 limits = limits.overriding(.appleTransactionHistory, perSecond: value)
             }
+            if let value = overrides.quotaMarginMs {
+                limits = limits.withMargin(.milliseconds(value))
+            }
             appLimits[app.id] = limits
         }
         return QuotaPolicy(defaultLimits: .published, appLimits: appLimits, backfillShare: sync.backfillShare)
