@@ -54,7 +54,11 @@ struct PlayCallRunner: Sendable {
             let verdict: Verdict
             let feedback: QuotaFeedback
             do {
-                let response = try await transport.send(request)
+                // A call the gate granted is let finish even when its caller is cancelled (a voided page's slice is
+                // stopped because another slice failed): the store counts it whether or not the answer is awaited,
+                // and a page answered is worth storing, not asking again. Cancellation stops calls still waiting for
+                // the gate and retries; the request's own timeout bounds this one.
+                let response = try await Task { try await transport.send(request) }.value
                 (verdict, feedback) = classify(response)
                 logger.debug(
                     "store call answered",

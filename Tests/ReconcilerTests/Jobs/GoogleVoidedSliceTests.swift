@@ -69,7 +69,9 @@ struct GoogleVoidedSliceTests {
         var options = Self.options()
         options.quotas.voidedPerDay = 6
         // Under the published 30 per 30 s a slice is worth it from 0.1 s a call: 0.4 s makes the 4 slices configured.
-        options.latency = Latency(millis: 400, jitterMillis: 20)
+        // The jitter lets the daily answer often come back before pages granted just before it: those pages are
+        // still stored (a granted call is let finish when its slice is stopped).
+        options.latency = Latency(millis: 400, jitterMillis: 150)
         try await StoreSimulator.withRunning(options) { simulator in
             let stores = try SimulatedStores(
                 simulator: simulator, databasePrefix: "gvslicedaily", extraYAML: Self.sliced)
@@ -84,8 +86,9 @@ struct GoogleVoidedSliceTests {
             // Every page the store granted was stored with its slice's next token, in the same transaction.
             let app = stores.app(.google).id
             let slices = try VoidedSlice.load(job: GoogleVoidedSync.job, app: app, on: harness.connection())
-            // The 4 slices planned, and any split off a running one once another had finished.
-            #expect(slices.count == 4 + (first.counts["slice_splits"] ?? 0))
+            // The slices planned (3 or 4: the count follows the token call's time, 0.25 to 0.55 s with this jitter), and
+            // any split off a running one once another had finished.
+            #expect((3...4).contains(slices.count - (first.counts["slice_splits"] ?? 0)), "\(slices.count) slices")
             #expect(slices.map(\.pagesDone).reduce(0, +) == 6)
             let checkpoint = try harness.checkpoint()
             #expect(checkpoint.inFlight && checkpoint.pagesDone == 6)

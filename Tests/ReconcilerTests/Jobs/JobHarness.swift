@@ -21,7 +21,8 @@ struct JobHarness: Sendable {
 
     func runner(shutdown: ShutdownSignal = ShutdownSignal(), dryRun: Bool = false) -> JobRunner {
         var logger = Logger(label: "test")
-        logger.logLevel = .warning
+        // STORERECON_TEST_LOG=debug shows a job's timeline (every store call and page) when a test needs reading.
+        logger.logLevel = ProcessInfo.processInfo.environment["STORERECON_TEST_LOG"] == "debug" ? .debug : .warning
         return JobRunner(
             configuration: stores.configuration, gate: gate, shutdown: shutdown, dryRun: dryRun, quiet: true,
             logger: logger, now: stores.now)
