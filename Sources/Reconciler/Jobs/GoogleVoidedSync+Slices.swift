@@ -362,11 +362,14 @@ extension GoogleVoidedSync {
     /// once. Two reasons, each for a slice with two pages or more left:
     /// - fewer chains travel than the window started with (`traveling` < `startCount`; at most `startCount` splits
     ///   for this reason): the others drained, this one would page alone;
-    /// - the last quota window would find it with two pages or more: while the gate sets the pace all chains advance
-    ///   alike, so of the `last` pages left for the last window (the projected calls, `stored` plus each live
-    ///   slice's pages, beyond the last whole window) this chain holds about `own × last / Σ live`. Halving it costs
-    ///   about one call, so it is done only while the last window keeps two calls to spare (a call more never opens
-    ///   another window), when the work takes more than one window, and at most `2 × startCount` splits in all.
+    /// - the last quota window would find it with two pages or more: while the gate sets the pace the chains advance
+    ///   alike, a page each per answer time, each until it is drained; so the calls before the last window (the
+    ///   projected calls, `stored` plus each live slice's pages, less the `last` that open the last window) take
+    ///   every chain up to the same level (``pagesBefore(_:filling:)``), and what this chain has beyond that level
+    ///   is paged in the last window one page per answer time. (A share in proportion to `own` misses the long
+    ///   chain that is the tail: the short ones drain first.) Halving it costs about one call, so it is done only
+    ///   while the last window keeps two calls to spare (a call more never opens another window), when the work
+    ///   takes more than one window, and at most `2 × startCount` splits in all.
     static func wantsSplit(
         _ own: Double, live: [Double], traveling: Int, startCount: Int, splits: Int, stored: Int, burst: Int?
     ) -> Bool {
@@ -378,7 +381,21 @@ extension GoogleVoidedSync {
         let last = (projected - 1) % burst + 1
         // A window of work or less is paged at the answer time, not the gate's pace: only the first reason holds.
         guard left > 0, projected > burst, last <= burst - 2 else { return false }
-        return own * Double(last) / left >= 1.5
+        return own - pagesBefore(live, filling: max(0, left - Double(last))) >= 1.5
+    }
+
+    /// The level that `calls` calls bring chains of `pages` pages to when each round gives every chain not yet
+    /// drained one page: the pages each chain has paged by then, at most its own.
+    static func pagesBefore(_ pages: [Double], filling calls: Double) -> Double {
+        var (level, budget) = (0.0, calls)
+        var rest = pages.sorted()[...]
+        while let next = rest.first {
+            let step = (next - level) * Double(rest.count)
+            guard step < budget else { return level + budget / Double(rest.count) }
+            (level, budget) = (next, budget - step)
+            rest = rest.dropFirst()
+        }
+        return level
     }
 
     /// A time in whole milliseconds, as the slices' bounds are.

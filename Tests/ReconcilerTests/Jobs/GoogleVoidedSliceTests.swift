@@ -128,8 +128,11 @@ struct GoogleVoidedSliceTests {
         // 70 stored and 17 left (87 calls): the last window (from the 61st call) holds 27, of which this chain,
         // advancing like the others, holds about 8 × 27 / 17: halved.
         #expect(wants(8, [8, 3, 3, 3], stored: 70))
-        // 80 stored and 12 left (92 calls): the last window holds 2, this chain about one of them: kept.
-        #expect(!wants(6, [6, 2, 2, 2], stored: 80))
+        // 80 stored and 12 left (92 calls): the last window holds 2, and the 10 calls before it take every chain to
+        // 4 pages (the three short ones drain at 2): this chain keeps 2 for the last window, one after the other.
+        #expect(wants(6, [6, 2, 2, 2], stored: 80))
+        // The same with chains of equal length: 10 calls take each to 2.5 pages, 0.5 left each: kept.
+        #expect(!wants(3, [3, 3, 3, 3], stored: 80))
         // The last window full (90 calls) or one call short: a call more would open another window; kept.
         #expect(!wants(4, [4, 2, 2, 2], stored: 80))
         #expect(!wants(4, [4, 2, 2, 1], stored: 80))
@@ -138,6 +141,15 @@ struct GoogleVoidedSliceTests {
         #expect(!wants(2, [2, 1, 1], splits: 8, stored: 95))
         // All the work within one window: paced by the answer time, not the gate; kept.
         #expect(!wants(6, [6, 2, 2, 2], stored: 10))
+    }
+
+    @Test func callsBeforeTheLastWindowTakeEveryChainToOneLevel() {
+        #expect(GoogleVoidedSync.pagesBefore([6, 2, 2, 2], filling: 10) == 4)
+        #expect(GoogleVoidedSync.pagesBefore([3, 3, 3, 3], filling: 10) == 2.5)
+        #expect(GoogleVoidedSync.pagesBefore([1, 5], filling: 0) == 0)
+        // More calls than pages: every chain drained, the level is the longest.
+        #expect(GoogleVoidedSync.pagesBefore([1, 5], filling: 9) == 5)
+        #expect(GoogleVoidedSync.pagesBefore([], filling: 3) == 0)
     }
 
     @Test func theEstimatedPagesLeftFollowTheRowsStoredSoFar() {
