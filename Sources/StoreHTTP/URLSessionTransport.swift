@@ -17,7 +17,11 @@ public final class URLSessionTransport: HTTPTransport {
     /// - Parameter maxResponseBytes: the largest body accepted (default 16 MiB; a full Google page is ~300 KiB).
     public init(maxResponseBytes: Int = 16 << 20) {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = 16
+        // Above any number of calls storerecon keeps in flight to one host (up to 64 voided slices, 8 Orders calls,
+        // the recheck's and Apple's concurrency): a call the quota gate granted must leave at once. Held back for a
+        // free connection it would reach the store an answer time after its grant, beyond the gate's margin, and be
+        // refused (seen at 1500 ms answers with 16 here).
+        configuration.httpMaximumConnectionsPerHost = 256
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData

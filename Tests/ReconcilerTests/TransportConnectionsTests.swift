@@ -1,0 +1,30 @@
+import Foundation
+import StoreHTTP
+import StoreSimulator
+import Testing
+
+/// The quota gate's margin (250 ms) assumes a granted call leaves at once. A transport that holds calls back for a
+/// free connection (URLSession's per-host limit was 16, while a voided sync keeps up to 64 slices and 8 Orders calls
+/// in flight) sends a granted call only when another call's answer frees one, an answer time later: a bench run at
+/// 1500 ms had the store refuse such a call. Every call in flight must reach the store at once.
+@Suite struct TransportConnectionsTests {
+    @Test func eightyCallsInFlightAllReachTheStoreAtOnce() async throws {
+        var options = SimulatorOptions(scenario: ScenarioSpec(seed: 3, subscriptions: 10, historyDays: 10))
+        // Long enough that all calls overlap at the store however the machine schedules them.
+        options.latency = Latency(millis: 1500, jitterMillis: 0)
+        try await StoreSimulator.withRunning(options) { simulator in
+            let transport = URLSessionTransport()
+            let url = simulator.baseURL.appendingPathComponent(
+                "androidpublisher/v3/applications/com.example.demo/purchases/voidedpurchases")
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<80 {
+                    group.addTask { try await transport.send(HTTPRequest(url: url, timeout: 30)).status }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            // Unsigned calls: each refused (401) after the latency, which is all this needs.
+            #expect(statuses.count == 80)
+            #expect(simulator.mostInFlight(.googleVoidedPurchases) == 80)
+        }
+    }
+}
