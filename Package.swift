@@ -95,14 +95,27 @@ let package = Package(
             ]
         ),
 
+        // The refund ledger: the vocabulary, the typed record, the pure store mappings and order pricing, and the
+        // only writer of `refund`, `google_order` and `quarantine`. No YAML, no job.
+        .target(
+            name: "Ledger",
+            dependencies: [
+                "Postgres",
+                "PlayDeveloperAPI",
+                "AppStoreServerAPI",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // The jobs, reports and the command line.
         .target(
             name: "Reports",
-            dependencies: ["Postgres"]
+            dependencies: ["Postgres", "Ledger"]
         ),
         .target(
             name: "Reconciler",
             dependencies: [
+                "Ledger",
                 "Postgres",
                 "StoreHTTP",
                 "RateLimiting",
@@ -201,8 +214,15 @@ let package = Package(
         .testTarget(
             name: "ReconcilerTests",
             dependencies: [
-                "Reconciler", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting", "PlayDeveloperAPI",
+                "Reconciler", "Ledger", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting", "PlayDeveloperAPI",
                 "AppStoreServerAPI", "StoreHTTP", "Reports",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "LedgerTests",
+            dependencies: [
+                "Ledger", "Postgres", "PlayDeveloperAPI", "AppStoreServerAPI", "TestSupport", "Reconciler",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -10,16 +10,7 @@ import Postgres
 /// while the rest of its page lands and the checkpoint moves on. `storerecon quarantine retry` re-applies it.
 public struct QuarantinedRow: Sendable, Equatable {
     /// The job (and so the mapping) a row belongs to.
-    public enum Job: String, Sendable, CaseIterable, Codable {
-        /// A row of a Google Voided Purchases page (raw: the row's JSON object).
-        case googleVoided = "google_voided"
-        /// A signed transaction of an Apple Refund History page (raw: the JWS).
-        case appleRefunds = "apple_refunds"
-        /// A notification of an Apple Notification History page (raw: the signed payload, a JWS).
-        case appleNotifications = "apple_notifications"
-        /// A subscription status the recheck could not store (raw: the status answer as JSON).
-        case recheck
-    }
+    public typealias Job = QuarantineJob
 
     /// The job.
     public var job: Job
@@ -82,12 +73,18 @@ public struct QuarantinedRow: Sendable, Equatable {
     }
 }
 
-/// Reads and writes the `quarantine` table.
+/// Counts what a ledger write did (`merged_repeats`, `quarantined`); a job's counters conform.
+public protocol LedgerCounters: Sendable {
+    /// Adds `amount` to the counter `name`.
+    func add(_ name: String, _ amount: Int)
+}
+
+/// Reads and writes the `quarantine` table: the ledger is its one writer.
 public enum Quarantine {
     /// Sets rows aside: one log line each (job, key, reason; never a secret: rows are store data), counted as
     /// `quarantined`. A row met again (an overlapping window, a rerun) updates the row already there.
     public static func record(
-        _ rows: [QuarantinedRow], app: String, runId: Int64?, logger: Logger, counters: JobCounters?,
+        _ rows: [QuarantinedRow], app: String, runId: Int64?, logger: Logger, counters: (any LedgerCounters)?,
         on connection: PostgresConnection
     ) throws {
         guard !rows.isEmpty else { return }
@@ -125,7 +122,7 @@ public enum Quarantine {
 
     /// Closes open quarantined rows whose key has now landed in the ledger through the normal path (a later,
     /// well-formed copy of the same row).
-    static func resolveLanded(
+    public static func resolveLanded(
         job: QuarantinedRow.Job, app: String, keys: [String], note: String, on connection: PostgresConnection
     ) throws {
         guard !keys.isEmpty else { return }
@@ -137,7 +134,8 @@ public enum Quarantine {
     }
 
     /// The keys of the rows of a batch that landed (those the database did not refuse).
-    static func landedKeys<Row>(_ rows: [Row], refused: [(Row, PostgresError)], key: (Row) -> String) -> [String] {
+    public static func landedKeys<Row>(_ rows: [Row], refused: [(Row, PostgresError)], key: (Row) -> String) -> [String]
+    {
         guard !refused.isEmpty else { return rows.map(key) }
         let refusedKeys = Set(refused.map { key($0.0) })
         return rows.map(key).filter { !refusedKeys.contains($0) }
@@ -190,7 +188,7 @@ public enum Quarantine {
     /// Writes a batch in one statement under a savepoint; when the database refuses it for the rows' sake, writes
     /// the rows one by one, each under a savepoint of its own, so exactly the rows it refuses are returned (to be
     /// quarantined) and the others land. Must run inside a transaction. Returns the summed counts of `write`.
-    static func writeRowByRowOnRefusal<Row>(
+    public static func writeRowByRowOnRefusal<Row>(
         _ rows: [Row], on connection: PostgresConnection, _ write: ([Row]) throws -> (Int, Int)
     ) throws -> (counts: (Int, Int), refused: [(Row, PostgresError)]) {
         guard !rows.isEmpty else { return ((0, 0), []) }
@@ -238,7 +236,7 @@ extension Array {
     /// One element per key, the later one winning (in the place of the first): a store page may repeat a row
     /// (Google's listing is built from an event log and promises no unique rows), and one statement cannot upsert
     /// a key twice (SQLSTATE 21000). Returns the elements and how many repeats were merged.
-    func mergingRepeats<Key: Hashable>(by key: (Element) -> Key) -> (rows: [Element], merged: Int) {
+    public func mergingRepeats<Key: Hashable>(by key: (Element) -> Key) -> (rows: [Element], merged: Int) {
         var position: [Key: Int] = [:]
         position.reserveCapacity(count)
         var kept: [Element] = []
@@ -258,7 +256,7 @@ extension Array {
 
 extension JSONEncoder {
     /// Sorted keys, slashes unescaped: stable text for `jsonb` columns and tests.
-    static var sorted: JSONEncoder {
+    public static var sorted: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder

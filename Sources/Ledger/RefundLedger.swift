@@ -11,22 +11,30 @@ import Postgres
 /// details); a Google voided row states none, so it fills only what is missing and never overwrites what the Orders
 /// API stored. A record is rewritten only when the store's payload changed (Apple signs each answer anew: its
 /// `signedDate` is left out of the comparison) or its subscription became known.
-struct RefundLedger: Sendable {
-    let app: AppConfig
+public struct RefundLedger: Sendable {
+    /// The app the records belong to.
+    public let appId: String
     /// Configured product prices, for the estimate of a Google voided row until the Orders API says.
-    let products: [String: ProductConfig]
+    public let prices: ConfiguredPrices
+
+    /// The ledger of one app.
+    public init(appId: String, prices: ConfiguredPrices = ConfiguredPrices()) {
+        self.appId = appId
+        self.prices = prices
+    }
 
     /// Stores records (repeats merged: the later of a natural key wins) and sets odd rows aside, inside the caller's
     /// transaction: when the database refuses the batch for its rows' sake, the rows are written one by one so
-    /// exactly the refused ones are quarantined. Returns (inserted, updated).
+    /// exactly the refused ones are quarantined. Returns (inserted, updated); `counters` gets `merged_repeats` and
+    /// `quarantined`.
     /// - Parameter expectNew: the records are probably all new (the previous page's were): a plain `INSERT` is tried
     ///   first, which spares the server the conflict check of every row; the upsert follows when a row exists.
-    func write(
-        _ records: [RefundRecord], quarantined: [QuarantinedRow], job: QuarantinedRow.Job, runId: Int64?,
-        expectNew: Bool = false, logger: Logger, counters: JobCounters, on connection: PostgresConnection
+    public func write(
+        _ records: [RefundRecord], quarantined: [QuarantinedRow], job: QuarantineJob, runId: Int64?,
+        expectNew: Bool = false, logger: Logger, counters: (any LedgerCounters)?, on connection: PostgresConnection
     ) throws -> (Int, Int) {
         let (merged, repeats) = records.mergingRepeats { $0.naturalKey }
-        counters.add("merged_repeats", repeats)
+        counters?.add("merged_repeats", repeats)
         let (counts, refused) = try Quarantine.writeRowByRowOnRefusal(merged, on: connection) { batch in
             try upsert(batch, runId: runId, expectNew: expectNew && batch.count == merged.count, on: connection)
         }
@@ -37,10 +45,10 @@ struct RefundLedger: Sendable {
                     job: job, naturalKey: record.orderId, raw: record.raw, refusal: error,
                     context: record.environment.map { ["environment": $0] } ?? [:])
             }
-        try Quarantine.record(odd, app: app.id, runId: runId, logger: logger, counters: counters, on: connection)
+        try Quarantine.record(odd, app: appId, runId: runId, logger: logger, counters: counters, on: connection)
         if job == .appleRefunds {
             try Quarantine.resolveLanded(
-                job: job, app: app.id, keys: Quarantine.landedKeys(merged, refused: refused) { $0.orderId },
+                job: job, app: appId, keys: Quarantine.landedKeys(merged, refused: refused) { $0.orderId },
                 note: "a verified copy landed", on: connection)
         }
         return counts
@@ -52,7 +60,7 @@ struct RefundLedger: Sendable {
     ) throws -> (Int, Int) {
         guard let platform = records.first?.platform else { return (0, 0) }
         precondition(records.allSatisfy { $0.platform == platform }, "one platform per batch")
-        let parameters = Self.parameters(records, app: app.id, platform: platform, runId: runId, products: products)
+        let parameters = Self.parameters(records, app: appId, platform: platform, runId: runId, prices: prices)
         var counts: PostgresRow?
         if expectNew {
             try connection.execute("SAVEPOINT ledger_batch")
@@ -65,13 +73,13 @@ struct RefundLedger: Sendable {
         let row = try counts ?? connection.query(Self.upsertSQL, parameters)[0]
         let revoking = records.allSatisfy(\.revokes) ? records : records.filter(\.revokes)
         try RefundEffects.apply(
-            app: app.id, storeIds: revoking.map(\.originalId), orderIds: revoking.map(\.orderId),
+            app: appId, storeIds: revoking.map(\.originalId), orderIds: revoking.map(\.orderId),
             source: platform == .google ? "google_voided" : "apple_refunds", runId: runId, on: connection)
         return (try row.decode("inserted"), try row.decode("updated"))
     }
 
     /// How many of these records are not in the ledger yet (for `--dry-run`).
-    func countNew(_ records: [RefundRecord], on connection: PostgresConnection) throws -> Int {
+    public func countNew(_ records: [RefundRecord], on connection: PostgresConnection) throws -> Int {
         guard !records.isEmpty else { return 0 }
         let row = try connection.query(
             """
@@ -79,16 +87,15 @@ struct RefundLedger: Sendable {
             WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = i.order_id
                               AND r.part_key = i.part_key)
             """,
-            [app.id, PostgresArray(records.map(\.orderId)), PostgresArray(records.map(\.part.key))])[0]
+            [appId, PostgresArray(records.map(\.orderId)), PostgresArray(records.map(\.part.key))])[0]
         return try row.decode("n")
     }
 
-    /// The statement's parameters: the records' columns as typed arrays (`$3` ... `$26`), their payloads as one
-    /// JSON array (`$27`: one `jsonb` document per batch costs the server a fraction of a `jsonb[]` of a thousand),
-    /// the configured prices (`$29` ... `$31`).
+    /// The statement's parameters: the records' columns as typed arrays (`$3` ... `$25`), their payloads as one
+    /// JSON array (`$26`: one `jsonb` document per batch costs the server a fraction of a `jsonb[]` of a thousand),
+    /// the run (`$27`) and the configured prices per currency (`$28` ... `$30`).
     private static func parameters(
-        _ records: [RefundRecord], app: String, platform: RefundRecord.Platform, runId: Int64?,
-        products: [String: ProductConfig]
+        _ records: [RefundRecord], app: String, platform: RefundPlatform, runId: Int64?, prices: ConfiguredPrices
     ) -> [any PostgresEncodable] {
         func column<Value: PostgresEncodable>(_ value: (RefundRecord) -> Value) -> PostgresArray<Value> {
             PostgresArray(records.map(value))
@@ -104,11 +111,11 @@ struct RefundLedger: Sendable {
         let stated: (RefundRecord) -> (gross: Int64?, tax: Int64?, precision: Int?, note: String?) = { record in
             switch record.amount {
             case .stated(let gross, let tax, let precision): (gross, tax, precision, nil)
-            case .none(let note): (nil, nil, nil, note)
+            case .none(let note): (nil, nil, nil, note?.rawValue)
             case .estimated: (nil, nil, nil, nil)
             }
         }
-        let productIds = products.keys.sorted()
+        let configured = prices.columns
         return [
             app, platform.rawValue, column { $0.orderId }, column { $0.part.key }, column { $0.originalId },
             column { $0.productId },
@@ -116,19 +123,18 @@ struct RefundLedger: Sendable {
             column { $0.sourceCode }, column { $0.kind.rawValue }, column { $0.quantity },
             column { $0.percentageMilli },
             column { $0.priceMilli }, column { stated($0).gross }, column { stated($0).tax },
-            column { stated($0).precision }, column { $0.amount == .estimated }, column { $0.amountMilli },
-            column { stated($0).note }, column { $0.currency }, column { $0.environment }, column { $0.buyerCountry },
-            column { $0.refundReason }, column { $0.part.revoked }, PostgresJSON(data: payloads), runId,
-            PostgresArray(productIds), PostgresArray(productIds.map { products[$0]?.priceMilli }),
-            PostgresArray(productIds.map { products[$0]?.currency }),
+            column { stated($0).precision }, column { $0.amount == .estimated }, column { stated($0).note },
+            column { $0.currency }, column { $0.environment }, column { $0.buyerCountry }, column { $0.refundReason },
+            column { $0.part.revoked }, PostgresJSON(data: payloads), runId,
+            PostgresArray(configured.products), PostgresArray(configured.currencies), PostgresArray(configured.prices),
         ]
     }
 
     /// The amount's columns on a conflict: a Google voided row states no amount, so what is stored (the Orders
     /// API's) stays and only what is missing is filled; any other record replaces them.
     private static let amountColumns = [
-        "quantity", "price_milli", "amount_milli", "currency", "gross_amount", "tax_amount", "amount_precision",
-        "amount_source", "amount_note",
+        "quantity", "price_milli", "currency", "gross_amount", "tax_amount", "amount_precision", "amount_source",
+        "amount_note",
     ].map { name in
         "\(name) = CASE WHEN EXCLUDED.platform = 'google' AND EXCLUDED.revoked "
             + "THEN coalesce(r.\(name), EXCLUDED.\(name)) ELSE EXCLUDED.\(name) END"
@@ -153,54 +159,58 @@ struct RefundLedger: Sendable {
                   IS DISTINCT FROM (EXCLUDED.refunded_at, EXCLUDED.refund_type, EXCLUDED.reason_code,
                                     EXCLUDED.reason_label, EXCLUDED.source_code)
                OR (r.subscription_id IS NULL AND EXCLUDED.subscription_id IS NOT NULL)
+               OR (r.buyer_country IS NULL AND EXCLUDED.buyer_country IS NOT NULL)
             """)
     static let insertSQL = insertSQL(onConflict: "")
 
-    // $1 app, $2 platform, $3 ... $26 the records' columns, $27 their payloads, $28 run id, $29 ... $31 prices.
-    // The subscription (and so the configured price of an estimate) comes from the purchase token or original
-    // transaction id; a reversal Apple sent before the refund is applied as the refund lands.
+    // $1 app, $2 platform, $3 ... $25 the records' columns, $26 their payloads, $27 run id, $28 ... $30 prices.
+    // The subscription comes from the purchase token or original transaction id. An estimate is in the sale's
+    // currency only, which a Google order already fetched tells; a reversal Apple sent before the refund is applied
+    // as the refund lands.
     private static func insertSQL(onConflict: String) -> String {
         """
         WITH incoming AS (
             SELECT * FROM ROWS FROM (
                     unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
                            $9::int[], $10::text[], $11::int[], $12::text[], $13::int[], $14::int[], $15::bigint[],
-                           $16::bigint[], $17::bigint[], $18::smallint[], $19::boolean[], $20::bigint[],
-                           $21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::boolean[]),
-                    jsonb_array_elements($27::jsonb))
+                           $16::bigint[], $17::bigint[], $18::smallint[], $19::boolean[], $20::text[], $21::text[],
+                           $22::text[], $23::text[], $24::text[], $25::boolean[]),
+                    jsonb_array_elements($26::jsonb))
                 AS t(order_id, part_key, original_id, product_id, purchased_at, refunded_at, reason_code,
                      reason_label, source_code, refund_type, quantity, percentage_milli, price_milli, gross, tax,
-                     amount_precision, estimated, amount_milli, amount_note, currency, environment, buyer_country,
-                     refund_reason, revoked, payload)
+                     amount_precision, estimated, amount_note, currency, environment, buyer_country, refund_reason,
+                     revoked, payload)
         ), resolved AS (
             SELECT i.*, s.id AS subscription_id, coalesce(i.product_id, s.product_id) AS product,
-                   p.price_milli AS configured_price, p.currency AS configured_currency, v.reversed_at
+                   p.price_milli AS configured_price, o.currency AS sale_currency, v.reversed_at
             FROM incoming i
             LEFT JOIN subscription s ON s.app_id = $1 AND s.store_id = i.original_id
-            LEFT JOIN unnest($29::text[], $30::bigint[], $31::text[]) AS p(product_id, price_milli, currency)
-                ON i.estimated AND p.product_id = s.product_id
+            LEFT JOIN google_order o ON i.estimated AND o.app_id = $1 AND o.order_id = i.order_id AND o.status = 'ok'
+            LEFT JOIN unnest($28::text[], $29::text[], $30::bigint[]) AS p(product_id, currency, price_milli)
+                ON i.estimated AND p.product_id = coalesce(i.product_id, s.product_id) AND p.currency = o.currency
             LEFT JOIN apple_refund_reversal v ON $2 = 'apple' AND v.app_id = $1 AND v.transaction_id = i.order_id
         ), merged AS (
             INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id, product_id,
                                      purchased_at, refunded_at, recorded_at, reason_code, reason_label, source_code,
-                                     refund_type, quantity, percentage_milli, price_milli, amount_milli, currency,
-                                     environment, first_seen_run, last_seen_run, payload, reversed_at, gross_amount,
-                                     tax_amount, amount_precision, amount_source, amount_note, buyer_country,
-                                     refund_reason, revoked)
+                                     refund_type, quantity, percentage_milli, price_milli, currency, environment,
+                                     first_seen_run, last_seen_run, payload, reversed_at, gross_amount, tax_amount,
+                                     amount_precision, amount_source, amount_note, buyer_country, refund_reason,
+                                     revoked)
             SELECT $1, $2, order_id, part_key, nullif(original_id, ''), subscription_id, product, purchased_at,
                    refunded_at, now(), reason_code, reason_label, source_code, refund_type, quantity,
                    percentage_milli,
                    -- An estimate from configured prices until the Orders API says what was refunded.
                    CASE WHEN estimated THEN configured_price ELSE price_milli END,
-                   CASE WHEN estimated THEN configured_price * quantity ELSE amount_milli END,
-                   CASE WHEN estimated THEN configured_currency ELSE currency END,
-                   environment, $28, $28, payload, reversed_at,
+                   CASE WHEN estimated THEN sale_currency ELSE currency END,
+                   environment, $27, $27, payload, reversed_at,
                    CASE WHEN estimated THEN configured_price * quantity ELSE gross END, tax,
                    CASE WHEN estimated THEN CASE WHEN configured_price IS NOT NULL THEN 3 END
                         ELSE amount_precision END,
                    CASE WHEN estimated THEN CASE WHEN configured_price IS NOT NULL THEN 'configured' END
                         WHEN gross IS NOT NULL THEN 'store' END,
-                   amount_note, buyer_country, refund_reason, revoked
+                   CASE WHEN estimated AND configured_price IS NULL AND product = ANY ($28::text[]) THEN 'no_configured_price'
+                        ELSE amount_note END,
+                   buyer_country, refund_reason, revoked
             FROM resolved
         \(onConflict)
             RETURNING (xmax = 0) AS inserted

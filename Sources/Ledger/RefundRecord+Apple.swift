@@ -4,7 +4,7 @@ import Foundation
 /// Apple's verified transactions as ledger records. Pure: only verified payloads reach it, and it makes no call.
 extension RefundRecord {
     /// Maps a verified transaction to a record, or says why it is none or cannot be stored.
-    static func intake(_ verified: VerifiedTransaction, signed: String? = nil) -> Intake {
+    public static func intake(_ verified: VerifiedTransaction, signed: String? = nil) -> Intake {
         let transaction = verified.payload
         guard let revoked = transaction.revocationDate else { return .notARefund }
         guard let transactionId = transaction.transactionId, !transactionId.isEmpty else {
@@ -30,7 +30,7 @@ extension RefundRecord {
         case .some: kind = .unknown
         }
         let percentage = transaction.revocationPercentage
-        let (amount, milli) = appleAmount(kind: kind, price: transaction.price, percentageMilli: percentage)
+        let amount = appleAmount(kind: kind, price: transaction.price, percentageMilli: percentage)
         let reason = transaction.revocationReason?.rawValue
         return .refund(
             RefundRecord(
@@ -39,8 +39,10 @@ extension RefundRecord {
                 purchasedAt: transaction.purchaseDate, refundedAt: revoked, reasonCode: reason,
                 reasonLabel: reason == 0 ? "other" : reason == 1 ? "app_issue" : "unknown", kind: kind,
                 quantity: max(1, transaction.quantity ?? 1), percentageMilli: percentage,
-                priceMilli: transaction.price, amount: amount, amountMilli: milli, currency: transaction.currency,
-                environment: transaction.environment?.rawValue, payload: verified.json, signed: signed))
+                priceMilli: transaction.price, amount: amount, currency: transaction.currency,
+                environment: transaction.environment?.rawValue,
+                buyerCountry: transaction.storefront.flatMap(CountryCode.alpha2(fromAlpha3:)), payload: verified.json,
+                signed: signed))
     }
 
     /// What a revocation refunded. Apple's `price` is already the total for the quantity bought ("the total amount
@@ -48,22 +50,18 @@ extension RefundRecord {
     /// (milli-percent: 50000 = 50 %) applies to that total. The exact prorated amount is `price x percentage` in 8
     /// decimal digits (3 + 5); nothing is rounded here. A family revoke moves no money (the purchaser's own
     /// transaction carries any refund): no amount. Nor has a revocation type this version does not know (`unknown`):
-    /// what it refunded is not known. The second value is the legacy milliunits (a prorated one half to even).
-    static func appleAmount(kind: Kind, price: Int64?, percentageMilli: Int?) -> (Amount, Int64?) {
-        let nothing = Amount.none(note: kind == .familyRevoke ? "family_revoke" : nil)
-        guard let price, kind != .familyRevoke, kind != .unknown else { return (nothing, nil) }
-        guard kind == .prorated, let percentageMilli else {
-            return (.stated(gross: price, tax: nil, precision: 3), price)
+    /// what it refunded is not known.
+    public static func appleAmount(kind: Kind, price: Int64?, percentageMilli: Int?) -> Amount {
+        guard let price, kind != .familyRevoke, kind != .unknown else {
+            return .none(note: kind == .familyRevoke ? .familyRevoke : nil)
         }
+        guard kind == .prorated, let percentageMilli else { return .stated(gross: price, tax: nil, precision: 3) }
         let (exact, overflow) = price.multipliedReportingOverflow(by: Int64(percentageMilli))
-        guard !overflow else { return (.none(note: nil), nil) }
-        let (whole, remainder) = exact.quotientAndRemainder(dividingBy: 100_000)
-        let roundUp = remainder > 50_000 || (remainder == 50_000 && whole % 2 != 0)
-        return (.stated(gross: exact, tax: nil, precision: 8), roundUp ? whole + 1 : whole)
+        return overflow ? .none(note: nil) : .stated(gross: exact, tax: nil, precision: 8)
     }
 
     /// The `transactionId` an unverified JWS claims, to label its quarantine entry (never trusted beyond that).
-    static func claimedTransactionId(_ jws: String) -> String? {
+    public static func claimedTransactionId(_ jws: String) -> String? {
         struct Claim: Decodable { var transactionId: String? }
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }

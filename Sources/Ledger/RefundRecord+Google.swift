@@ -2,13 +2,13 @@ import Foundation
 import PlayDeveloperAPI
 import Postgres
 
-/// Google's rows as ledger records: voided rows (``intake(_:)``) and the refunds an order shows without revocation
-/// (``refundsWithoutRevocation(_:payload:)``). Pure: no database, no store call.
+/// Google's voided rows as ledger records (``intake(_:receivedAt:)``); an order's refunds without revocation come from
+/// ``GoogleOrderPricing``. Pure: no database, no store call.
 extension RefundRecord {
     /// A page's rows as the ledger takes them: repeats merged (same natural key: the later row wins), and every row
     /// that cannot be stored (undecodable, a key field missing, an oversized id, a value PostgreSQL cannot hold)
     /// turned into a quarantine entry with its reason.
-    static func intake(_ page: VoidedPurchasesListResponse) -> (
+    public static func intake(_ page: VoidedPurchasesListResponse, receivedAt: Date = Date()) -> (
         records: [RefundRecord], quarantined: [QuarantinedRow], merged: Int
     ) {
         var quarantined = page.undecodableRows.map { odd in
@@ -19,7 +19,7 @@ extension RefundRecord {
         var records: [RefundRecord] = []
         records.reserveCapacity(page.voidedPurchases.count)
         for row in page.voidedPurchases {
-            switch voided(row) {
+            switch voided(row, receivedAt: receivedAt) {
             case .refund(let record): records.append(record)
             case .notARefund: break
             case .unstorable(let reason):
@@ -31,9 +31,12 @@ extension RefundRecord {
         return (merged, quarantined, repeats)
     }
 
-    /// A voided row as a record, or why it cannot be stored.
-    static func voided(_ row: VoidedPurchase) -> Intake {
-        if let reason = unstorableReason(row) { return .unstorable(reason) }
+    /// A voided row as a record, or why it cannot be stored (`receivedAt`: when the page came, for times in the
+    /// future).
+    public static func voided(_ row: VoidedPurchase, receivedAt: Date = Date()) -> Intake {
+        if let reason = unstorableReason(row) ?? impossibleReason(row, receivedAt: receivedAt) {
+            return .unstorable(reason)
+        }
         guard let orderId = row.orderId else { return .unstorable("orderId: missing") }
         let part = row.voidedQuantity.map { Part.quantity(voidedMillis: row.voidedTimeMillis, quantity: Int($0)) }
         return .refund(
@@ -43,33 +46,6 @@ extension RefundRecord {
                 reasonCode: row.voidedReason?.code.map(Int.init), reasonLabel: row.voidedReason?.label ?? "unknown",
                 sourceCode: row.voidedSource?.code.map(Int.init), kind: part == nil ? .full : .partialQuantity,
                 quantity: Int(row.voidedQuantity ?? 1), amount: .estimated, payload: rawJSON(of: row)))
-    }
-
-    /// The refunds an order shows that the voided list does not: its `refundEvent`, and each processed partial
-    /// refund, none revoked. Events without a readable time are skipped (the order's voided row, if any, carries it).
-    static func refundsWithoutRevocation(_ order: PlayOrder, payload: Data) -> [RefundRecord] {
-        var events: [(part: Part, kind: Kind, at: String?, details: PlayOrder.RefundDetails?)] = []
-        if let event = order.orderHistory?.refundEvent {
-            events.append((.orderRefund, .full, event.eventTime, event.refundDetails))
-        }
-        for event in order.orderHistory?.partialRefundEvents ?? [] where event.state == "PROCESSED_SUCCESSFULLY" {
-            let millis = event.createTime.flatMap { RFC3339Timestamp($0)?.millisecondsSinceEpoch } ?? 0
-            events.append((.orderPartial(createdMillis: millis), .partialAmount, event.createTime, event.refundDetails))
-        }
-        return events.compactMap { event in
-            guard let at = event.at.flatMap({ RFC3339Timestamp($0) }) else { return nil }
-            let amount =
-                event.details?.total?.totalNanos.map {
-                    Amount.stated(gross: $0, tax: event.details?.tax?.totalNanos ?? 0, precision: 9)
-                } ?? .none(note: nil)
-            return RefundRecord(
-                platform: .google, orderId: order.orderId, part: event.part, originalId: order.purchaseToken ?? "",
-                productId: order.lineItems?.first?.productId, refundedAt: at.date, reasonLabel: "not_revoked",
-                kind: event.kind, quantity: 1, amount: amount,
-                currency: event.details?.total?.currencyCode ?? order.total?.currencyCode,
-                buyerCountry: order.buyerAddress?.buyerCountry,
-                refundReason: order.orderHistory?.refundEvent?.refundReason, payload: payload)
-        }
     }
 
     /// The row's JSON as sent, or re-encoded when it was decoded on its own.
@@ -106,6 +82,30 @@ extension RefundRecord {
         }
         if let escape = LedgerLimits.unstorableEscape(in: row.rawJSON) {
             return "its JSON holds \(escape), which PostgreSQL jsonb cannot hold"
+        }
+        return nil
+    }
+
+    /// How far ahead of this host's clock a store's time may be (clock skew) before it is impossible.
+    public static let clockSkew: Int64 = 10 * 60_000
+
+    /// Why a voided row's values cannot be true, or `nil`: a quantity that is not a positive number of units, a void
+    /// before the purchase, or a time in the future beyond clock skew.
+    static func impossibleReason(_ row: VoidedPurchase, receivedAt: Date) -> String? {
+        let key = "order \(LedgerLimits.quoted(row.orderId))"
+        if let units = row.voidedQuantity, units <= 0 {
+            return "voidedQuantity: \(units) is not a number of units refunded (\(key))"
+        }
+        if let purchased = row.purchaseTimeMillis, row.voidedTimeMillis < purchased {
+            return "voidedTimeMillis: \(row.voidedTimeMillis) is before purchaseTimeMillis \(purchased) (\(key))"
+        }
+        let now = Int64((receivedAt.timeIntervalSince1970 * 1000).rounded())
+        for (name, value) in [
+            ("voidedTimeMillis", row.voidedTimeMillis), ("purchaseTimeMillis", row.purchaseTimeMillis),
+        ] {
+            if let value, value > now + clockSkew {
+                return "\(name): \(value) is in the future (\(key))"
+            }
         }
         return nil
     }

@@ -7,14 +7,13 @@ import Foundation
 /// return either a record or the reason it cannot be stored (a quarantine entry); ``RefundLedger`` writes records of
 /// both stores with one statement, its columns passed as typed arrays. Nothing of a record's meaning travels in a
 /// string to be parsed back: its part, kind and amount are typed here and stored in their own columns.
-struct RefundRecord: Sendable, Equatable {
-    enum Platform: String, Sendable {
-        case apple, google
-    }
+public struct RefundRecord: Sendable, Equatable {
+    public typealias Platform = RefundPlatform
+    public typealias Kind = RefundKind
 
     /// Which part of an order a record refunds. Its ``key`` tells two parts of one order apart in the ledger's
     /// natural key `(app, order_id, part_key)`; nothing reads a part back from its key.
-    enum Part: Hashable, Sendable {
+    public enum Part: Hashable, Sendable {
         /// The whole order (Apple; Google without `voidedQuantity`).
         case whole
         /// A Google quantity-based partial refund. Whether parts share an `orderId` is undocumented, so each part is
@@ -25,7 +24,7 @@ struct RefundRecord: Sendable, Equatable {
         /// A Google order's processed partial refund by amount, without revocation.
         case orderPartial(createdMillis: Int64)
 
-        var key: String {
+        public var key: String {
             switch self {
             case .whole: ""
             case .quantity(let millis, let quantity): "\(millis):\(quantity)"
@@ -36,7 +35,7 @@ struct RefundRecord: Sendable, Equatable {
 
         /// Whether the store revoked what was refunded (the refunds an order shows without revocation take nothing
         /// away from the subscription).
-        var revoked: Bool {
+        public var revoked: Bool {
             switch self {
             case .whole, .quantity: true
             case .orderRefund, .orderPartial: false
@@ -44,64 +43,52 @@ struct RefundRecord: Sendable, Equatable {
         }
     }
 
-    /// What kind of refund (the ledger's `refund_type`).
-    enum Kind: String, Sendable {
-        case full, prorated
-        case partialQuantity = "partial_quantity"
-        case partialAmount = "partial_amount"
-        case familyRevoke = "family_revoke"
-        /// A revocation type this version does not know (its raw value stays in the payload).
-        case unknown
-    }
-
     /// What the record says about the money.
-    enum Amount: Sendable, Equatable {
+    public enum Amount: Sendable, Equatable {
         /// The store said what it refunded: `gross` (tax included) and `tax`, integers of `precision` decimal digits
         /// (3: Apple milliunits; 8: an Apple prorated refund; 9: Google Money nanos).
         case stated(gross: Int64, tax: Int64?, precision: Int)
         /// The store says what was refunded is unknown or that no money moved (`note`: `family_revoke`), and the
         /// ledger keeps no amount.
-        case none(note: String?)
+        case none(note: AmountNote?)
         /// The row does not say: estimated from the configured product price until the Orders API says, and never
         /// overwriting what the Orders API stored.
         case estimated
     }
 
-    var platform: Platform
+    public var platform: Platform
     /// Apple `transactionId`, Google `orderId`.
-    var orderId: String
-    var part: Part
+    public var orderId: String
+    public var part: Part
     /// Apple `originalTransactionId`, Google purchase token: what the refund's subscription is known by.
-    var originalId: String
-    var productId: String?
-    var purchasedAt: Date?
-    var refundedAt: Date
+    public var originalId: String
+    public var productId: String?
+    public var purchasedAt: Date?
+    public var refundedAt: Date
     /// The store's raw reason code (Apple `revocationReason`, Google `voidedReason`), kept when unknown.
-    var reasonCode: Int?
-    var reasonLabel: String
+    public var reasonCode: Int?
+    public var reasonLabel: String
     /// Google `voidedSource` (0 user, 1 developer, 2 Google).
-    var sourceCode: Int?
-    var kind: Kind
-    var quantity: Int
+    public var sourceCode: Int?
+    public var kind: Kind
+    public var quantity: Int
     /// Apple `revocationPercentage` (50000 = 50 %).
-    var percentageMilli: Int?
+    public var percentageMilli: Int?
     /// Apple's signed `price` (milliunits, the total for the quantity).
-    var priceMilli: Int64?
-    var amount: Amount
-    /// Legacy `amount_milli`: the refund in milliunits (Apple's, a prorated one rounded half to even).
-    var amountMilli: Int64?
-    var currency: String?
-    var environment: String?
-    var buyerCountry: String?
+    public var priceMilli: Int64?
+    public var amount: Amount
+    public var currency: String?
+    public var environment: String?
+    public var buyerCountry: String?
     /// Google order `refundReason` (CHARGEBACK, OTHER).
-    var refundReason: String?
+    public var refundReason: String?
     /// The store's JSON of the row, as received (Google) or as verified and decoded (Apple).
-    var payload: Data
+    public var payload: Data
     /// The JWS an Apple record was verified from (what a quarantine keeps, so a retry verifies it again).
-    var signed: String?
+    public var signed: String?
 
     /// What the ledger makes of a store's row: the outcome of each store's mapping.
-    enum Intake: Equatable {
+    public enum Intake: Equatable {
         /// A refund to store.
         case refund(RefundRecord)
         /// Not a refund (an Apple transaction without revocation, or ended by an upgrade).
@@ -111,29 +98,29 @@ struct RefundRecord: Sendable, Equatable {
     }
 
     /// The record's key within its app.
-    var naturalKey: NaturalKey { NaturalKey(orderId: orderId, partKey: part.key) }
+    public var naturalKey: NaturalKey { NaturalKey(orderId: orderId, partKey: part.key) }
 
-    struct NaturalKey: Hashable, Sendable {
-        var orderId: String
-        var partKey: String
+    public struct NaturalKey: Hashable, Sendable {
+        public var orderId: String
+        public var partKey: String
     }
 
     /// What a quarantine entry keeps of a record the database refused: the signed form when there is one.
-    var raw: Data { signed.map { Data($0.utf8) } ?? payload }
+    public var raw: Data { signed.map { Data($0.utf8) } ?? payload }
 
     /// Whether the record's refund takes anything from its subscription (see ``RefundEffects``).
-    var revokes: Bool { part.revoked }
+    public var revokes: Bool { part.revoked }
 }
 
 /// The limits of what the ledger takes, shared by both stores' mappings.
-enum LedgerLimits {
+public enum LedgerLimits {
     /// The latest instant stored (`timestamptz` holds more, but reports and status write four-digit years).
-    static let maxMillis: Int64 = 253_402_300_799_999
+    public static let maxMillis: Int64 = 253_402_300_799_999
     /// The longest order or transaction id the ledger takes (Google's are about 24 characters,
     /// `GPA.1234-5678-9012-34567..5`; Apple's are digits).
-    static let maxOrderIdLength = 256
+    public static let maxOrderIdLength = 256
     /// The longest purchase token the ledger takes (Google's are a few hundred characters).
-    static let maxTokenLength = 4096
+    public static let maxTokenLength = 4096
 
     /// Why an id cannot be a key, or `nil` when it can.
     static func oversized(_ field: String, _ value: String, limit: Int = maxOrderIdLength) -> String? {
@@ -177,7 +164,7 @@ enum LedgerLimits {
     }
 
     /// An identifier quoted for a log line: escaped, and clipped so a hostile value cannot flood the log.
-    static func quoted(_ value: String?) -> String {
+    public static func quoted(_ value: String?) -> String {
         guard let value else { return "(none)" }
         let clipped = value.count <= 60 ? value : String(value.prefix(57)) + "..."
         return clipped.debugDescription

@@ -13,16 +13,10 @@ extension PlayDeveloperClient {
     /// Google's own clients send it: `POST` with `X-HTTP-Method-Override: GET` and the ids as a form body.
     /// Quota: ``StoreAPI/googleOrders``. Needs the Play Console permission "View financial data".
     /// See [orders.batchget](https://developers.google.com/android-publisher/api-ref/rest/v3/orders/batchget).
+    /// - Returns: the orders, and the answer's body as Google sent it (the orders in the order of its `orders`
+    ///   array), so a caller can keep each order's JSON without encoding it again.
     /// - Throws: ``PlayAPIError`` (`invalidArgument` for no ids, more than 1000 or repeated ids; `notFound` for the
     ///   whole-call 404; `permissionDenied`) or the gate's `QuotaError`.
-    public func batchGetOrders(packageName: String, orderIds: [String], purpose: CallPurpose) async throws
-        -> [PlayOrder]
-    {
-        try await batchGetOrdersAnswer(packageName: packageName, orderIds: orderIds, purpose: purpose).orders
-    }
-
-    /// ``batchGetOrders(packageName:orderIds:purpose:)``, with the answer's body as Google sent it (the orders in
-    /// the same order as its `orders` array), so a caller can keep each order's JSON without encoding it again.
     public func batchGetOrdersAnswer(packageName: String, orderIds: [String], purpose: CallPurpose) async throws
         -> (orders: [PlayOrder], body: Data)
     {

@@ -95,8 +95,10 @@ struct BackfillGoogleOrdersCommand: AsyncParsableCommand {
             let apps = try runtime.apps(matching: app).filter { $0.platform == .google }
             try await runtime.runJobs(GoogleOrderAmounts.backfillJob, apps: apps) { app, environment in
                 let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
-                let summary = try await GoogleOrderAmounts(app: app, client: client)
-                    .backfill(since: start, in: environment)
+                let summary = try await GoogleOrderAmounts(
+                    app: app, client: client, prices: runtime.configuration.configuredPrices
+                )
+                .backfill(since: start, in: environment)
                 if summary.stopped {
                     throw ReconcilerError(
                         .temporary, "stopped before the end (quota, permission or outage); run again to continue")

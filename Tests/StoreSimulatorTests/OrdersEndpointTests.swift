@@ -46,6 +46,7 @@ struct OrdersEndpointTests {
             var sawTax = false
             var sawPartial = false
             var sawPending = false
+            var (sawOwnShare, sawCumulative) = (false, false)
             var currencies: Set<String> = []
             for order in orders {
                 let id = try #require(order["orderId"] as? String)
@@ -69,6 +70,11 @@ struct OrdersEndpointTests {
                     sawPartial = true
                     let details = try #require(event["refundDetails"] as? [String: Any])
                     #expect(try Self.nanos(details["total"]).0 == fact.unitPriceNanos * Int64(part.voidedQuantity!))
+                    // Google's refund clock is not the voided list's: created 1 to 20 s after the void.
+                    let created = try #require(event["createTime"] as? String)
+                    let createdMillis = Int64(
+                        (try #require(Self.rfc3339(created))).timeIntervalSince1970 * 1000)
+                    #expect((part.voidedTimeMillis + 1000...part.voidedTimeMillis + 20_000).contains(createdMillis))
                     let pending = part.processedMillis > truth.nowMillis
                     sawPending = sawPending || pending
                     #expect(event["state"] as? String == (pending ? "PENDING" : "PROCESSED_SUCCESSFULLY"))
@@ -78,13 +84,24 @@ struct OrdersEndpointTests {
                     let refunded = Int64(parts.reduce(0) { $0 + ($1.voidedQuantity ?? 0) })
                     let event = try #require(history["refundEvent"] as? [String: Any], "\(id)")
                     let details = try #require(event["refundDetails"] as? [String: Any])
-                    #expect(try Self.nanos(details["total"]).0 == fact.unitPriceNanos * (quantity - refunded))
-                    #expect(try Self.nanos(details["tax"]).0 == fact.unitTaxNanos * (quantity - refunded))
+                    // Its own share (the units left), or everything refunded so far (the processed parts too): Google's
+                    // reference allows either reading, and the scenario uses both.
+                    let processed = Int64(
+                        parts.filter { $0.processedMillis <= truth.nowMillis }.reduce(0) {
+                            $0 + ($1.voidedQuantity ?? 0)
+                        })
+                    let stated = try Self.nanos(details["total"]).0
+                    let own = quantity - refunded
+                    #expect([own, own + processed].map { fact.unitPriceNanos * $0 }.contains(stated))
+                    let units = stated == fact.unitPriceNanos * own ? own : own + processed
+                    #expect(try Self.nanos(details["tax"]).0 == fact.unitTaxNanos * units)
+                    if processed > 0 { if units == own { sawOwnShare = true } else { sawCumulative = true } }
                 } else {
                     #expect(history["refundEvent"] == nil)
                 }
             }
             #expect(sawTax && sawPartial && currencies.count >= 3)
+            #expect(sawOwnShare && sawCumulative)
             _ = sawPending
         }
     }
@@ -178,5 +195,11 @@ struct OrdersEndpointTests {
                 "GET", ordersURL(sim, void.packageName, ids: [void.orderId]), bearer: bearer)
             #expect(answer.status == 403)
         }
+    }
+
+    static func rfc3339(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 // Finds the byte ranges of the elements of one array member of a top-level JSON object, without building any
 // values: one linear pass over bytes that JSONDecoder has already accepted. Lets each voided-purchase row keep its
-// JSON exactly as sent, at the cost of a copy (measured: a small fraction of decoding time).
+// JSON exactly as sent, at the cost of a copy (a small fraction of decoding time: see `scripts/bench`).
 enum JSONMemberArraySlicer {
     /// Ranges (as `Data` indices) of the elements of the array at top-level key `key`, `[]` when the key is absent,
     /// or `nil` when the text is not shaped as expected.

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import Ledger
 import Logging
 import Postgres
 import RateLimiting
@@ -140,13 +141,13 @@ extension AppleRefundSync {
                     checkpoint.pagesDone = 0
                 }
                 try connection.transaction { connection in
-                    try queueNotified(customers, reason: type.rawValue, on: connection)
+                    try cursors.queueNotified(customers, reason: type.rawValue, on: connection)
                     let counts = try ledger.write(
                         refunds, quarantined: quarantined, job: .appleNotifications, runId: environment.runId,
                         logger: environment.logger, counters: environment.counters, on: connection)
                     environment.counters.add("inserted", counts.0)
                     environment.counters.add("updated", counts.1)
-                    let marked = try store.markReversed(
+                    let marked = try ledger.markReversed(
                         transactionIds: reversed.map(\.0), at: reversed.map(\.1), on: connection)
                     environment.counters.add("reversed", marked)
                     try Quarantine.resolveLanded(

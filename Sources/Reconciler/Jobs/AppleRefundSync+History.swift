@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import Ledger
 import Logging
 import Postgres
 import RateLimiting
@@ -78,38 +79,19 @@ extension AppleRefundSync {
     func claim(_ kind: ClaimKind, notCheckedSince: Date?, in environment: JobEnvironment) throws -> (String, String?)? {
         try environment.checkShutdown()
         try Task.checkCancellation()
-        let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
+        let seconds = recheckSeconds
         if environment.dryRun {
             // A dry run reserves nothing; it reads the queue as it stands, once per customer.
-            let rows = try environment.connection.query(
-                """
-                SELECT original_transaction_id, revision FROM apple_refund_cursor
-                WHERE app_id = $1 AND customer IS NULL AND \(kind.condition(recheck: "$3"))
-                  AND original_transaction_id <> ALL ($2::text[])
-                ORDER BY queued_at, last_checked_at NULLS FIRST LIMIT 1
-                """, [app.id, PostgresTextArray(environment.counters.seenCustomers)] + kind.parameters(recheckSeconds))
-            guard let row = rows.first else { return nil }
-            let id: String = try row.decode("original_transaction_id")
-            environment.counters.markSeen(id)
-            return (id, try row.decodeIfPresent("revision"))
+            let seen = environment.counters.seenCustomers
+            guard
+                let next = try cursors.peek(kind, excluding: seen, recheckSeconds: seconds, on: environment.connection)
+            else { return nil }
+            environment.counters.markSeen(next.0)
+            return next
         }
-        let rows = try environment.connection.query(
-            """
-            UPDATE apple_refund_cursor c SET claimed_until = now() + make_interval(secs => $3), claimed_by = $2,
-                claimed_backend = pg_backend_pid()
-            WHERE (c.app_id, c.original_transaction_id) = (
-                SELECT app_id, original_transaction_id FROM apple_refund_cursor
-                WHERE app_id = $1 AND customer IS NULL
-                  AND (claimed_until IS NULL OR claimed_until < now()
-                       OR claimed_backend <> ALL (ARRAY(SELECT pid FROM pg_stat_activity)))
-                  AND \(kind.condition(recheck: "$5"))
-                  AND ($4::timestamptz IS NULL OR last_checked_at IS NULL OR last_checked_at < $4)
-                ORDER BY queued_at, last_checked_at NULLS FIRST
-                LIMIT 1 FOR UPDATE SKIP LOCKED)
-            RETURNING c.original_transaction_id, c.revision
-            """, [app.id, worker, Self.leaseSeconds, notCheckedSince] + kind.parameters(recheckSeconds))
-        guard let row = rows.first else { return nil }
-        return (try row.decode("original_transaction_id"), try row.decodeIfPresent("revision"))
+        return try cursors.claim(
+            kind, worker: "\(ProcessInfo.processInfo.hostName):\(getpid())", leaseSeconds: Self.leaseSeconds,
+            notCheckedSince: notCheckedSince, recheckSeconds: seconds, on: environment.connection)
     }
 
     /// Reads one customer; on any failure the customer is given back (still queued, revision unchanged) so no
@@ -125,16 +107,16 @@ extension AppleRefundSync {
         } catch let error as AppStoreServerAPIError where !error.isRetryable && error.code == .apiError {
             environment.counters.add("customer_errors")
             environment.logger.error("customer \(customer): \(error); left queued for the next run")
-            if !environment.dryRun { try release(customer, on: environment.connection) }
+            if !environment.dryRun { try cursors.release(customer, on: environment.connection) }
         } catch let error as AppStoreServerAPIError
             where error.httpStatus == 404 && error.apiErrorCode?.isRetryableNotFound == true
         {
             environment.counters.add("customers_retry_later")
             environment.logger.warning("customer \(customer): \(error); still retryable, left queued for the next run")
-            if !environment.dryRun { try release(customer, on: environment.connection) }
+            if !environment.dryRun { try cursors.release(customer, on: environment.connection) }
         } catch {
             if !environment.dryRun, environment.connection.isOpen {
-                try? release(customer, on: environment.connection)
+                try? cursors.release(customer, on: environment.connection)
             }
             throw error
         }
@@ -159,7 +141,7 @@ extension AppleRefundSync {
                 let code = error.apiErrorCode?.description ?? ""
                 environment.logger.warning(
                     "customer \(customer) is unknown to the App Store (\(code)); not asked again")
-                if !environment.dryRun { try finish(customer, revision: revision, on: connection) }
+                if !environment.dryRun { try cursors.finish(customer, revision: revision, on: connection) }
                 return
             } catch let error as AppStoreServerAPIError
                 where error.apiErrorCode == .invalidRevision && revision != nil && !resetRevision
@@ -249,19 +231,15 @@ extension AppleRefundSync {
             environment.counters.add("inserted", counts.0)
             environment.counters.add("updated", counts.1)
             // The chain returned other ids' refunds: they are this customer's, and this chain serves them too.
-            try mergeCustomers(rows.map(\.originalId), into: customer, on: connection)
+            try cursors.mergeCustomers(rows.map(\.originalId), into: customer, on: connection)
             switch next {
             case _ where failed:
                 // Keep the old revision: the next run reads this page again and verifies it again.
-                try release(customer, on: connection)
+                try cursors.release(customer, on: connection)
             case .more(let revision):
-                try connection.execute(
-                    """
-                    UPDATE apple_refund_cursor SET revision = $3
-                    WHERE app_id = $1 AND original_transaction_id = $2
-                    """, [app.id, customer, revision])
+                try cursors.advance(customer, to: revision, on: connection)
             case .done(let revision):
-                try finish(customer, revision: revision, on: connection)
+                try cursors.finish(customer, revision: revision, on: connection)
             }
         }
     }
@@ -286,25 +264,6 @@ extension AppleRefundSync {
             }
         }
         return environment.counters["inserted"] + environment.counters["updated"]
-    }
-
-    /// Marks a customer read: new revision, checked now, out of the queue, lease released.
-    func finish(_ customer: String, revision: String?, on connection: PostgresConnection) throws {
-        try connection.execute(
-            """
-            UPDATE apple_refund_cursor SET revision = $3, last_checked_at = now(), queued_at = NULL,
-                   queue_reason = NULL, claimed_until = NULL, claimed_by = NULL
-            WHERE app_id = $1 AND original_transaction_id = $2
-            """, [app.id, customer, revision])
-    }
-
-    /// Gives a customer back without marking it read.
-    func release(_ customer: String, on connection: PostgresConnection) throws {
-        try connection.execute(
-            """
-            UPDATE apple_refund_cursor SET claimed_until = NULL, claimed_by = NULL, last_checked_at = now()
-            WHERE app_id = $1 AND original_transaction_id = $2
-            """, [app.id, customer])
     }
 }
 

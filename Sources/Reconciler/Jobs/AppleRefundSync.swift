@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import Ledger
 import Logging
 import Postgres
 import RateLimiting
@@ -40,7 +41,7 @@ public struct AppleRefundSync: Sendable {
     let app: AppConfig
     let configuration: Configuration
     let access: AppleStoreAccess
-    let store: AppleRefundStore
+    let cursors: AppleRefundCursorStore
     let ledger: RefundLedger
 
     /// Creates the job for one Apple app.
@@ -48,8 +49,8 @@ public struct AppleRefundSync: Sendable {
         self.app = app
         self.configuration = configuration
         self.access = access
-        store = AppleRefundStore(app: app)
-        ledger = RefundLedger(app: app, products: configuration.products)
+        cursors = AppleRefundCursorStore(appId: app.id)
+        ledger = RefundLedger(appId: app.id, prices: configuration.configuredPrices)
     }
 
     /// Runs the job.
@@ -69,7 +70,7 @@ public struct AppleRefundSync: Sendable {
             if configuration.sync.appleBackfillPerNight > 0 {
                 try await drainQueue(
                     .backfill, limit: configuration.sync.appleBackfillPerNight, purpose: .backfill, in: environment)
-                if !environment.dryRun { try closeBackfillIfDrained(on: environment.connection) }
+                if !environment.dryRun { try cursors.closeBackfillIfDrained(on: environment.connection) }
             }
             if configuration.sync.appleSweepCustomers > 0 {
                 try await sweep(limit: configuration.sync.appleSweepCustomers, in: environment)
@@ -91,14 +92,14 @@ public struct AppleRefundSync: Sendable {
             try await readDirectly(ids, purpose: purpose, in: environment)
         case .backfillAll:
             try prepareCustomers(in: environment)
-            try queueBackfillAll(on: environment.connection)
+            try cursors.queueBackfillAll(recheckSeconds: recheckSeconds, on: environment.connection)
             try await drainQueue(.queued, purpose: purpose, in: environment)
-            try closeBackfillIfDrained(on: environment.connection)
+            try cursors.closeBackfillIfDrained(on: environment.connection)
         case .backfillIds(let ids):
             try prepareCustomers(in: environment)
-            try queueBackfill(ids: ids, on: environment.connection)
+            try cursors.queueBackfill(ids: ids, on: environment.connection)
             try await drainQueue(.queued, purpose: purpose, in: environment)
-            try closeBackfillIfDrained(on: environment.connection)
+            try cursors.closeBackfillIfDrained(on: environment.connection)
         }
         environment.progress?.finish()
         let customerErrors = environment.counters["customer_errors"]
@@ -122,14 +123,22 @@ public struct AppleRefundSync: Sendable {
         }
     }
 
+    /// Groups known customers before a run reads anyone (see ``AppleRefundCursorStore/prepareCustomers(on:)``).
+    func prepareCustomers(in environment: JobEnvironment) throws {
+        environment.counters.add("customers_grouped", try cursors.prepareCustomers(on: environment.connection))
+    }
+
+    typealias ClaimKind = AppleRefundCursorStore.ClaimKind
+    typealias Notified = AppleRefundCursorStore.Notified
+
+    /// `sync.appleRecheckAfter` in seconds.
+    var recheckSeconds: Double { Double(configuration.sync.appleRecheckAfter.seconds) }
+
     /// Dry runs: reads each customer's history from its stored revision, claiming and queuing nothing.
     private func readDirectly(_ ids: [String], purpose: CallPurpose, in environment: JobEnvironment) async throws {
         for id in ids {
             try environment.checkShutdown()
-            let revision = try environment.connection.query(
-                "SELECT revision FROM apple_refund_cursor WHERE app_id = $1 AND original_transaction_id = $2",
-                [app.id, id]
-            ).first.flatMap { try $0.decodeIfPresent("revision", as: String.self) }
+            let revision = try cursors.revision(of: id, on: environment.connection)
             try await readHistorySafely(customer: id, revision: revision, purpose: purpose, in: environment)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import PlayDeveloperAPI
 import Postgres
 import RateLimiting
@@ -36,10 +37,9 @@ extension GoogleOrderAmounts {
 
     /// The Orders calls of one run: the ids queued, the calls in flight, and what the answers did.
     struct Pricing {
-        /// Orders calls in flight at once. The voided list comes in bursts (30 pages at once, then one a second):
-        /// at 1.5 s answers eight price a burst's 30,000 rows in about 6 s, so the run ends soon after its last page
-        /// (sixteen were measured no better: the run's end waits on the voided chains). The "Orders" bucket (2940 a
-        /// minute left to orders) is far from reached.
+        /// Orders calls in flight at once: enough that a burst of voided pages (30 at once, then one a second) is
+        /// priced while the next burst is paged, so the run ends soon after its last page (the figures are in the
+        /// README's "Google voided purchases"). The "Orders" bucket (2940 a minute left to orders) is far from it.
         static let maxInFlight = 8
 
         let amounts: GoogleOrderAmounts
@@ -70,8 +70,8 @@ extension GoogleOrderAmounts {
         mutating func addRefunds(_ orderIds: [String], on connection: PostgresConnection) throws {
             guard !orderIds.isEmpty, !summary.stopped else { return }
             let distinct = Array(Set(orderIds))
-            try amounts.dropRefundsSeenInVoidedList(distinct, on: connection)
-            queue(try amounts.needing(distinct.filter { !waiting.contains($0) }, on: connection))
+            try amounts.orders.dropRefundsSeenInVoidedList(distinct, on: connection)
+            queue(try amounts.orders.needing(distinct.filter { !waiting.contains($0) }, on: connection))
         }
 
         /// Queues ids as they are (already selected by the caller).
@@ -139,15 +139,18 @@ extension GoogleOrderAmounts {
             let answered = try answer.result.get()
             outcome.summary.orders += answered.orders.count
             environment.counters.add("orders_fetched", answered.orders.count)
-            let stored = try store(answered.orders, body: answered.body, on: environment.connection)
+            let stored = try orders.store(
+                answered.orders, body: answered.body, runId: environment.runId, logger: logger,
+                on: environment.connection)
             outcome.summary.priced += stored.priced
             outcome.summary.pending += stored.pending
+            environment.counters.add("orders_over_refunded", stored.overRefunded)
         } catch let error as PlayAPIError where error.code == .notFound {
             guard ids.count > 1 else {
                 logger.warning(
                     "order \(LedgerLimits.quoted(ids[0])) not found by the Orders API; its refund keeps no store amount"
                 )
-                try mark(ids, status: "not_found", on: environment.connection)
+                try orders.mark(ids, status: .notFound, on: environment.connection)
                 environment.counters.add("orders_not_found")
                 outcome.summary.notFound += 1
                 return outcome
@@ -157,7 +160,7 @@ extension GoogleOrderAmounts {
             logger.warning(
                 "the Orders API refused (\(error.code.rawValue)): the service account lacks 'View financial data'; Google refunds keep configured (estimated) or unknown amounts"
             )
-            try mark(ids, status: "no_permission", on: environment.connection)
+            try orders.mark(ids, status: .noPermission, on: environment.connection)
             environment.counters.add("orders_permission_denied")
             outcome.summary.stopped = true
         } catch let error as QuotaError {

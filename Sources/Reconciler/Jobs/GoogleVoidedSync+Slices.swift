@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Logging
 import PlayDeveloperAPI
 import Postgres

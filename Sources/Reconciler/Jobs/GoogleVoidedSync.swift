@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Logging
 import PlayDeveloperAPI
 import Postgres
@@ -73,8 +74,8 @@ public struct GoogleVoidedSync: Sendable {
         planner = VoidedWindowPlanner(
             overlap: TimeInterval(configuration.sync.googleOverlap.seconds),
             skew: TimeInterval(configuration.sync.googleSkew.seconds))
-        ledger = RefundLedger(app: app, products: configuration.products)
-        orderAmounts = GoogleOrderAmounts(app: app, client: client)
+        ledger = RefundLedger(appId: app.id, prices: configuration.configuredPrices)
+        orderAmounts = GoogleOrderAmounts(app: app, client: client, prices: configuration.configuredPrices)
         let policy = configuration.quotaPolicy
         let limit = policy.limit(app: app.id, api: .googleVoidedPurchases)
         quotaCaps = (limit?.dailyCap, policy.backfillCap(of: limit))
@@ -185,7 +186,7 @@ public struct GoogleVoidedSync: Sendable {
         }
         if !environment.dryRun, !pricing.summary.stopped, mode == .incremental {
             // Refunds Google made without revoking never reach the voided list: re-read known orders for them.
-            pricing.queue(try orderAmounts.knownOrders(limit: Self.knownOrdersPerRun, on: connection))
+            pricing.queue(try orderAmounts.orders.knownOrders(limit: Self.knownOrdersPerRun, on: connection))
             try await orderAmounts.drain(&pricing, in: environment)
         }
         summary.orders = pricing.summary

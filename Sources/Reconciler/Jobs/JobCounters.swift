@@ -1,3 +1,4 @@
+import Ledger
 import Synchronization
 
 /// Counts what a job did (rows, pages, calls per API) for `job_run`, logs and metrics. Safe to share between tasks.
@@ -34,3 +35,4 @@ public final class JobCounters: Sendable {
     /// Remembers a customer a dry run looked at.
     public func markSeen(_ id: String) { seen.withLock { $0.append(id) } }
 }
+extension JobCounters: LedgerCounters {}

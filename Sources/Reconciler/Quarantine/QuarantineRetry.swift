@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import Ledger
 import Logging
 import PlayDeveloperAPI
 import Postgres
@@ -12,20 +13,7 @@ import Postgres
 /// certificate corrected). No store is called.
 public struct QuarantineRetry {
     /// One quarantined row, as `quarantine list` shows it.
-    public struct Entry: Codable, Sendable, Equatable {
-        public var id: Int64
-        public var app: String
-        public var job: String
-        public var naturalKey: String?
-        public var reason: String
-        public var sqlState: String?
-        public var quarantinedAt: Date
-        public var lastSeenAt: Date
-        public var seenCount: Int
-        public var resolution: String?
-        public var resolutionNote: String?
-        public var raw: String
-    }
+    public typealias Entry = QuarantineEntry
 
     /// What a retry did.
     public struct Outcome: Sendable, Equatable {
@@ -56,33 +44,12 @@ public struct QuarantineRetry {
     public static func list(app: String?, all: Bool, id: Int64? = nil, on connection: PostgresConnection) throws
         -> [Entry]
     {
-        try connection.query(
-            """
-            SELECT id, app_id, job, natural_key, reason, sqlstate, quarantined_at, last_seen_at, seen_count,
-                   resolution, resolution_note, raw
-            FROM quarantine
-            WHERE ($1::text IS NULL OR app_id = $1) AND ($2 OR resolved_at IS NULL) AND ($3::bigint IS NULL OR id = $3)
-            ORDER BY id
-            """, [app, all, id]
-        ).map { row in
-            Entry(
-                id: try row.decode("id"), app: try row.decode("app_id"), job: try row.decode("job"),
-                naturalKey: try row.decodeIfPresent("natural_key"), reason: try row.decode("reason"),
-                sqlState: try row.decodeIfPresent("sqlstate"), quarantinedAt: try row.decode("quarantined_at"),
-                lastSeenAt: try row.decode("last_seen_at"), seenCount: try row.decode("seen_count"),
-                resolution: try row.decodeIfPresent("resolution"),
-                resolutionNote: try row.decodeIfPresent("resolution_note"), raw: try row.decode("raw"))
-        }
+        try Quarantine.entries(app: app, all: all, id: id, on: connection)
     }
 
     /// Abandons a row, recording why. Returns whether an open row with that id existed.
     public static func drop(id: Int64, reason: String, on connection: PostgresConnection) throws -> Bool {
-        let rows = try connection.query(
-            """
-            UPDATE quarantine SET resolved_at = now(), resolution = 'dropped', resolution_note = $2
-            WHERE id = $1 AND resolved_at IS NULL RETURNING id
-            """, [id, reason])
-        return !rows.isEmpty
+        try Quarantine.drop(id: id, reason: reason, on: connection)
     }
 
     /// Re-applies open rows (one, or all of the configured apps or of one app) through their jobs' normal paths.
@@ -99,17 +66,15 @@ public struct QuarantineRetry {
             case .googleVoided: landed = try retryVoided(entry, app: config)
             case .appleRefunds: landed = try await retryAppleRefund(entry, app: config, context: context)
             case .appleNotifications: landed = try await retryNotification(entry, app: config)
-            case .recheck, .none:
+            case .googleOrders:
+                landed = try GoogleOrderStore(appId: config.id, prices: configuration.configuredPrices)
+                    .reprice(orderId: entry.naturalKey ?? "", logger: logger, on: connection)
+            case .none:
                 logger.warning("quarantine #\(entry.id): \(entry.job) rows cannot be retried; drop it with a reason")
                 landed = false
             }
             if landed {
-                try connection.execute(
-                    """
-                    UPDATE quarantine SET resolved_at = now(), resolution = 'landed',
-                        resolution_note = coalesce(resolution_note, 'retried')
-                    WHERE id = $1 AND resolved_at IS NULL
-                    """, [entry.id])
+                try Quarantine.markLanded(id: entry.id, on: connection)
                 outcome.landed += 1
                 logger.info("quarantine #\(entry.id): landed")
             } else {
@@ -120,9 +85,7 @@ public struct QuarantineRetry {
     }
 
     private func contextOf(_ id: Int64) throws -> [String: String] {
-        let text: String = try connection.query("SELECT context::text AS c FROM quarantine WHERE id = $1", [id])[0]
-            .decode("c")
-        return (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+        try Quarantine.context(id: id, on: connection)
     }
 
     /// A Google row: decoded and mapped as a page's row, written as a page's rows are.
@@ -144,7 +107,7 @@ public struct QuarantineRetry {
 
     /// The ledger writer of an app: the same one its jobs write through.
     private func ledger(_ app: AppConfig) -> RefundLedger {
-        RefundLedger(app: app, products: configuration.products)
+        RefundLedger(appId: app.id, prices: configuration.configuredPrices)
     }
 
     /// An Apple signed transaction: verified again (a corrected root certificate), mapped and written.
@@ -193,7 +156,7 @@ public struct QuarantineRetry {
                 try updateReason(entry.id, "originalTransactionId: missing in its signed transaction")
                 return false
             }
-            try AppleRefundStore(app: app).queue([original], reason: "quarantine_retry", on: connection)
+            try AppleRefundCursorStore(appId: app.id).queue([original], reason: "quarantine_retry", on: connection)
             return true
         } catch {
             try updateReason(entry.id, "the notification failed verification again: \(error)")
@@ -202,20 +165,14 @@ public struct QuarantineRetry {
     }
 
     private func isLanded(_ id: Int64) throws -> Bool {
-        try connection.query("SELECT resolution = 'landed' AS landed FROM quarantine WHERE id = $1", [id]).first
-            .map { try $0.decodeIfPresent("landed", as: Bool.self) ?? false } ?? false
+        try Quarantine.isLanded(id: id, on: connection)
     }
 
     private func refundExists(app: String, id: String) throws -> Bool {
-        !(try connection.query(
-            "SELECT 1 AS one FROM refund WHERE app_id = $1 AND order_id = $2 AND part_key = ''", [app, id]
-        )
-        .isEmpty)
+        try RefundLedger(appId: app).hasWholeRefund(orderId: id, on: connection)
     }
 
     private func updateReason(_ id: Int64, _ reason: String) throws {
-        try connection.execute(
-            "UPDATE quarantine SET reason = $2, last_seen_at = now() WHERE id = $1",
-            [id, QuarantinedRow.clip(QuarantinedRow.storable(reason), to: 2000)])
+        try Quarantine.updateReason(id: id, reason, on: connection)
     }
 }

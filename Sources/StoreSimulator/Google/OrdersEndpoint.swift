@@ -159,14 +159,18 @@ struct OrdersEndpoint {
             object.object("orderHistory") { history in
                 history.object("processedEvent") { $0.field("eventTime", TimeFormat.rfc3339(millis: created)) }
                 if let (refund, units) = full {
+                    // What the full refund states: its own units, or (one order in two) every unit refunded so far.
+                    let stated =
+                        scenario.statesCumulativeRefund(plan: order.plan)
+                        ? units + parts.filter(\.2).reduce(0) { $0 + $1.1 } : units
                     history.object("refundEvent") { event in
                         event.field("eventTime", TimeFormat.rfc3339(millis: refund.eventMillis))
                         event.field("refundReason", refund.reason == 7 ? "CHARGEBACK" : "OTHER")
                         event.object("refundDetails") { details in
                             details.key("total")
-                            Self.money(price.unitNanos * units, currency, &details)
+                            Self.money(price.unitNanos * stated, currency, &details)
                             details.key("tax")
-                            Self.money(price.unitTaxNanos * units, currency, &details)
+                            Self.money(price.unitTaxNanos * stated, currency, &details)
                         }
                     }
                 }
@@ -174,7 +178,8 @@ struct OrdersEndpoint {
                     history.array("partialRefundEvents") { events in
                         for (refund, units, processed) in parts {
                             events.object { event in
-                                event.field("createTime", TimeFormat.rfc3339(millis: refund.eventMillis))
+                                event.field(
+                                    "createTime", TimeFormat.rfc3339(millis: scenario.partCreatedMillis(refund)))
                                 if processed {
                                     event.field(
                                         "processTime",

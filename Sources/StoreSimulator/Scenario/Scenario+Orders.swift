@@ -78,10 +78,25 @@ extension Scenario {
             quantity: plan.isOneTime ? Int(plan.quantity) : 1)
     }
 
-    /// When a partial refund made at `createMillis` is processed.
+    /// When a partial refund made at `createMillis` is processed: 1 to 20 seconds after its voided row's time (the
+    /// Orders API's refund clock is not the voided list's), or `pendingPartMillis` later for one part in four.
     func partProcessedMillis(_ refund: RefundRecord) -> Int64 {
         SplitMix64.mix(idSalt, UInt64(refund.plan), UInt64(refund.eventMillis)) % 4 == 0
-            ? refund.eventMillis + Self.pendingPartMillis : refund.eventMillis
+            ? refund.eventMillis + Self.pendingPartMillis : partCreatedMillis(refund) + 500
+    }
+
+    /// When the Orders API says a partial refund was created: 1 to 20 seconds after the voided row's
+    /// `voidedTimeMillis`, as Google's two clocks differ.
+    func partCreatedMillis(_ refund: RefundRecord) -> Int64 {
+        refund.eventMillis + 1000
+            + Int64(SplitMix64.mix(idSalt, UInt64(refund.plan), 7, UInt64(refund.eventMillis)) % 19_000)
+    }
+
+    /// Whether an order's `refundEvent.refundDetails.total` states everything refunded (the partial refunds
+    /// before it included) rather than what the full refund itself gave back. Google's reference allows either
+    /// reading ("the total amount refunded"); the scenario uses both, one order in two.
+    func statesCumulativeRefund(plan index: Int) -> Bool {
+        SplitMix64.mix(idSalt, UInt64(index), 11) % 2 == 0
     }
 
     /// The plan and charge an order id names, if it is one of a Google app's charges.

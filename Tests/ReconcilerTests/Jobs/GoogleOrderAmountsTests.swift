@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import PlayDeveloperAPI
 import Postgres
 import RateLimiting
@@ -27,11 +28,11 @@ struct GoogleOrderAmountsTests {
             """
             SELECT count(*) FILTER (WHERE amount_source = 'store') AS store,
                    count(*) FILTER (WHERE amount_source IS DISTINCT FROM 'store') AS other
-            FROM refund WHERE platform = 'google'
+            FROM refund WHERE platform = 'google' AND revoked
             """)[0]
         var notes: [String: Int] = [:]
         for note in try connection.query(
-            "SELECT amount_note, count(*) AS n FROM refund WHERE platform = 'google' AND amount_note IS NOT NULL GROUP BY 1"
+            "SELECT amount_note, count(*) AS n FROM refund WHERE platform = 'google' AND revoked AND amount_note IS NOT NULL GROUP BY 1"
         ) {
             notes[try note.decode("amount_note")] = try note.decode("n")
         }
@@ -72,7 +73,7 @@ struct GoogleOrderAmountsTests {
             let result = try await harness.runner().run(job: "orders_test", app: app, waitForLock: false) {
                 environment in
                 let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
-                let summary = try await GoogleOrderAmounts(app: app, client: client)
+                let summary = try await GoogleOrderAmounts(app: app, client: client, prices: ConfiguredPrices())
                     .fetch(orderIds: ids, purpose: .incremental, in: environment)
                 #expect(summary.notFound == 1 && summary.orders == 7 && !summary.stopped, "\(summary)")
             }
@@ -177,7 +178,7 @@ struct GoogleOrderAmountsTests {
             let others = truth.googleVoids.filter { $0.app == app.id && $0.isSubscription }.prefix(5)
             let connection = try harness.connection()
             #expect(try await harness.googleVoided().exitCode == 0)
-            let voidedRows: Int = try connection.query("SELECT count(*) AS n FROM refund")[0].decode("n")
+            let voidedRows: Int = try connection.query("SELECT count(*) AS n FROM refund WHERE revoked")[0].decode("n")
             for refund in silent {
                 try connection.execute(
                     """
@@ -204,7 +205,7 @@ struct GoogleOrderAmountsTests {
             let rows = try connection.query(
                 """
                 SELECT order_id, gross_amount, tax_amount, currency, part_key FROM refund
-                WHERE NOT revoked ORDER BY order_id
+                WHERE NOT revoked AND part_key = 'orders:refund' ORDER BY order_id
                 """)
             let found = Dictionary(
                 uniqueKeysWithValues: try rows.map { row in
@@ -227,7 +228,8 @@ struct GoogleOrderAmountsTests {
             #expect(revokedRows == voidedRows)
             // A third run finds nothing new and duplicates nothing.
             #expect(try await harness.googleVoided().exitCode == 0)
-            let again: Int = try connection.query("SELECT count(*) AS n FROM refund WHERE NOT revoked")[0].decode("n")
+            let again: Int = try connection.query(
+                "SELECT count(*) AS n FROM refund WHERE NOT revoked AND part_key = 'orders:refund'")[0].decode("n")
             #expect(again == found.count)
         }
     }

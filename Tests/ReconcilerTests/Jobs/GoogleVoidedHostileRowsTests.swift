@@ -7,6 +7,7 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import Ledger
 @testable import Reconciler
 
 /// Voided rows with hostile identifiers, through the real HTTP client and the real PostgreSQL upsert: what

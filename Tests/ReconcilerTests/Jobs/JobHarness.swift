@@ -94,7 +94,7 @@ extension JobHarness {
             """
             SELECT order_id, part_key, original_id, (extract(epoch FROM refunded_at) * 1000)::bigint AS voided_ms,
                    reason_code, source_code, quantity
-            FROM refund WHERE platform = 'google'
+            FROM refund WHERE platform = 'google' AND revoked
             """)
         return Set(
             try rows.map { row in

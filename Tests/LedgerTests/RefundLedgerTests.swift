@@ -3,18 +3,16 @@ import Foundation
 import Logging
 import PlayDeveloperAPI
 import Postgres
+import Reconciler
+import Synchronization
 import TestSupport
 import Testing
 
-@testable import Reconciler
+@testable import Ledger
 
 /// One typed refund record for both stores (issue 17): each store's rows map to records by pure functions, and one
 /// ledger store writes them, on a real PostgreSQL.
 @Suite struct RefundLedgerTests {
-    static func app(_ id: String, _ platform: String) throws -> AppConfig {
-        try JSONDecoder().decode(AppConfig.self, from: Data(#"{"id":"\#(id)","platform":"\#(platform)"}"#.utf8))
-    }
-
     static func voided(_ json: String) throws -> VoidedPurchase {
         try #require(
             try VoidedPurchasesListResponse(json: Data(#"{"voidedPurchases":[\#(json)]}"#.utf8)).voidedPurchases.first)
@@ -28,7 +26,7 @@ import Testing
             """.utf8)
         let payload = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: json)
         guard case .refund(let record) = RefundRecord.intake(VerifiedTransaction(payload: payload, json: json)) else {
-            throw ReconcilerError(.input, "not a refund")
+            throw LedgerTestError("not a refund")
         }
         return record
     }
@@ -80,35 +78,15 @@ import Testing
         #expect(reason.hasPrefix("orderId: missing"))
     }
 
-    @Test func anOrdersRefundWithoutRevocationIsARecordThatRevokesNothing() throws {
-        let order = try JSONDecoder().decode(
-            PlayOrder.self,
-            from: Data(
-                #"""
-                {"orderId":"GPA.9","purchaseToken":"token-1","state":"PARTIALLY_REFUNDED",
-                 "total":{"currencyCode":"EUR","units":"9","nanos":990000000},
-                 "orderHistory":{"partialRefundEvents":[
-                   {"createTime":"2026-11-01T10:00:00Z","processTime":"2026-11-01T10:00:01Z","state":"PROCESSED_SUCCESSFULLY",
-                    "refundDetails":{"total":{"currencyCode":"EUR","units":"4","nanos":500000000},
-                                     "tax":{"currencyCode":"EUR","units":"0","nanos":750000000}}},
-                   {"createTime":"2026-11-02T10:00:00Z","state":"PENDING"}]}}
-                """#.utf8))
-        let records = RefundRecord.refundsWithoutRevocation(order, payload: Data("{}".utf8))
-        #expect(records.count == 1)
-        let record = try #require(records.first)
-        #expect(record.part == .orderPartial(createdMillis: 1_793_527_200_000) && !record.revokes)
-        #expect(record.kind == .partialAmount && record.currency == "EUR")
-        #expect(record.amount == .stated(gross: 4_500_000_000, tax: 750_000_000, precision: 9))
-    }
-
     /// The Orders API's amount is the truth for a Google refund: the voided list, read again, keeps it; a change of
     /// the row (a new reason) is taken, and the amount still kept.
     @Test func aVoidedRowReadAgainNeverOverwritesTheOrdersAmount() throws {
         let connection = try Self.database("ledger_google")
         defer { connection.close() }
-        let ledger = RefundLedger(
-            app: try Self.app("droid", "google"),
-            products: ["monthly": ProductConfig(priceMilli: 4990, currency: "USD")])
+        let ledger = RefundLedger(appId: "droid", prices: ConfiguredPrices(["monthly": ["USD": 4990]]))
+        // The sale's currency is known from the order (an estimate is only ever in the sale's currency).
+        try connection.execute(
+            "INSERT INTO google_order (app_id, order_id, status, currency) VALUES ('droid', 'GPA.1', 'ok', 'USD')")
         let row = #"{"purchaseToken":"token-1","orderId":"GPA.1","voidedTimeMillis":"1789000000456","voidedReason":1}"#
         guard case .refund(let record) = RefundRecord.voided(try Self.voided(row)) else {
             Issue.record("not mapped")
@@ -155,7 +133,7 @@ import Testing
     @Test func anAppleRefundReadAgainChangesOnlyWhatTheStoreChanged() throws {
         let connection = try Self.database("ledger_apple")
         defer { connection.close() }
-        let ledger = RefundLedger(app: try Self.app("ios", "apple"), products: [:])
+        let ledger = RefundLedger(appId: "ios")
         #expect(
             try ledger.upsert([try Self.apple(#""signedDate":1790000600000"#)], runId: nil, on: connection) == (1, 0))
         #expect(
@@ -174,8 +152,8 @@ import Testing
     @Test func aBatchRepeatingARecordStoresItOnceAndCountsTheRepeat() throws {
         let connection = try Self.database("ledger_repeat")
         defer { connection.close() }
-        let ledger = RefundLedger(app: try Self.app("ios", "apple"), products: [:])
-        let counters = JobCounters()
+        let ledger = RefundLedger(appId: "ios")
+        let counters = CountingCounters()
         let first = try Self.apple(#""signedDate":1790000600000"#)
         let later = try Self.apple(
             #""signedDate":1790000700000,"revocationType":"REFUND_PRORATED","revocationPercentage":50000"#)
@@ -189,4 +167,17 @@ import Testing
             try connection.query("SELECT refund_type FROM refund WHERE order_id = '20'")[0].decode("refund_type")
                 as String == "prorated")
     }
+}
+
+/// A failed expectation of a helper.
+struct LedgerTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Counters a test reads back.
+final class CountingCounters: LedgerCounters, Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+    func add(_ name: String, _ amount: Int) { counts.withLock { $0[name, default: 0] += amount } }
+    subscript(_ name: String) -> Int { counts.withLock { $0[name] ?? 0 } }
 }

@@ -6,7 +6,7 @@ import Postgres
 /// customer when their refund histories return each other's transactions, or when they share an `appTransactionId`
 /// (signed transactions since 2025) or an imported `user_ref`. A group is stood for by its head (the cursor row with
 /// `customer` NULL); the others name the head in `customer`. Only heads are queued, claimed and swept.
-extension AppleRefundSync {
+extension AppleRefundCursorStore {
     /// Which customers a claim takes.
     enum ClaimKind: Sendable {
         /// Queued by a notification (or anything but a backfill).
@@ -37,17 +37,14 @@ extension AppleRefundSync {
         }
     }
 
-    /// `sync.appleRecheckAfter` in seconds.
-    var recheckSeconds: Double { Double(configuration.sync.appleRecheckAfter.seconds) }
-
     /// Before a run reads anyone: known subscriptions without a cursor row get one (never checked sorts first in the
     /// sweep), and ids sharing an imported `user_ref` or an `appTransactionId` are grouped into one customer.
-    func prepareCustomers(in environment: JobEnvironment) throws {
-        let merged = try environment.connection.transaction { connection in
+    /// - Returns: the customers merged into others.
+    func prepareCustomers(on connection: PostgresConnection) throws -> Int {
+        try connection.transaction { connection in
             try lockCustomers(on: connection)
             return try addKnownAndGroup(on: connection)
         }
-        environment.counters.add("customers_grouped", merged)
     }
 
     /// Serializes changes to the app's grouping (a sync and a backfill may regroup at once, readers merge as they
@@ -56,7 +53,7 @@ extension AppleRefundSync {
     func lockCustomers(on connection: PostgresConnection) throws {
         _ = try connection.query(
             "SELECT pg_advisory_xact_lock(hashtextextended('storerecon.apple_customers:' || $1, 0)) IS NULL AS x",
-            [app.id])
+            [appId])
     }
 
     private func addKnownAndGroup(on connection: PostgresConnection) throws -> Int {
@@ -67,7 +64,7 @@ extension AppleRefundSync {
             WHERE s.app_id = $1 AND NOT EXISTS (
                 SELECT 1 FROM apple_refund_cursor c WHERE c.app_id = s.app_id AND c.original_transaction_id = s.store_id)
             ON CONFLICT DO NOTHING
-            """, [app.id])
+            """, [appId])
         // A member queued directly (`quarantine retry` queues the id it retried) hands its place to its head.
         try connection.execute(
             """
@@ -89,7 +86,7 @@ extension AppleRefundSync {
             )
             UPDATE apple_refund_cursor SET queued_at = NULL, queue_reason = NULL
             WHERE app_id = $1 AND queued_at IS NOT NULL AND customer IS NOT NULL
-            """, [app.id])
+            """, [appId])
         return try group(by: .userRef, on: connection) + group(by: .appTransactionId, on: connection)
     }
 
@@ -107,7 +104,7 @@ extension AppleRefundSync {
     @discardableResult
     func group(by key: GroupKey, on connection: PostgresConnection) throws -> Int {
         let keyed: String
-        var parameters: [any PostgresEncodable] = [app.id]
+        var parameters: [any PostgresEncodable] = [appId]
         switch key {
         case .userRef:
             keyed = """
@@ -164,7 +161,7 @@ extension AppleRefundSync {
             FROM unnest($3::text[]) AS i(id)
             JOIN apple_refund_cursor h ON h.app_id = $1 AND h.original_transaction_id = $2
             ON CONFLICT DO NOTHING
-            """, [app.id, customer, PostgresTextArray(others)])
+            """, [appId, customer, PostgresTextArray(others)])
         try applyMoves(
             """
             target AS (
@@ -176,7 +173,7 @@ extension AppleRefundSync {
                 WHERE c.app_id = $1 AND c.original_transaction_id = ANY ($3::text[])
                   AND coalesce(c.customer, c.original_transaction_id) <> t.head
             )
-            """, [app.id, customer, PostgresTextArray(others)], on: connection)
+            """, [appId, customer, PostgresTextArray(others)], on: connection)
     }
 
     /// Moves every row of each `old` head (the head and its members) under `new`; the new head takes over the old
@@ -244,7 +241,7 @@ extension AppleRefundSync {
             ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
                 app_transaction_id = coalesce(c.app_transaction_id, EXCLUDED.app_transaction_id)
             """,
-            [app.id, PostgresTextArray(ids), PostgresNullableTextArray(named.map(\.appTransactionId))])
+            [appId, PostgresTextArray(ids), PostgresNullableTextArray(named.map(\.appTransactionId))])
         let shared = Array(Set(named.compactMap(\.appTransactionId)))
         if !shared.isEmpty { try group(by: .appTransactionId(only: shared), on: connection) }
         try connection.execute(
@@ -264,135 +261,8 @@ extension AppleRefundSync {
               AND (c.notified_at IS NULL OR i.at > c.notified_at)
             """,
             [
-                app.id, PostgresTextArray(ids),
+                appId, PostgresTextArray(ids),
                 PostgresTextArray(named.map { PostgresTimestamp.format($0.signedAt) }), reason,
             ])
-    }
-
-    /// Queues the customers of `ids` (their heads) for a backfill, and records the backfill.
-    func queueBackfill(ids: [String], on connection: PostgresConnection) throws {
-        guard !ids.isEmpty else { return }
-        try connection.transaction { connection in
-            try connection.execute(
-                """
-                INSERT INTO apple_refund_cursor (app_id, original_transaction_id)
-                SELECT DISTINCT $1, id FROM unnest($2::text[]) AS i(id)
-                ON CONFLICT DO NOTHING
-                """, [app.id, PostgresTextArray(ids)])
-            let queued: Int = try connection.query(
-                """
-                WITH heads AS (
-                    SELECT DISTINCT coalesce(c.customer, c.original_transaction_id) AS head FROM apple_refund_cursor c
-                    WHERE c.app_id = $1 AND c.original_transaction_id = ANY ($2::text[])
-                ), queued AS (
-                    UPDATE apple_refund_cursor c SET queued_at = now(), queue_reason = 'backfill'
-                    FROM heads h WHERE c.app_id = $1 AND c.original_transaction_id = h.head AND c.queued_at IS NULL
-                    RETURNING 1
-                )
-                SELECT count(*) AS n FROM queued
-                """, [app.id, PostgresTextArray(ids)])[0].decode("n")
-            try recordBackfill(queued: queued, on: connection)
-        }
-    }
-
-    /// Queues every customer (head) not read within `sync.appleRecheckAfter` for a backfill, and records the
-    /// backfill. A pending backfill is resumed, not started again.
-    func queueBackfillAll(on connection: PostgresConnection) throws {
-        try connection.transaction { connection in
-            let queued: Int = try connection.query(
-                """
-                WITH queued AS (
-                    UPDATE apple_refund_cursor SET queued_at = now(), queue_reason = 'backfill'
-                    WHERE app_id = $1 AND customer IS NULL AND queued_at IS NULL
-                      AND (last_checked_at IS NULL
-                           OR last_checked_at < now() - make_interval(secs => $2::double precision))
-                    RETURNING 1
-                )
-                SELECT count(*) AS n FROM queued
-                """, [app.id, recheckSeconds])[0].decode("n")
-            try recordBackfill(queued: queued, on: connection)
-        }
-    }
-
-    private func recordBackfill(queued: Int, on connection: PostgresConnection) throws {
-        try connection.execute(
-            """
-            INSERT INTO apple_refund_backfill AS b (app_id, started_at, queued) VALUES ($1, now(), $2)
-            ON CONFLICT (app_id) DO UPDATE SET
-                started_at = CASE WHEN b.finished_at IS NULL AND b.canceled_at IS NULL THEN b.started_at ELSE now() END,
-                queued = CASE WHEN b.finished_at IS NULL AND b.canceled_at IS NULL THEN b.queued + $2 ELSE $2 END,
-                dropped = CASE WHEN b.finished_at IS NULL AND b.canceled_at IS NULL THEN b.dropped ELSE 0 END,
-                finished_at = NULL, canceled_at = NULL
-            """, [app.id, queued])
-    }
-
-    /// Marks the app's backfill finished once none of its customers is left queued.
-    func closeBackfillIfDrained(on connection: PostgresConnection) throws {
-        try connection.execute(
-            """
-            UPDATE apple_refund_backfill SET finished_at = now()
-            WHERE app_id = $1 AND finished_at IS NULL AND canceled_at IS NULL AND NOT EXISTS (
-                SELECT 1 FROM apple_refund_cursor
-                WHERE app_id = $1 AND queued_at IS NOT NULL AND queue_reason = 'backfill')
-            """, [app.id])
-    }
-}
-
-/// Where an app's `backfill apple-refunds` stands (`storerecon backfill apple-refunds --status`).
-public struct AppleBackfillProgress: Sendable, Equatable {
-    /// When the backfill started.
-    public var startedAt: Date
-    /// Customers it queued.
-    public var queued: Int
-    /// Customers still queued for it.
-    public var left: Int
-    /// Customers `--cancel` took out of its queue.
-    public var dropped: Int
-    /// When its last customer was read; nil while pending.
-    public var finishedAt: Date?
-    /// When `--cancel` dropped it; nil otherwise.
-    public var canceledAt: Date?
-
-    /// Customers read (or merged into others read).
-    public var done: Int { max(0, queued - left - dropped) }
-
-    /// The app's backfill, nil when none was ever started.
-    public static func load(app: String, on connection: PostgresConnection) throws -> AppleBackfillProgress? {
-        let rows = try connection.query(
-            """
-            SELECT b.started_at, b.queued, b.dropped, b.finished_at, b.canceled_at,
-                   (SELECT count(*) FROM apple_refund_cursor c
-                    WHERE c.app_id = b.app_id AND c.queued_at IS NOT NULL AND c.queue_reason = 'backfill') AS left_
-            FROM apple_refund_backfill b WHERE b.app_id = $1
-            """, [app])
-        guard let row = rows.first else { return nil }
-        return AppleBackfillProgress(
-            startedAt: try row.decode("started_at"), queued: try row.decode("queued"), left: try row.decode("left_"),
-            dropped: try row.decode("dropped"),
-            finishedAt: try row.decodeIfPresent("finished_at"), canceledAt: try row.decodeIfPresent("canceled_at"))
-    }
-
-    /// Drops the app's pending backfill: its queued customers leave the queue (refunds, revisions and everything
-    /// else stored stay). Customers a notification queued are kept.
-    /// - Returns: the customers dropped from the queue.
-    @discardableResult
-    public static func cancel(app: String, on connection: PostgresConnection) throws -> Int {
-        try connection.transaction { connection in
-            let dropped: Int = try connection.query(
-                """
-                WITH dropped AS (
-                    UPDATE apple_refund_cursor SET queued_at = NULL, queue_reason = NULL
-                    WHERE app_id = $1 AND queued_at IS NOT NULL AND queue_reason = 'backfill'
-                    RETURNING 1
-                )
-                SELECT count(*) AS n FROM dropped
-                """, [app])[0].decode("n")
-            try connection.execute(
-                """
-                UPDATE apple_refund_backfill SET canceled_at = now(), dropped = dropped + $2
-                WHERE app_id = $1 AND finished_at IS NULL AND canceled_at IS NULL
-                """, [app, dropped])
-            return dropped
-        }
     }
 }

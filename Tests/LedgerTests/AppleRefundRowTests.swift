@@ -2,7 +2,7 @@ import AppStoreServerAPI
 import Foundation
 import Testing
 
-@testable import Reconciler
+@testable import Ledger
 
 @Suite struct AppleRefundRowTests {
     func row(_ fields: String, quantity: Int = 1, price: Int = 9990) throws -> RefundRecord? {
@@ -24,7 +24,7 @@ import Testing
 
     @Test func aRefundedTransactionIsOneRefundWhetherOrNotItWasUpgraded() throws {
         let refunded = try #require(try row(#""revocationDate":1790000500000,"revocationReason":0"#))
-        #expect(refunded.orderId == "20" && refunded.amountMilli == 9990)
+        #expect(refunded.orderId == "20" && refunded.amount == .stated(gross: 9990, tax: nil, precision: 3))
         let both = try #require(
             try row(#""revocationDate":1790000500000,"revocationReason":1,"isUpgraded":true"#))
         #expect(both.reasonLabel == "app_issue")
@@ -46,28 +46,35 @@ import Testing
                 #""revocationDate":1790000500000,"revocationReason":0,"revocationType":"REFUND_PRORATED","revocationPercentage":33333"#,
                 quantity: 3, price: 3 * 990))
         #expect(prorated.amount == .stated(gross: 98_999_010, tax: nil, precision: 8))
-        #expect(prorated.amountMilli == 990)
     }
 
     @Test func aFamilyRevokeMovesNoMoney() throws {
         let family = try #require(
             try row(#""revocationDate":1790000500000,"revocationType":"FAMILY_REVOKE""#, quantity: 3, price: 2970))
         #expect(family.kind == .familyRevoke)
-        #expect(family.amount == .none(note: "family_revoke") && family.amountMilli == nil)
+        #expect(family.amount == .none(note: .familyRevoke))
     }
 
-    @Test(arguments: [(1000, 50_000, Int64(500)), (1001, 50_000, 500), (1003, 50_000, 502), (999, 100_000, 999)])
-    func legacyMilliunitsRoundHalfToEven(_ price: Int64, _ percentage: Int, _ milli: Int64) {
-        let (amount, legacy) = RefundRecord.appleAmount(kind: .prorated, price: price, percentageMilli: percentage)
-        #expect(legacy == milli)
-        #expect(amount == .stated(gross: price * Int64(percentage), tax: nil, precision: 8))
+    /// A prorated refund is the price x revocationPercentage, exact in 8 decimal digits: 50 % of 9.99 is
+    /// 4.995 (499_500_000 x 10^-8), never rounded when stored.
+    @Test func aProratedAmountIsExact() {
+        let amount = RefundRecord.appleAmount(kind: .prorated, price: 9990, percentageMilli: 50_000)
+        #expect(amount == .stated(gross: 499_500_000, tax: nil, precision: 8))
+    }
+
+    /// Item 5 of issue 25: the storefront (ISO 3166-1 alpha-3) is the buyer's country, reported alpha-2.
+    @Test(arguments: [("DEU", "DE"), ("JPN", "JP"), ("USA", "US"), ("KOR", "KR"), ("XYZ", nil)])
+    func theStorefrontIsTheCountry(_ storefront: String, _ country: String?) throws {
+        let refund = try #require(
+            try row(#""revocationDate":1790000500000,"revocationReason":0,"storefront":"\#(storefront)""#))
+        #expect(refund.buyerCountry == country)
     }
 
     /// Unknown values are kept, not refused (issue 17): a revocation type or reason Apple adds later is stored raw.
     @Test func anUnknownRevocationTypeIsKeptAsUnknownWithNoAmount() throws {
         let refund = try #require(
             try row(#""revocationDate":1790000500000,"revocationReason":0,"revocationType":"REFUND_SOMEDAY""#))
-        #expect(refund.kind == .unknown && refund.amountMilli == nil)
+        #expect(refund.kind == .unknown)
         // Amount unknown, as for any refund whose amount is not known: no exact amount, no source, no note.
         #expect(refund.amount == .none(note: nil))
         #expect(String(decoding: refund.payload, as: UTF8.self).contains("REFUND_SOMEDAY"))

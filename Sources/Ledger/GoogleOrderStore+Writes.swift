@@ -1,0 +1,116 @@
+import Foundation
+import PlayDeveloperAPI
+import Postgres
+
+/// The statements behind ``GoogleOrderStore/store(_:body:runId:logger:on:)``.
+extension GoogleOrderStore {
+    /// Upserts the orders into `google_order`, each with its element of the answer's body as its payload.
+    func saveOrders(_ orders: [PlayOrder], positions: [Int], body: String, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO google_order (app_id, order_id, status, state, currency, total_nanos, tax_nanos,
+                                      revenue_nanos, buyer_country, product_id, quantity, refund_pending, payload)
+            SELECT $1, t.order_id, 'ok', t.state, t.currency, t.total, t.tax, t.revenue, t.country, t.product,
+                   t.quantity, t.pending, p.e
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[],
+                        $8::text[], $9::text[], $10::int[], $11::boolean[], $12::bigint[])
+                AS t(order_id, state, currency, total, tax, revenue, country, product, quantity, pending, n)
+            JOIN jsonb_array_elements($13::jsonb -> 'orders') WITH ORDINALITY AS p(e, n) ON p.n = t.n
+            ON CONFLICT (app_id, order_id) DO UPDATE SET
+                status = EXCLUDED.status, state = EXCLUDED.state, currency = EXCLUDED.currency,
+                total_nanos = EXCLUDED.total_nanos, tax_nanos = EXCLUDED.tax_nanos,
+                revenue_nanos = EXCLUDED.revenue_nanos, buyer_country = EXCLUDED.buyer_country,
+                product_id = EXCLUDED.product_id, quantity = EXCLUDED.quantity,
+                refund_pending = EXCLUDED.refund_pending, payload = EXCLUDED.payload, fetched_at = now(),
+                fetch_count = google_order.fetch_count + 1
+            """,
+            [
+                appId, PostgresTextArray(orders.map(\.orderId)), PostgresNullableTextArray(orders.map(\.state)),
+                PostgresNullableTextArray(orders.map { $0.total?.currencyCode }),
+                PostgresArray(orders.map { $0.total?.totalNanos }),
+                PostgresArray(orders.map { $0.tax?.totalNanos }),
+                PostgresArray(orders.map { $0.developerRevenueInBuyerCurrency?.totalNanos }),
+                PostgresNullableTextArray(orders.map { $0.buyerAddress?.buyerCountry }),
+                PostgresNullableTextArray(orders.map { $0.lineItems?.first?.productId }),
+                PostgresArray(
+                    orders.map { order in order.lineItems?.first.map { $0.oneTimePurchaseDetails?.quantity ?? 1 } }),
+                PostgresArray(orders.map(\.refundPending)),
+                PostgresArray(positions), body,
+            ])
+    }
+
+    /// One revoked row's amount as it is written: the store's, else an estimate in the order's currency from the
+    /// configured prices, else none.
+    struct PartAmount {
+        var gross: Int64?
+        var tax: Int64?
+        var precision: Int?
+        var source: AmountSource?
+        var note: AmountNote?
+
+        init(_ price: GoogleOrderPricing.PartPrice, order: PlayOrder, prices: ConfiguredPrices) {
+            note = price.note
+            if let gross = price.gross {
+                (self.gross, tax, precision, source) = (gross, price.tax, 9, .store)
+            } else if price.note != .overRefunded,
+                let unit = prices.price(of: order.lineItems?.first?.productId, in: price.currency)
+            {
+                (self.gross, precision, source) = (unit * Int64(price.quantity), 3, .configured)
+            } else if price.note == nil || price.note == .noRefundEvent,
+                prices.milli[order.lineItems?.first?.productId ?? ""] != nil
+            {
+                note = .noConfiguredPrice
+            }
+        }
+    }
+
+    /// Writes the revoked rows' amounts (by row id). A store amount already there is kept when the order no longer
+    /// states one, unless the order's figures are impossible (its refunds then leave the totals).
+    func savePartAmounts(
+        _ priced: [(GoogleOrderPricing.PartPrice, PlayOrder)], on connection: PostgresConnection
+    ) throws {
+        guard !priced.isEmpty else { return }
+        let amounts = priced.map { PartAmount($0.0, order: $0.1, prices: prices) }
+        try connection.execute(
+            """
+            UPDATE refund r SET gross_amount = p.gross, tax_amount = p.tax, amount_precision = p.precision,
+                amount_source = p.source, currency = coalesce(p.currency, r.currency), quantity = p.quantity,
+                amount_note = p.note, buyer_country = coalesce(p.country, r.buyer_country),
+                product_id = coalesce(r.product_id, p.product), refund_reason = p.reason
+            FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::smallint[], $6::text[], $7::text[], $8::int[],
+                        $9::text[], $10::text[], $11::text[], $12::text[])
+                AS p(id, gross, tax, precision, source, currency, quantity, note, country, product, reason)
+            WHERE r.id = p.id AND r.app_id = $1
+              AND (p.source = 'store' OR r.amount_source IS DISTINCT FROM 'store' OR p.note = 'over_refunded')
+            """,
+            [
+                appId, PostgresArray(priced.map(\.0.rowId)), PostgresArray(amounts.map(\.gross)),
+                PostgresArray(amounts.map(\.tax)), PostgresArray(amounts.map(\.precision)),
+                PostgresNullableTextArray(amounts.map { $0.source?.rawValue }),
+                PostgresNullableTextArray(priced.map(\.0.currency)), PostgresArray(priced.map(\.0.quantity)),
+                PostgresNullableTextArray(amounts.map { $0.note?.rawValue }),
+                PostgresNullableTextArray(priced.map { $0.1.buyerAddress?.buyerCountry }),
+                PostgresNullableTextArray(priced.map { $0.1.lineItems?.first?.productId }),
+                PostgresNullableTextArray(priced.map { $0.1.orderHistory?.refundEvent?.refundReason }),
+            ])
+    }
+
+    /// Makes the orders' refunds without revocation exactly `records`: upserts them and deletes the ones of these
+    /// orders the orders no longer show (an event a voided row now claims).
+    func replaceUnrevoked(
+        _ records: [RefundRecord], of orderIds: [String], runId: Int64?, on connection: PostgresConnection
+    ) throws {
+        try connection.execute(
+            """
+            DELETE FROM refund r
+            USING (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
+            WHERE r.app_id = $1 AND r.order_id = i.id AND r.platform = 'google' AND NOT r.revoked
+              AND (r.order_id, r.part_key) NOT IN (SELECT * FROM unnest($3::text[], $4::text[]))
+            """,
+            [
+                appId, PostgresTextArray(orderIds), PostgresTextArray(records.map(\.orderId)),
+                PostgresTextArray(records.map(\.part.key)),
+            ])
+        _ = try RefundLedger(appId: appId, prices: prices).upsert(records, runId: runId, on: connection)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Postgres
+
+/// The ledger's side of the Orders API: which orders still need asking, the `google_order` table (what Google said
+/// of each order) and the amounts of the order's refunds. The only SQL on `google_order`.
+public struct GoogleOrderStore: Sendable {
+    /// The app.
+    public let appId: String
+    /// Configured prices, for the estimate of a refund whose order states no amount.
+    public let prices: ConfiguredPrices
+
+    /// The store of one app.
+    public init(appId: String, prices: ConfiguredPrices = ConfiguredPrices()) {
+        self.appId = appId
+        self.prices = prices
+    }
+
+    /// Order ids of stored refund rows that still need the store's amount: never asked, or pending at Google.
+    /// Ids of rows without an `orderId` (keyed by purchase token) are never asked.
+    public func needing(_ orderIds: [String], on connection: PostgresConnection) throws -> [String] {
+        guard !orderIds.isEmpty else { return [] }
+        return try connection.query(
+            """
+            SELECT DISTINCT r.order_id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
+            CROSS JOIN LATERAL (
+                -- By key, per id (see ``parts(of:on:)`` for why OFFSET 0).
+                SELECT order_id, amount_source, recorded_at FROM refund
+                WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND revoked
+                OFFSET 0
+            ) r
+            LEFT JOIN LATERAL (
+                SELECT order_id, status, refund_pending, fetched_at FROM google_order
+                WHERE app_id = $1 AND order_id = r.order_id
+                OFFSET 0
+            ) o ON true
+            WHERE (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
+                   OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at))
+            ORDER BY 1
+            """, [appId, PostgresTextArray(orderIds)]
+        ).map { try $0.decode("order_id") }
+    }
+
+    /// Order ids waiting for an amount from earlier runs (not fetched, or pending), oldest refund first.
+    /// With `fetchedBefore`, orders fetched since then (in the same run: still pending at Google) are left out.
+    public func backlog(
+        limit: Int, since: Date? = nil, fetchedBefore: Date? = nil, on connection: PostgresConnection
+    ) throws -> [String] {
+        try connection.query(
+            """
+            SELECT r.order_id FROM refund r
+            LEFT JOIN google_order o ON o.app_id = r.app_id AND o.order_id = r.order_id
+            WHERE r.app_id = $1 AND r.platform = 'google' AND r.revoked
+              AND ($3::timestamptz IS NULL OR r.refunded_at >= $3)
+              AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
+                   OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at)
+                   OR (o.status = 'no_permission' AND o.fetched_at < now() - interval '1 day')
+                   -- An order set aside for refunding more than it charged: asked again until Google corrects it.
+                   OR r.amount_note = 'over_refunded')
+              AND ($4::timestamptz IS NULL OR o.order_id IS NULL OR o.fetched_at < $4)
+            GROUP BY r.order_id
+            ORDER BY min(r.refunded_at), r.order_id
+            LIMIT $2
+            """, [appId, limit, since.map(PostgresTimestamp.format), fetchedBefore.map(PostgresTimestamp.format)]
+        ).map { try $0.decode("order_id") }
+    }
+
+    /// Drops the rows of refunds without revocation of orders the voided list now shows (same money, now revoked).
+    public func dropRefundsSeenInVoidedList(_ orderIds: [String], on connection: PostgresConnection) throws {
+        guard !orderIds.isEmpty else { return }
+        try connection.transactionRetryingConflicts { connection in
+            try connection.execute(
+                """
+                DELETE FROM refund r
+                USING (
+                    -- By key, per id (see ``parts(of:on:)`` for why OFFSET 0).
+                    SELECT x.id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
+                    CROSS JOIN LATERAL (
+                        SELECT id FROM refund
+                        WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND NOT revoked
+                          AND EXISTS (SELECT 1 FROM refund v WHERE v.app_id = $1 AND v.order_id = i.id AND v.revoked)
+                        OFFSET 0
+                    ) x
+                ) gone
+                WHERE r.id = gone.id
+                """, [appId, PostgresTextArray(orderIds)])
+        }
+    }
+
+    /// Orders storerecon knows that may have been refunded without revocation: Google subscriptions' current
+    /// orders (`latestSuccessfulOrderId`, kept by the recheck) and orders fetched before, none refunded in the
+    /// ledger yet nor named by a voided row waiting in the quarantine, least recently asked first.
+    public func knownOrders(limit: Int, on connection: PostgresConnection) throws -> [String] {
+        try connection.query(
+            """
+            SELECT id FROM (
+                SELECT s.current_order_id AS id, NULL::timestamptz AS asked FROM subscription s
+                WHERE s.app_id = $1 AND s.current_order_id LIKE 'GPA.%'
+                  AND NOT EXISTS (SELECT 1 FROM google_order o WHERE o.app_id = $1 AND o.order_id = s.current_order_id)
+                UNION ALL
+                SELECT o.order_id, o.fetched_at FROM google_order o
+                WHERE o.app_id = $1 AND o.status = 'ok' AND o.state IS DISTINCT FROM 'REFUNDED'
+            ) AS known
+            WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = known.id)
+              -- A voided row set aside (wrong types) is a revocation the ledger could not store yet: its order's
+              -- refund is not one "without revocation", and waits for the quarantine's retry.
+              AND NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.app_id = $1 AND q.job = 'google_voided'
+                              AND q.resolved_at IS NULL AND q.natural_key = known.id)
+            GROUP BY id
+            ORDER BY min(asked) NULLS FIRST, id
+            LIMIT $2
+            """, [appId, limit]
+        ).map { try $0.decode("id") }
+    }
+
+    /// Records ids Google would not give (404 alone, or 403); refund rows note why they have no store amount.
+    public func mark(_ ids: [String], status: GoogleOrderStatus, on connection: PostgresConnection) throws {
+        try connection.transactionRetryingConflicts { connection in
+            try connection.execute(
+                """
+                INSERT INTO google_order (app_id, order_id, status)
+                SELECT $1, id, $3 FROM unnest($2::text[]) AS i(id)
+                ON CONFLICT (app_id, order_id) DO UPDATE SET status = EXCLUDED.status, fetched_at = now(),
+                    fetch_count = google_order.fetch_count + 1
+                """, [appId, PostgresTextArray(ids), status.rawValue])
+            let note: AmountNote = status == .notFound ? .orderNotFound : .noPermission
+            try connection.execute(
+                """
+                UPDATE refund SET amount_note = $3
+                WHERE app_id = $1 AND platform = 'google' AND order_id = ANY ($2::text[])
+                  AND amount_source IS DISTINCT FROM 'store'
+                """, [appId, PostgresTextArray(ids), note.rawValue])
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Postgres
+
+/// One quarantined row, as `quarantine list` shows it.
+public struct QuarantineEntry: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var app: String
+    public var job: String
+    public var naturalKey: String?
+    public var reason: String
+    public var sqlState: String?
+    public var quarantinedAt: Date
+    public var lastSeenAt: Date
+    public var seenCount: Int
+    public var resolution: String?
+    public var resolutionNote: String?
+    public var raw: String
+}
+
+/// What the operator's commands read and change in the `quarantine` table.
+extension Quarantine {
+    /// Quarantined rows, open ones only unless `all`, of one app or all, or the one with `id`.
+    public static func entries(app: String?, all: Bool, id: Int64? = nil, on connection: PostgresConnection) throws
+        -> [QuarantineEntry]
+    {
+        try connection.query(
+            """
+            SELECT id, app_id, job, natural_key, reason, sqlstate, quarantined_at, last_seen_at, seen_count,
+                   resolution, resolution_note, raw
+            FROM quarantine
+            WHERE ($1::text IS NULL OR app_id = $1) AND ($2 OR resolved_at IS NULL) AND ($3::bigint IS NULL OR id = $3)
+            ORDER BY id
+            """, [app, all, id]
+        ).map { row in
+            QuarantineEntry(
+                id: try row.decode("id"), app: try row.decode("app_id"), job: try row.decode("job"),
+                naturalKey: try row.decodeIfPresent("natural_key"), reason: try row.decode("reason"),
+                sqlState: try row.decodeIfPresent("sqlstate"), quarantinedAt: try row.decode("quarantined_at"),
+                lastSeenAt: try row.decode("last_seen_at"), seenCount: try row.decode("seen_count"),
+                resolution: try row.decodeIfPresent("resolution"),
+                resolutionNote: try row.decodeIfPresent("resolution_note"), raw: try row.decode("raw"))
+        }
+    }
+
+    /// Abandons an open row, recording why. Returns whether an open row with that id existed.
+    public static func drop(id: Int64, reason: String, on connection: PostgresConnection) throws -> Bool {
+        let rows = try connection.query(
+            """
+            UPDATE quarantine SET resolved_at = now(), resolution = 'dropped', resolution_note = $2
+            WHERE id = $1 AND resolved_at IS NULL RETURNING id
+            """, [id, reason])
+        return !rows.isEmpty
+    }
+
+    /// Marks an open row landed by a retry.
+    public static func markLanded(id: Int64, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            UPDATE quarantine SET resolved_at = now(), resolution = 'landed',
+                resolution_note = coalesce(resolution_note, 'retried')
+            WHERE id = $1 AND resolved_at IS NULL
+            """, [id])
+    }
+
+    /// What a retry of the row needs besides the row (e.g. the Apple environment that answered).
+    public static func context(id: Int64, on connection: PostgresConnection) throws -> [String: String] {
+        let text: String = try connection.query("SELECT context::text AS c FROM quarantine WHERE id = $1", [id])[0]
+            .decode("c")
+        return (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+    }
+
+    /// Whether the row has landed.
+    public static func isLanded(id: Int64, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("SELECT resolution = 'landed' AS landed FROM quarantine WHERE id = $1", [id]).first
+            .map { try $0.decodeIfPresent("landed", as: Bool.self) ?? false } ?? false
+    }
+
+    /// Records why a retried row still cannot be stored; the row keeps its id.
+    public static func updateReason(id: Int64, _ reason: String, on connection: PostgresConnection) throws {
+        try connection.execute(
+            "UPDATE quarantine SET reason = $2, last_seen_at = now() WHERE id = $1",
+            [id, QuarantinedRow.clip(QuarantinedRow.storable(reason), to: 2000)])
+    }
+}

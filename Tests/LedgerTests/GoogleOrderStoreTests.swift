@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import PlayDeveloperAPI
+import Postgres
+import Reconciler
+import TestSupport
+import Testing
+
+@testable import Ledger
+
+/// The order store on a real PostgreSQL: voided rows land, the Orders API's answer prices them, and the ledger's
+/// totals per order are what the order's history refunded, however often the answer is stored.
+@Suite struct GoogleOrderStoreTests {
+    static let t0: Int64 = 1_790_000_000_000
+
+    static func database(_ prefix: String) throws -> PostgresConnection {
+        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: prefix))
+        try Migrator(connection: connection).migrate()
+        try connection.execute("INSERT INTO app (id, platform, store_app_id) VALUES ('droid', 'google', 'com.droid')")
+        return connection
+    }
+
+    /// Stores voided rows of `order` (`units` nil: the whole order) as a voided page would.
+    static func void(
+        _ order: OrderHistoryBuilder, _ rows: [(units: Int?, millis: Int64)], on connection: PostgresConnection
+    ) throws {
+        let json = rows.map { row in
+            #"{"purchaseToken":"token-\#(order.orderId)","orderId":"\#(order.orderId)","voidedTimeMillis":"\#(row.millis)""#
+                + (row.units.map { #","voidedQuantity":\#($0)}"# } ?? "}")
+        }
+        let page = try VoidedPurchasesListResponse(
+            json: Data(#"{"voidedPurchases":[\#(json.joined(separator: ","))]}"#.utf8))
+        let intake = RefundRecord.intake(page, receivedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(intake.quarantined.isEmpty)
+        _ = try connection.transaction { connection in
+            try RefundLedger(appId: "droid").upsert(intake.records, runId: nil, on: connection)
+        }
+    }
+
+    static func store(
+        _ order: OrderHistoryBuilder, prices: ConfiguredPrices = ConfiguredPrices(), on connection: PostgresConnection
+    ) throws -> GoogleOrderStore.Stored {
+        let body = #"{"orders":[\#(String(decoding: try order.json(), as: UTF8.self))]}"#
+        return try GoogleOrderStore(appId: "droid", prices: prices).store(
+            [try order.order()], body: body, runId: nil, logger: Logger(label: "test"), on: connection)
+    }
+
+    /// Refunded nanos per row, and the order's sum, as the ledger holds them (store amounts only).
+    static func ledger(_ orderId: String, on connection: PostgresConnection) throws -> [(
+        kind: String, gross: Int64?, revoked: Bool
+    )] {
+        try connection.query(
+            """
+            SELECT refund_type, gross_amount, revoked FROM refund WHERE order_id = $1 ORDER BY refunded_at, id
+            """, [orderId]
+        ).map { (try $0.decode("refund_type"), try $0.decodeIfPresent("gross_amount"), try $0.decode("revoked")) }
+    }
+
+    /// Items 1 and 3 together, stored twice: GBP 6.93 for 7 units; a goodwill refund of 0.50 by amount, 2 units
+    /// (1.98), then the rest in full. The rest is 6.93 - 0.50 - 1.98 = 4.45; the ledger adds up to 6.93 exactly,
+    /// the goodwill refund is a row of its own, and storing the answer again changes nothing.
+    @Test func anOrdersRefundsAddUpToWhatItRefundedAndAStoreAgainChangesNothing() throws {
+        let connection = try Self.database("ledger_orders")
+        defer { connection.close() }
+        var order = OrderHistoryBuilder(currency: "GBP", total: "6.93", tax: "1.155", quantity: 7)
+        order.partial("0.50", tax: "0.083", created: Self.t0 - 60_000)
+        order.partial("1.98", tax: "0.33", created: Self.t0 + 2000)
+        order.fullRefund("6.93", tax: "1.155", at: Self.t0 + 600_000)
+        try Self.void(order, [(2, Self.t0), (nil, Self.t0 + 599_000)], on: connection)
+        let stored = try Self.store(order, on: connection)
+        #expect(stored.priced == 2 && stored.overRefunded == 0)
+        let rows = try Self.ledger(order.orderId, on: connection)
+        #expect(rows.map(\.gross) == [500_000_000, 1_980_000_000, 4_450_000_000])
+        #expect(rows.map(\.kind) == ["partial_amount", "partial_quantity", "full"])
+        #expect(rows.map(\.revoked) == [false, true, true])
+        _ = try Self.store(order, on: connection)
+        let again = try Self.ledger(order.orderId, on: connection)
+        #expect(again.map(\.gross) == rows.map(\.gross) && again.count == 3)
+    }
+
+    /// An order refunding more than it charged (1.50 + 1.00 of GBP 1.99) goes to the quarantine, and its refunds
+    /// leave the totals (no amount).
+    @Test func anOverRefundedOrderIsQuarantinedAndOutOfTheTotals() throws {
+        let connection = try Self.database("ledger_over")
+        defer { connection.close() }
+        var order = OrderHistoryBuilder(currency: "GBP", total: "1.99", tax: "0.33", quantity: 1)
+        order.partial("1.50", tax: "0.25", created: Self.t0)
+        order.partial("1.00", tax: "0.17", created: Self.t0 + 60_000)
+        try Self.void(order, [(nil, Self.t0 + 60_000)], on: connection)
+        #expect(try Self.store(order, on: connection).overRefunded == 1)
+        #expect(try Self.ledger(order.orderId, on: connection).allSatisfy { $0.gross == nil })
+        let quarantined = try connection.query(
+            "SELECT job, natural_key, reason FROM quarantine WHERE resolved_at IS NULL")
+        #expect(quarantined.count == 1)
+        #expect(try quarantined[0].decode("job") as String == "google_orders")
+        #expect(try (quarantined[0].decode("reason") as String).contains("more than the order's total"))
+    }
+
+    /// Item 6: a configured price is used only in the sale's currency. A JPY sale with a price configured in USD
+    /// only keeps no amount (note `no_configured_price`); with a JPY price of 1500 it is estimated at JPY 1500.
+    @Test func anEstimateIsOnlyEverInTheSalesCurrency() throws {
+        let connection = try Self.database("ledger_estimate")
+        defer { connection.close() }
+        var order = OrderHistoryBuilder(currency: "JPY", total: "1500", tax: "136", quantity: 1)
+        order.state = "REFUNDED"  // but no refund event: the order does not say what
+        try Self.void(order, [(nil, Self.t0)], on: connection)
+        _ = try Self.store(order, prices: ConfiguredPrices(["coins": ["USD": 9990]]), on: connection)
+        let unknown = try connection.query("SELECT gross_amount, currency, amount_note FROM refund")[0]
+        #expect(try unknown.decodeIfPresent("gross_amount", as: Int64.self) == nil)
+        #expect(try unknown.decode("amount_note") as String == "no_configured_price")
+        _ = try Self.store(order, prices: ConfiguredPrices(["coins": ["USD": 9990, "JPY": 1_500_000]]), on: connection)
+        let estimate = try connection.query("SELECT gross_amount, currency, amount_source FROM refund")[0]
+        #expect(try estimate.decode("gross_amount") as Int64 == 1_500_000)
+        #expect(try estimate.decode("currency") as String == "JPY")
+        #expect(try estimate.decode("amount_source") as String == "configured")
+    }
+
+    /// Issue 27 item 4: impossible voided rows go to the quarantine, with their reason.
+    @Test(arguments: [
+        (#","voidedQuantity":-1"#, "voidedQuantity: -1"), (#","voidedQuantity":0"#, "voidedQuantity: 0"),
+        (#","purchaseTimeMillis":"1790000000001""#, "before purchaseTimeMillis"),
+    ])
+    func impossibleValuesAreQuarantined(_ extra: String, _ reason: String) throws {
+        let json = #"{"purchaseToken":"t","orderId":"GPA.5","voidedTimeMillis":"1790000000000"\#(extra)}"#
+        let page = try VoidedPurchasesListResponse(json: Data(#"{"voidedPurchases":[\#(json)]}"#.utf8))
+        let intake = RefundRecord.intake(page, receivedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(intake.records.isEmpty)
+        #expect(intake.quarantined.first?.reason.contains(reason) == true, "\(intake.quarantined)")
+    }
+
+    /// A void time more than the clock skew ahead of when the page came is impossible.
+    @Test func aVoidInTheFutureIsQuarantined() throws {
+        let json = #"{"purchaseToken":"t","orderId":"GPA.6","voidedTimeMillis":"1800003600000"}"#
+        let page = try VoidedPurchasesListResponse(json: Data(#"{"voidedPurchases":[\#(json)]}"#.utf8))
+        let intake = RefundRecord.intake(page, receivedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(intake.quarantined.first?.reason.contains("in the future") == true)
+    }
+}
