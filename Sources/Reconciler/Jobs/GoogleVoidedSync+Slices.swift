@@ -41,7 +41,7 @@ extension GoogleVoidedSync {
         var slice: Int
         var result: Result<VoidedPurchasesListResponse, any Error>
         var seconds: Double
-        /// The page's rows as the ledger takes them (``RefundRecord/intake(_:)``), mapped in the call's own task
+        /// The page's rows as the ledger takes them (``RefundRecord/intake(_:receivedAt:)``), mapped in the call's own task
         /// while the page before is being stored.
         var intake: (records: [RefundRecord], quarantined: [QuarantinedRow], merged: Int) = ([], [], 0)
     }
@@ -85,6 +85,7 @@ extension GoogleVoidedSync {
             let (from, to, token, purpose) = (
                 slices[index].start, slices[index].end, slices[index].token, window.purpose
             )
+            let now = environment.now
             calls[index] = Task { [self] in
                 let began = ContinuousClock.now
                 let result: Result<VoidedPurchasesListResponse, any Error>
@@ -94,7 +95,9 @@ extension GoogleVoidedSync {
                     result = .failure(error)
                 }
                 var answer = Answer(slice: index, result: result, seconds: began.duration(to: .now).seconds)
-                if case .success(let page) = result { answer.intake = RefundRecord.intake(page) }
+                if case .success(let page) = result {
+                    answer.intake = RefundRecord.intake(page, receivedAt: now())
+                }
                 sink.yield(.page(answer))
             }
         }
