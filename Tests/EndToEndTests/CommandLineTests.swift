@@ -107,14 +107,14 @@ struct CommandLineTests {
     /// `backfill` reads its times as `report` and `import` do, and every wrong command line exits 64 naming the option
     /// (issue 27), before any store or database is asked.
     @Test(arguments: [
-        (["google-voided", "--since", "yesterday"], "--since \"yesterday\": expected an RFC 3339 time"),
-        (["google-voided", "--since", "2026-02-30T00:00:00Z"], "--since \"2026-02-30T00:00:00Z\": no such date"),
+        (["google-voided", "--since", "yesterday"], "yesterday\\\": expected an RFC 3339 time"),
+        (["google-voided", "--since", "2026-02-30T00:00:00Z"], "2026-02-30T00:00:00Z\\\": no such date"),
         (["google-voided", "--since", "2026-11-01T00:00:00"], "no UTC offset; add Z or +hh:mm"),
         (
             ["google-voided", "--since", "2026-11-08T00:00:00Z", "--until", "2026-11-01T00:00:00Z"],
             "--until must be after --since"
         ),
-        (["google-orders", "--since", "2026-13-01T00:00:00Z"], "--since \"2026-13-01T00:00:00Z\""),
+        (["google-orders", "--since", "2026-13-01T00:00:00Z"], "2026-13-01T00:00:00Z\\\": expected"),
         (["apple-refunds"], "give exactly one of --all or --ids FILE"),
         (["apple-refunds", "--status", "--cancel"], "--status and --cancel go alone"),
     ])
