@@ -25,8 +25,8 @@ public struct PlayDeveloperClient: Sendable {
         /// Whether throttled answers (429, 403 `rateLimitExceeded`, not per day) are retried; the quota gate has been
         /// told, so the retry waits for its next token.
         public var retriesThrottled: Bool
-        /// Seconds before an access token's expiry at which a new one is fetched.
-        public var tokenRenewalMargin: Double
+        /// The share of an access token's life left at which a new one is fetched (1/12: 5 minutes of an hour).
+        public var tokenRenewalShare: Double
 
         /// Five attempts within two minutes, waits of up to 1, 2, 4, 8 s (full jitter), none longer than 30 s.
         public static let defaultRetryPolicy = RetryPolicy(
@@ -39,14 +39,14 @@ public struct PlayDeveloperClient: Sendable {
         public init(
             baseURL: URL = Self.defaultBaseURL, tokenURL: URL? = nil, requestTimeout: Double = 30,
             retryPolicy: RetryPolicy = Self.defaultRetryPolicy, retriesThrottled: Bool = true,
-            tokenRenewalMargin: Double = 300
+            tokenRenewalShare: Double = 1.0 / 12
         ) {
             self.baseURL = baseURL
             self.tokenURL = tokenURL
             self.requestTimeout = requestTimeout
             self.retryPolicy = retryPolicy
             self.retriesThrottled = retriesThrottled
-            self.tokenRenewalMargin = tokenRenewalMargin
+            self.tokenRenewalShare = tokenRenewalShare
         }
     }
 
@@ -76,7 +76,7 @@ public struct PlayDeveloperClient: Sendable {
             app: app, key: key, tokenURL: configuration.tokenURL, transport: transport, quotaGate: quotaGate,
             retryPolicy: configuration.retryPolicy, retriesThrottled: configuration.retriesThrottled,
             requestTimeout: configuration.requestTimeout,
-            renewalMargin: configuration.tokenRenewalMargin, runtime: runtime, logger: logger)
+            renewalShare: configuration.tokenRenewalShare, runtime: runtime, logger: logger)
         self.runner = PlayCallRunner(
             app: app, transport: transport, quotaGate: quotaGate, policy: configuration.retryPolicy,
             retriesThrottled: configuration.retriesThrottled, runtime: runtime, logger: logger)

@@ -65,8 +65,8 @@ public actor LocalQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration {
         }
     }
 
-    /// Applies the store's answer: a throttle blocks the API (for `retryAfter`, or a growing backoff); a "per
-    /// day" answer stops it until the Pacific day turns.
+    /// Applies the store's answer: a throttle blocks the API (for `retryAfter`, or a growing backoff, at most
+    /// `policy.longestThrottleBlock`); a "per day" answer stops it until the Pacific day turns.
     public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
         let key = Key(app: app, api: api)
         switch feedback {
@@ -79,11 +79,11 @@ public actor LocalQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration {
             streak.count += 1
             streak.last = now
             streaks[key] = streak
-            let delay =
-                retryAfter.map { Duration.seconds(max(0, $0)) }
-                ?? policy.throttleBackoff.delay(attempt: streak.count, using: &generator)
+            let block = policy.throttleBlock(
+                app: app, api: api, retryAfter: retryAfter, streak: streak.count,
+                fraction: Double.random(in: 0...1, using: &generator))
             var bucket = bucket(key)
-            bucket.block(until: now.advanced(by: delay))
+            bucket.block(until: now.advanced(by: block.duration))
             buckets[key] = bucket
             var budget = currentBudget(key)
             budget.recordThrottle()

@@ -14,14 +14,17 @@ extension PostgresQuotaGate {
             case .accepted:
                 return
             case .throttled(let retryAfter):
-                let until = try await throttle(app: app, api: api, retryAfter: retryAfter)
+                let (until, block) = try await throttle(app: app, api: api, retryAfter: retryAfter)
                 // A detail: throttling is expected under load, and the job's summary line (a warning when the store
-                // throttled calls) counts them, so --quiet shows one line per job rather than one per answer.
-                logger.info(
+                // throttled calls) counts them, so --quiet shows one line per job rather than one per answer. A
+                // capped Retry-After is a warning: the store (or a proxy) asked for something unreasonable.
+                let capped = retryAfter.map { $0 > policy.longestThrottleBlock(app: app, api: api).seconds } ?? false
+                logger.log(
+                    level: capped ? .warning : .info,
                     "store throttled calls: blocking them for every process",
                     metadata: [
                         "app": "\(app)", "api": "\(api)", "blockedUntil": "\(PostgresTimestamp.format(until))",
-                        "retryAfter": "\(retryAfter.map { "\($0)" } ?? "none")",
+                        "reason": "\(block.reason)",
                     ])
             case .dailyQuotaExhausted:
                 try await markExhausted(app: app, api: api)
@@ -37,8 +40,9 @@ extension PostgresQuotaGate {
             case .accepted:
                 break
             case .throttled(let retryAfter):
-                let delay = retryAfter.map { Duration.seconds(max(0, $0)) } ?? policy.throttleBackoff.maximum
-                localBlocks[key] = clock.now.advanced(by: delay)
+                let block = policy.throttleBlock(
+                    app: app, api: api, retryAfter: retryAfter, streak: policy.throttleBlockWindows, fraction: 1)
+                localBlocks[key] = clock.now.advanced(by: block.duration)
             case .dailyQuotaExhausted:
                 localExhausted[key] = PacificDay(containing: Date())
             }
@@ -46,11 +50,11 @@ extension PostgresQuotaGate {
     }
 
     /// Records a throttle: bumps the streak, blocks the bucket for `retryAfter` seconds or the backoff of the
-    /// streak, and counts it in the day.
-    /// - Returns: the bucket's `blocked_until` (database time).
+    /// streak (never longer than `policy.longestThrottleBlock`), keeps why, and counts it in the day.
+    /// - Returns: the bucket's `blocked_until` (database time) and the block this answer asked for.
     @discardableResult
-    func throttle(app: String, api: StoreAPI, retryAfter: Double?) async throws -> Date {
-        let backoff = policy.throttleBackoff
+    func throttle(app: String, api: StoreAPI, retryAfter: Double?) async throws -> (Date, ThrottleBlock) {
+        let policy = self.policy
         let reset = policy.throttleStreakReset.seconds
         let random = Double.random(in: 0...1, using: &generator)
         return try await withConnection { connection in
@@ -66,23 +70,26 @@ extension PostgresQuotaGate {
                     RETURNING b.throttle_streak AS streak
                     """, [app, api.rawValue, reset])
                 let streak: Int = try streakRow[0].decode("streak")
-                let delay =
-                    retryAfter.map { Duration.seconds(max(0, $0)) }
-                    ?? backoff.delay(attempt: streak, fraction: random)
+                let block = policy.throttleBlock(
+                    app: app, api: api, retryAfter: retryAfter, streak: streak, fraction: random)
+                // The reason follows the block that ends last: a shorter answer after a longer one changes neither.
                 let blocked = try connection.query(
                     """
                     UPDATE quota_bucket
-                    SET blocked_until = greatest(blocked_until, clock_timestamp() + make_interval(secs => $3))
+                    SET blocked_reason = CASE
+                            WHEN blocked_until IS NULL OR blocked_until < clock_timestamp() + make_interval(secs => $3)
+                            THEN $4 ELSE blocked_reason END,
+                        blocked_until = greatest(blocked_until, clock_timestamp() + make_interval(secs => $3))
                     WHERE app_id = $1 AND api = $2
                     RETURNING blocked_until
-                    """, [app, api.rawValue, delay.seconds])
+                    """, [app, api.rawValue, block.duration.seconds, block.reason])
                 try connection.execute(
                     """
                     INSERT INTO quota_day AS d (app_id, api, pacific_day, throttled)
                     VALUES ($1, $2, quota_pacific_day(clock_timestamp()), 1)
                     ON CONFLICT (app_id, api, pacific_day) DO UPDATE SET throttled = d.throttled + 1
                     """, [app, api.rawValue])
-                return try blocked[0].decode("blocked_until", as: Date.self)
+                return (try blocked[0].decode("blocked_until", as: Date.self), block)
             }
         }
     }

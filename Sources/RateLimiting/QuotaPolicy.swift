@@ -17,6 +17,9 @@ public struct QuotaPolicy: Sendable {
     public var throttleStreakReset: Duration
     /// The largest random delay added to a wait, so processes woken for the same slot do not all ask at once.
     public var maximumWaitJitter: Duration
+    /// How many of an API's longest window a store's throttling answer may block it at most (see
+    /// ``longestThrottleBlock(app:api:)``).
+    public var throttleBlockWindows: Int
 
     /// Creates a policy.
     /// - Parameters:
@@ -32,7 +35,8 @@ public struct QuotaPolicy: Sendable {
         backfillShare: Double = 0.5,
         throttleBackoff: Backoff = Backoff(base: .seconds(1), maximum: .seconds(120)),
         throttleStreakReset: Duration = .seconds(600),
-        maximumWaitJitter: Duration = .milliseconds(20)
+        maximumWaitJitter: Duration = .milliseconds(20),
+        throttleBlockWindows: Int = 3
     ) {
         self.defaultLimits = defaultLimits
         self.appLimits = appLimits
@@ -40,6 +44,7 @@ public struct QuotaPolicy: Sendable {
         self.throttleBackoff = throttleBackoff
         self.throttleStreakReset = throttleStreakReset
         self.maximumWaitJitter = maximumWaitJitter
+        self.throttleBlockWindows = max(1, throttleBlockWindows)
     }
 
     /// The limits of `app`.
@@ -50,6 +55,24 @@ public struct QuotaPolicy: Sendable {
     /// The limit of `api` for `app`, or `nil` when it has none.
     public func limit(app: String, api: StoreAPI) -> QuotaLimit? {
         limits(for: app)[api]
+    }
+
+    /// The longest a store's throttling answer may block `api` of `app`: `throttleBlockWindows` of its longest
+    /// enforced window, or the throttle backoff's maximum when that is longer (an API with short windows, such as
+    /// Apple's per-second ones, still gets the backoff's room). Google voided purchases: 3 × 60.25 s = 180.75 s;
+    /// Apple: 2 minutes.
+    public func longestThrottleBlock(app: String, api: StoreAPI) -> Duration {
+        let longestWindow = limit(app: app, api: api)?.windows.map(\.enforcedWindow).max() ?? .zero
+        return max(throttleBackoff.maximum, longestWindow * throttleBlockWindows)
+    }
+
+    /// The block a throttling answer sets (see ``ThrottleBlock``).
+    public func throttleBlock(
+        app: String, api: StoreAPI, retryAfter: Double?, streak: Int, fraction: Double
+    ) -> ThrottleBlock {
+        ThrottleBlock(
+            retryAfter: retryAfter, streak: streak, fraction: fraction,
+            longest: longestThrottleBlock(app: app, api: api), backoff: throttleBackoff)
     }
 
     /// The calls a backfill may take of `limit`'s daily cap.

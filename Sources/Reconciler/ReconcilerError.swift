@@ -15,6 +15,9 @@ public struct ReconcilerError: Error, CustomStringConvertible, Sendable, Equatab
         case usage
         /// A store quota or a retryable outage stopped the job early; progress is saved (exit 75).
         case temporary
+        /// A store's answers cannot be followed: a page token repeated in one chain, an Apple `revision` that does
+        /// not move while `hasMore` is true, a chain longer than any window holds (exit 1; what came before is kept).
+        case storeLoop
         /// Anything else (exit 1).
         case failed
     }
@@ -36,7 +39,7 @@ public struct ReconcilerError: Error, CustomStringConvertible, Sendable, Equatab
         case .configuration: return ExitStatus.configuration
         case .temporary: return ExitStatus.temporary
         case .usage: return ExitStatus.usage
-        case .migration, .input, .failed: return ExitStatus.failed
+        case .migration, .input, .failed, .storeLoop: return ExitStatus.failed
         }
     }
 

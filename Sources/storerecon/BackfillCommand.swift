@@ -40,17 +40,7 @@ struct BackfillGoogleVoidedCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "backfill google-voided") { runtime in
-            guard let start = PostgresTimestamp.parse(since) else {
-                throw ReconcilerError(.input, "--since: expected an RFC 3339 time such as 2026-11-01T00:00:00Z")
-            }
-            var end: Date?
-            if let until {
-                guard let parsed = PostgresTimestamp.parse(until) else {
-                    throw ReconcilerError(.input, "--until: expected an RFC 3339 time such as 2026-11-08T00:00:00Z")
-                }
-                guard parsed > start else { throw ReconcilerError(.input, "--until must be after --since") }
-                end = parsed
-            }
+            let (start, end) = try CommandLineTime.window(since: since, until: until)
             let apps = try runtime.apps(matching: app).filter { $0.platform == .google }
             try await runtime.runJobs(GoogleVoidedSync.backfillJob, apps: apps) { app, environment in
                 let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
@@ -85,13 +75,7 @@ struct BackfillGoogleOrdersCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "backfill google-orders") { runtime in
-            var start: Date?
-            if let since {
-                guard let parsed = PostgresTimestamp.parse(since) else {
-                    throw ReconcilerError(.input, "--since: expected an RFC 3339 time such as 2026-11-01T00:00:00Z")
-                }
-                start = parsed
-            }
+            let start = try since.map { try CommandLineTime.parse($0, option: "--since") }
             let apps = try runtime.apps(matching: app).filter { $0.platform == .google }
             try await runtime.runJobs(GoogleOrderAmounts.backfillJob, apps: apps) { app, environment in
                 let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
@@ -146,7 +130,7 @@ struct BackfillAppleRefundsCommand: AsyncParsableCommand {
         try await CommandRuntime.run(options, jobs: jobs, command: "backfill apple-refunds") { runtime in
             if status || cancel {
                 guard !(status && cancel), !all, ids == nil else {
-                    throw ReconcilerError(.input, "--status and --cancel go alone (with --app at most)")
+                    throw ReconcilerError(.usage, "--status and --cancel go alone (with --app at most)")
                 }
                 let connection = try runtime.connect()
                 defer { connection.close() }
@@ -177,7 +161,7 @@ struct BackfillAppleRefundsCommand: AsyncParsableCommand {
                 }
                 mode = .backfillIds(list)
             default:
-                throw ReconcilerError(.input, "give exactly one of --all or --ids FILE")
+                throw ReconcilerError(.usage, "give exactly one of --all or --ids FILE")
             }
             let apps = try runtime.apps(matching: app).filter { $0.platform == .apple }
             try await runtime.runJobs(AppleRefundSync.backfillJob, apps: apps) { app, environment in

@@ -21,7 +21,7 @@ extension CommandRuntime {
     /// The runner every job command uses: the shared Postgres quota gate, signals handled.
     func jobRunner() -> JobRunner {
         let shutdown = ShutdownSignal()
-        shutdown.install()
+        shutdown.install(logger: logger)
         let gate = PostgresQuotaGate(
             conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock(),
             logger: logger)

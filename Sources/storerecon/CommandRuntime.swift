@@ -59,7 +59,8 @@ struct CommandRuntime {
                 try metrics.write(record: record, exitCode: code, conninfo: configuration?.database.url)
             } catch {
                 logger.error("\(ExitStatus.classify(error).line)")
-                if code == ExitStatus.ok { code = ExitStatus.failed }
+                // An unwritable file is a failure (1) whatever the run did: the worst code wins.
+                code = ExitStatus.worst([code, ExitStatus.failed])
             }
         }
         if code != ExitStatus.ok { throw ExitCode(code) }
@@ -76,12 +77,12 @@ struct CommandRuntime {
         try PostgresConnection(conninfo: configuration.database.url)
     }
 
-    /// Restricts the configured apps to `--app ID`, failing with exit 78 for an unknown id.
+    /// Restricts the configured apps to `--app ID`, failing with exit 64 (a wrong command line) for an unknown id.
     func apps(matching id: String?) throws -> [AppConfig] {
         guard let id else { return configuration.apps }
         guard let app = configuration.app(id) else {
             let known = configuration.apps.map(\.id).joined(separator: ", ")
-            throw ReconcilerError(.configuration, "--app \(id): no such app in \(configPath) (configured: \(known))")
+            throw ReconcilerError(.usage, "--app \(id): no such app in \(configPath) (configured: \(known))")
         }
         return [app]
     }

@@ -22,7 +22,7 @@ struct RunNightlyCommand: AsyncParsableCommand {
             waited for with nightly.onLocked: wait) and is recorded in job_run. One app's failure does not stop \
             the others; the exit code is the worst outcome (1, then 64, 78, 75, then 0). SIGTERM or SIGINT \
             finishes the page in hand, saves, and exits 75.
-            Example (cron): storerecon run nightly --quiet --metrics-file /var/lib/node_exporter/storerecon.prom
+            Example (cron): storerecon run nightly --quiet --metrics-file /var/lib/node_exporter/textfile/storerecon.prom
             """
     )
 

@@ -33,9 +33,9 @@ struct StatusCommand: AsyncParsableCommand {
             defer { connection.close() }
             let gate = PostgresQuotaGate(
                 conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock())
-            let report = try await StatusReport.gather(configuration, on: connection) { app in
-                try await gate.usageToday(app: app)
-            }
+            let report = try await StatusReport.gather(
+                configuration, on: connection, quotaUsage: { try await gate.usageToday(app: $0) },
+                quotaBlocks: { try await gate.blocks(app: $0) })
             switch format {
             case .json:
                 print(try StatusJSON.render(report))
@@ -90,8 +90,8 @@ enum StatusTable {
             }
             for gap in app.gaps {
                 lines.append(
-                    "  GAP \(gap.job): \(StatusJSON.rfc3339(gap.from)) – \(StatusJSON.rfc3339(gap.to)) could not be fetched"
-                )
+                    "  GAP #\(gap.id) \(gap.job): \(StatusJSON.rfc3339(gap.from)) – \(StatusJSON.rfc3339(gap.to)) "
+                        + "could not be fetched")
             }
             for usage in app.quotaToday {
                 let cap = usage.cap.map { " of \($0)" } ?? ""
@@ -100,6 +100,14 @@ enum StatusTable {
                         + "\(usage.heldBack) held back, \(usage.throttled) throttled"
                         + (usage.exhausted ? ", EXHAUSTED" : "")
                 )
+            }
+            for block in app.quotaBlocks {
+                let lift =
+                    block.kind == .capReached
+                    ? "raise the cap in the configuration's limits"
+                    : "lift: storerecon quota clear --app \(app.id) --api \(block.api)"
+                lines.append(
+                    "  BLOCKED \(block.api) until \(StatusJSON.rfc3339(block.until)): \(block.reason) (\(lift))")
             }
             for open in app.quarantined {
                 lines.append(

@@ -22,6 +22,8 @@ struct StoreRecon: AsyncParsableCommand {
             StatusCommand.self,
             RecheckCommand.self,
             QuarantineCommand.self,
+            QuotaCommand.self,
+            GapsCommand.self,
         ]
     )
 }

@@ -46,6 +46,17 @@ import Testing
         #expect(publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)))
     }
 
+    /// A one-minute token is reused until a fifth of its life (12 s) is left, not re-signed half-way.
+    @Test func aShortTokenIsRenewedByAShareOfItsLife() throws {
+        let clock = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+        let provider = BearerTokenProvider(key: try Self.key(), lifetime: 60, now: { clock.withLock { $0 } })
+        let first = try provider.token()
+        clock.withLock { $0 = $0.addingTimeInterval(47) }
+        #expect(try provider.token() == first)
+        clock.withLock { $0 = $0.addingTimeInterval(2) }
+        #expect(try provider.token() != first)
+    }
+
     @Test func tokenIsCachedAndResignedBeforeExpiry() throws {
         let clock = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
         let provider = BearerTokenProvider(key: try Self.key(), now: { clock.withLock { $0 } })

@@ -69,6 +69,61 @@ struct CommandLineTests {
         #expect(apps?.first?["id"] as? String == "demo-android")
     }
 
+    /// A store's block (a throttle, the store's "per day" answer) is shown by `status` with its API, end and reason,
+    /// and `quota clear` lifts both (issue 27).
+    @Test func statusShowsEveryBlockAndQuotaClearLiftsIt() throws {
+        #expect(try run(["migrate"]).status == 0)
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        try connection.executeScript(
+            """
+            INSERT INTO quota_bucket (app_id, api, blocked_until, blocked_reason)
+            VALUES ('demo-android', 'google.voidedpurchases', clock_timestamp() + interval '2 minutes',
+                    'throttled: Retry-After 120s');
+            INSERT INTO quota_day (app_id, api, pacific_day, exhausted_at)
+            VALUES ('demo-android', 'google.orders', quota_pacific_day(clock_timestamp()), clock_timestamp())
+            """)
+        let status = try run(["status"])
+        #expect(status.stdout.contains("BLOCKED google.voidedpurchases until "), "\(status.stdout)")
+        #expect(status.stdout.contains(": throttled: Retry-After 120s (lift: storerecon quota clear"))
+        #expect(status.stdout.contains("BLOCKED google.orders until "))
+        #expect(status.stdout.contains("the store said the daily quota is spent"))
+        let json = try run(["status", "--format", "json"])
+        #expect(json.stdout.contains("\"kind\" : \"store_exhausted\""), "\(json.stdout)")
+
+        let unknown = try run(["quota", "clear", "--app", "demo-android", "--api", "google.nosuch"])
+        #expect(unknown.status == 64, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("google.voidedpurchases"), "the known APIs are listed: \(unknown.stderr)")
+        let throttle = try run(["quota", "clear", "--app", "demo-android", "--api", "google.voidedpurchases"])
+        #expect(throttle.status == 0, "\(throttle.stderr)")
+        #expect(throttle.stdout.contains("lifted google.voidedpurchases block until"), "\(throttle.stdout)")
+        let day = try run(["quota", "clear", "--app", "demo-android", "--api", "google.orders"])
+        #expect(day.stdout.contains("lifted google.orders 'daily quota spent' mark of Pacific day"), "\(day.stdout)")
+        let nothing = try run(["quota", "clear", "--app", "demo-android", "--api", "google.orders"])
+        #expect(nothing.stdout.contains("no store block to lift"))
+        #expect(!(try run(["status"]).stdout.contains("BLOCKED")))
+    }
+
+    /// `backfill` reads its times as `report` and `import` do, and every wrong command line exits 64 naming the option
+    /// (issue 27), before any store or database is asked.
+    @Test(arguments: [
+        (["google-voided", "--since", "yesterday"], "yesterday\\\": expected an RFC 3339 time"),
+        (["google-voided", "--since", "2026-02-30T00:00:00Z"], "2026-02-30T00:00:00Z\\\": no such date"),
+        (["google-voided", "--since", "2026-11-01T00:00:00"], "no UTC offset; add Z or +hh:mm"),
+        (
+            ["google-voided", "--since", "2026-11-08T00:00:00Z", "--until", "2026-11-01T00:00:00Z"],
+            "--until must be after --since"
+        ),
+        (["google-orders", "--since", "2026-13-01T00:00:00Z"], "2026-13-01T00:00:00Z\\\": expected"),
+        (["apple-refunds"], "give exactly one of --all or --ids FILE"),
+        (["apple-refunds", "--status", "--cancel"], "--status and --cancel go alone"),
+    ])
+    func backfillCommandLineErrorsExit64(arguments: [String], message: String) throws {
+        let outcome = try run(["backfill"] + arguments)
+        #expect(outcome.status == 64, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains(message), "\(outcome.stderr)")
+    }
+
     @Test func statusExitsOneWhenMigrationsArePending() throws {
         let status = try run(["status"])
         #expect(status.status == 1)
@@ -113,6 +168,19 @@ struct CommandLineTests {
         for line in skipping.stderr.split(separator: "\n") {
             #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")
         }
+    }
+
+    /// Operator papercuts (issue 27): an unknown `--app` is a wrong command line (64), and a run that stopped early
+    /// (75) but could not write its `--metrics-file` ends 1, the worse of the two.
+    @Test func anUnknownAppIs64AndAnUnwritableMetricsFileOutranks75() throws {
+        let unknown = try run(["status", "--app", "nosuch"])
+        #expect(unknown.status == 64, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("--app nosuch: no such app"))
+        let outcome = try run(
+            ["sync", "google-voided", "--metrics-file", "/nonexistent-dir/storerecon.prom"],
+            environment: ["STORERECON_DATABASE_URL": "host=/nonexistent-dir port=1 connect_timeout=2"])
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("metrics"), "\(outcome.stderr)")
     }
 
     @Test func databaseDownIsExit75WithoutThePassword() throws {

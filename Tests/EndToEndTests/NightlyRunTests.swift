@@ -131,7 +131,16 @@ struct NightlyRunTests {
             _ = try await run(stores, ["sync", "google-voided"])
             let status = try await run(stores, ["status"])
             #expect(status.status == 1)
-            #expect(status.stdout.contains("GAP"))
+            // The gap's id is printed, and `gaps acknowledge ID` replaces the Runbook's SQL (issue 27).
+            let line = try #require(status.stdout.split(separator: "\n").first { $0.contains("GAP #") })
+            let id = try #require(line.split(separator: "#").last?.split(separator: " ").first.map(String.init))
+            let acknowledged = try await run(stores, ["gaps", "acknowledge", id])
+            #expect(acknowledged.status == 0, "\(acknowledged.stderr)")
+            #expect(acknowledged.stdout.contains("gap #\(id) (google_voided, demo-android) acknowledged"))
+            #expect(!(try await run(stores, ["status"]).stdout.contains("GAP #")))
+            let again = try await run(stores, ["gaps", "acknowledge", id])
+            #expect(again.status == 1)
+            #expect(again.stderr.contains("no open gap has that id"))
         }
     }
 }

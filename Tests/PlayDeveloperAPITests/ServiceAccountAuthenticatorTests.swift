@@ -73,6 +73,21 @@ import Testing
         #expect(transport.requests.count == 2)
     }
 
+    /// A short-lived token (20 s) is reused for most of its life, not fetched again before every call: it is renewed
+    /// when a twelfth of its life is left (20 − 20/12 = 18.33 s after it was issued).
+    @Test func aShortLivedTokenIsRenewedByAShareOfItsLife() async throws {
+        let transport = RecordingTransport([.token("ya29.short", expiresIn: 20), .token("ya29.next", expiresIn: 20)])
+        let time = ManualTime()
+        let authenticator = try makeAuthenticator(transport, time: time)
+        #expect(try await authenticator.accessToken(purpose: .incremental).value == "ya29.short")
+        time.advance(by: 18)
+        #expect(try await authenticator.accessToken(purpose: .incremental).value == "ya29.short")
+        #expect(transport.requests.count == 1)
+        time.advance(by: 0.5)
+        #expect(try await authenticator.accessToken(purpose: .incremental).value == "ya29.next")
+        #expect(transport.requests.count == 2)
+    }
+
     @Test func invalidateDropsOnlyTheCachedToken() async throws {
         let transport = RecordingTransport([.token("ya29.first"), .token("ya29.second")])
         let authenticator = try makeAuthenticator(transport)

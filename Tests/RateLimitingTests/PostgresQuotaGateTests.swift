@@ -173,6 +173,57 @@ struct PostgresQuotaGateTests {
         #expect(usage.first { $0.api == Self.api }?.throttled == 1)
     }
 
+    @Test func anUnboundedRetryAfterBlocksAFewWindowsAtMostAndIsListedWithItsReason() async throws {
+        let conninfo = try Self.database("qcap")
+        let gate = PostgresQuotaGate(conninfo: conninfo)
+        await gate.report(app: "a", api: Self.api, feedback: .throttled(retryAfter: 99_999_999))
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        let row = try connection.query(
+            """
+            SELECT extract(epoch FROM blocked_until - throttled_at)::float8 AS blocked, blocked_reason
+            FROM quota_bucket WHERE app_id = 'a' AND api = $1
+            """, [Self.api.rawValue])[0]
+        // 3 × (60 s + 250 ms margin), from the throttle's time (the block is set a moment after it).
+        let blocked = try row.decode("blocked", as: Double.self)
+        #expect(blocked >= 180.75 && blocked < 181, "blocked \(blocked) s")
+        let blocks = try await gate.blocks(app: "a")
+        #expect(blocks.count == 1)
+        #expect(blocks.first?.api == Self.api && blocks.first?.kind == .throttled)
+        #expect(blocks.first?.reason.contains("capped at 180.75s") == true, "\(blocks)")
+    }
+
+    @Test func clearLiftsAThrottleAndTheStoresSpentDayButNotAConfiguredCap() async throws {
+        let conninfo = try Self.database("qclear")
+        let policy = Self.policy(QuotaLimit(windows: [], dailyCap: 2))
+        let gate = PostgresQuotaGate(conninfo: conninfo, policy: policy)
+        await gate.report(app: "a", api: Self.api, feedback: .throttled(retryAfter: 60))
+        await gate.report(app: "a", api: Self.api, feedback: .dailyQuotaExhausted)
+        let blocks = try await gate.blocks(app: "a")
+        #expect(blocks.map(\.kind) == [.storeExhausted, .throttled], "\(blocks)")
+        let spent = try #require(blocks.first)
+        // Until the Pacific day turns: the block ends on a Pacific midnight, less than 25 hours ahead.
+        #expect(spent.until == PacificDay(containing: spent.until.addingTimeInterval(-1)).end)
+        #expect(spent.until > Date() && spent.until < Date().addingTimeInterval(25 * 3600))
+        await #expect(throws: QuotaError.self) {
+            try await gate.acquire(app: "a", api: Self.api, purpose: .incremental)
+        }
+
+        let cleared = try await gate.clear(app: "a", api: Self.api)
+        #expect(cleared.throttle?.kind == .throttled)
+        #expect(cleared.exhaustedDay != nil && cleared.capReached == nil)
+        #expect(try await gate.blocks(app: "a").isEmpty)
+        let attempt = try await gate.attempt(app: "a", api: Self.api, purpose: .incremental)
+        #expect(attempt.grant != nil, "a cleared API is granted at once")
+
+        // The configured cap (2 a day) is listed as a block once used up, and clear leaves it.
+        try await gate.acquire(app: "a", api: Self.api, purpose: .incremental)
+        #expect(try await gate.blocks(app: "a").map(\.kind) == [.capReached])
+        let again = try await gate.clear(app: "a", api: Self.api)
+        #expect(again.throttle == nil && again.exhaustedDay == nil && again.capReached == 2)
+        #expect(try await gate.blocks(app: "a").map(\.kind) == [.capReached])
+    }
+
     @Test func throttlesWithoutRetryAfterBackOffFurtherEachTime() async throws {
         let conninfo = try Self.database("qbackoff")
         let gate = PostgresQuotaGate(conninfo: conninfo, policy: Self.policy(QuotaLimit(windows: [])))

@@ -43,6 +43,20 @@ struct SubscriptionImporterTests {
         #expect(try row.decode("expires_at", as: Date.self) == Date(timeIntervalSince1970: 1_796_083_200))
     }
 
+    /// A subscription no recheck has asked the store about is not entitled (issue 27), whether imported or inserted
+    /// by the app backend with the column's default.
+    @Test func aNeverCheckedSubscriptionIsNotEntitled() throws {
+        _ = try run("app,store_id,product_id,expires_at\na1,t1,p,2026-12-01T00:00:00Z\n")
+        try connection.execute(
+            "INSERT INTO subscription (app_id, store_id, product_id) VALUES ('a1', 'backend-1', 'p')")
+        let rows = try connection.query("SELECT state, entitled FROM subscription ORDER BY store_id")
+        #expect(rows.count == 2)
+        for row in rows {
+            #expect(try row.decode("state", as: String.self) == "unknown")
+            #expect(try row.decode("entitled", as: Bool.self) == false)
+        }
+    }
+
     @Test func lowerCaseTAndZAndAByteOrderMarkAreAccepted() throws {
         let report = try run("\u{FEFF}app,store_id,product_id,expires_at\na1,t1,p,2026-12-01t00:00:00z\n")
         #expect(report.badLineCount == 0 && report.inserted == 1, "\(report.badLines)")

@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import Synchronization
 
-/// Signs the ES256 bearer JWT every App Store Server API request carries, and reuses it until shortly before it
-/// expires.
+/// Signs the ES256 bearer JWT every App Store Server API request carries, and reuses it until the last share of its
+/// life (a fifth: 60 s of the default 5 minutes, 12 s of a one-minute token).
 ///
 /// Header `{"alg":"ES256","kid":…,"typ":"JWT"}`; claims `iss`, `iat`, `exp` (= `iat` + lifetime, 5 minutes by default,
 /// at most 60), `aud` `appstoreconnect-v1`, `bid`.
@@ -17,7 +17,7 @@ public final class BearerTokenProvider: Sendable {
 
     private let key: AppStoreSigningKey
     private let lifetime: Double
-    private let renewalMargin: Double
+    private let renewalShare: Double
     private let now: @Sendable () -> Date
     private let cache = Mutex<Cached?>(nil)
 
@@ -25,24 +25,25 @@ public final class BearerTokenProvider: Sendable {
     /// - Parameters:
     ///   - key: the signing key and identifiers.
     ///   - lifetime: seconds from `iat` to `exp` (clamped to 60 ... 3600).
-    ///   - renewalMargin: a new token is signed when the cached one has less than this many seconds left.
+    ///   - renewalShare: a new token is signed when the cached one has less than this share of its life left
+    ///     (0...0.5).
     ///   - now: the clock (injected in tests).
     public init(
-        key: AppStoreSigningKey, lifetime: Double = 300, renewalMargin: Double = 60,
+        key: AppStoreSigningKey, lifetime: Double = 300, renewalShare: Double = 0.2,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.key = key
         self.lifetime = min(3600, max(60, lifetime))
-        self.renewalMargin = min(max(0, renewalMargin), self.lifetime / 2)
+        self.renewalShare = min(max(0, renewalShare), 0.5)
         self.now = now
     }
 
-    /// A token valid for at least `renewalMargin` more seconds.
+    /// A token with more than `renewalShare` of its life left.
     /// - Throws: ``AppStoreServerAPIError`` with code `tokenSigning` if signing fails.
     public func token() throws -> String {
         let now = now()
         return try cache.withLock { cached in
-            if let cached, cached.expires.timeIntervalSince(now) > renewalMargin { return cached.token }
+            if let cached, cached.expires.timeIntervalSince(now) > lifetime * renewalShare { return cached.token }
             let issued = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
             let expires = issued.addingTimeInterval(lifetime)
             let token = try sign(issued: issued, expires: expires)

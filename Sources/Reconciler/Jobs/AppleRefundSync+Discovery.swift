@@ -44,6 +44,12 @@ extension AppleRefundSync {
         // The next page's call, travelling while this page is verified and stored (as in GoogleVoidedSync).
         var prefetched: Task<NotificationHistoryResponse, any Error>?
         defer { prefetched?.cancel() }
+        func chain(from token: String?) -> PageChain {
+            PageChain(
+                app: app.id, api: .appleNotificationHistory, name: "\(type.rawValue) notifications", startingAt: token,
+                maximumPages: PageChain.maximumApplePages)
+        }
+        var pages = chain(from: token)
         while true {
             // A stop request lets the call already travelling finish and its page be saved (the quota is spent).
             if prefetched == nil { try environment.checkShutdown() }
@@ -63,9 +69,10 @@ extension AppleRefundSync {
                 environment.logger.warning("the notification-history token was refused; restarting the window")
                 restarted = true
                 token = nil
+                pages = chain(from: nil)
                 continue
             }
-            let next = page.hasMore ? page.paginationToken : nil
+            let next = try pages.follow(page.hasMore ? page.paginationToken : nil, rows: page.notificationHistory.count)
             if let next, !environment.shutdown.isRequested {
                 // Used only after this page and its checkpoint commit; its errors surface when it is taken.
                 prefetched = Task { [self] in try await notifications(request, token: next) }

@@ -108,6 +108,11 @@ extension AppleRefundSync {
             environment.counters.add("customer_errors")
             environment.logger.error("customer \(customer): \(error); left queued for the next run")
             if !environment.dryRun { try cursors.release(customer, on: environment.connection) }
+        } catch let error as ReconcilerError where error.code == .storeLoop {
+            // One customer's history paging in a circle: the pages before it are stored; the others go on.
+            environment.counters.add("customer_errors")
+            environment.logger.error("\(error); left queued for the next run")
+            if !environment.dryRun { try cursors.release(customer, on: environment.connection) }
         } catch let error as AppStoreServerAPIError
             where error.httpStatus == 404 && error.apiErrorCode?.isRetryableNotFound == true
         {
@@ -129,6 +134,9 @@ extension AppleRefundSync {
         let connection = environment.connection
         var revision = start
         var resetRevision = false
+        var pages = PageChain(
+            app: app.id, api: .appleRefundHistory, name: "customer \(customer)", startingAt: start,
+            maximumPages: PageChain.maximumApplePages)
         environment.counters.add("customers")
         while true {
             let page: RefundHistoryResponse
@@ -149,12 +157,15 @@ extension AppleRefundSync {
                 environment.logger.warning("stored revision of customer \(customer) refused; reading from the start")
                 revision = nil
                 resetRevision = true
+                pages = PageChain(
+                    app: app.id, api: .appleRefundHistory, name: "customer \(customer)", startingAt: nil,
+                    maximumPages: PageChain.maximumApplePages)
                 continue
             }
             environment.counters.add("pages")
             let (rows, quarantined, failed) = await verify(
                 page.signedTransactions, from: answeredFrom, customer: customer, in: environment)
-            let more = page.hasMore && page.revision != nil
+            let more = try pages.follow(page.hasMore ? page.revision : nil, rows: page.signedTransactions.count) != nil
             if environment.dryRun {
                 environment.counters.add("would_insert", try ledger.countNew(rows, on: connection))
                 environment.counters.add("would_quarantine", quarantined.count)

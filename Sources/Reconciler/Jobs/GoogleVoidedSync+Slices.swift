@@ -28,6 +28,10 @@ extension GoogleVoidedSync {
         var started: ContinuousClock.Instant
     }
 
+    /// The most pages one slice's chain may take: a day's quota of voided calls (6000). No window holds more pages
+    /// than a day lets a chain read; a store still naming new tokens past that pages in a circle.
+    static let maximumChainPages = 6000
+
     /// How many slices a new window is cut into: enough that a burst of the quota window goes out within about 3 s
     /// at the measured call time (or, with the limits lifted, that calls keep pace with storing a page, about 50 ms),
     /// at most `cap`; one when the call time is unknown or short.
@@ -116,6 +120,8 @@ extension GoogleVoidedSync {
         var lastSeen: [Int64?] = Array(repeating: nil, count: slices.count)
         var density: [Double?] = Array(repeating: nil, count: slices.count)
         var callTimes: [Double] = []
+        // Each slice's token chain, checked for a store paging in a circle (see PageChain).
+        var chains: [Int: PageChain] = [:]
         if calls.isEmpty {
             // Every slice was drained but the window not closed (cannot happen after a committed last page): close it.
             try finishWindow(
@@ -127,7 +133,13 @@ extension GoogleVoidedSync {
             let answer: Answer
             switch event {
             case .orders(let orders):
-                try pricing.handle(orders, in: environment)
+                do {
+                    try pricing.handle(orders, in: environment)
+                } catch let error as ReconcilerError where error == StoppableQuotaGate.stopped {
+                    // The stop signal refused this Orders call at the gate (no store call after a signal): the pages
+                    // keep landing, and what is not priced waits in the backlog for the next run.
+                    pricing.dropQueued()
+                }
                 continue
             case .page(let page):
                 answer = page
@@ -140,6 +152,7 @@ extension GoogleVoidedSync {
                     error.code == .badRequest, !restarted.contains(index)
                 {
                     restarted.insert(index)
+                    chains[index] = nil
                     try restart(
                         &slices[index], window: window, checkpoint: &checkpoint, summary: &summary, logger: logger,
                         in: environment)
@@ -171,7 +184,25 @@ extension GoogleVoidedSync {
                 // row whose void time runs ahead of Google's recording clock from ending the chain early; it costs
                 // at most the rows of that hour, read twice and stored once.
                 let passedEnd = rows.contains { $0.refundedAt > slices[index].end.addingTimeInterval(3600) }
-                let next = passedEnd ? nil : page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+                var chain =
+                    chains[index]
+                    ?? PageChain(
+                        app: app.id, api: .googleVoidedPurchases, name: "slice \(slices[index].number)",
+                        startingAt: slices[index].token, maximumPages: Self.maximumChainPages)
+                let next: String?
+                do {
+                    next = try chain.follow(
+                        passedEnd ? nil : page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 },
+                        rows: page.voidedPurchases.count)
+                    chains[index] = chain
+                } catch {
+                    // The page is not stored (its slice keeps the token it was asked with); the others stop.
+                    if failure == nil {
+                        failure = error
+                        for call in calls.values { call.cancel() }
+                    }
+                    continue
+                }
                 slices[index].token = next
                 slices[index].pagesDone += 1
                 slices[index].rowsDone += Int64(rows.count)

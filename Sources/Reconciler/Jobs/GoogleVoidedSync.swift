@@ -142,7 +142,14 @@ public struct GoogleVoidedSync: Sendable {
             checkpoint.pageToken = nil
             checkpoint.pagesDone = 0
             checkpoint.rowsDone = 0
-            if let gap = plan.gap {
+            if let gap = plan.gap, mode != .incremental {
+                // A backfill asked for more than Google keeps: its start is clamped, and that is no lost window of
+                // the sync's (the incremental checkpoint never fell behind), so no gap is recorded.
+                environment.counters.add("since_clamped")
+                logger.warning(
+                    "--since \(Self.text(gap.from)) is older than Google keeps (30 days): the backfill starts at \(Self.text(gap.to)); voids recorded before it cannot be fetched"
+                )
+            } else if let gap = plan.gap {
                 summary.gap = gap
                 logger.error(
                     "gap: voids recorded \(Self.text(gap.from)) – \(Self.text(gap.to)) are older than Google keeps (30 days) and cannot be fetched any more"

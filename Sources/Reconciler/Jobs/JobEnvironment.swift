@@ -71,9 +71,7 @@ public struct JobEnvironment {
 
     /// Throws the "stopped early" error when a stop was requested; call between pages.
     public func checkShutdown() throws {
-        if shutdown.isRequested {
-            throw ReconcilerError(.temporary, "stopped by signal after saving the last page; run again to continue")
-        }
+        if shutdown.isRequested { throw StoppableQuotaGate.stopped }
     }
 }
 

@@ -95,7 +95,9 @@ public struct JobRunner {
             let recorder = dryRun ? nil : try JobRunRecorder(job: job, app: app.id, connection: connection)
             if let recorder { logger[metadataKey: "run"] = "\(recorder.id)" }
             let environment = JobEnvironment(
-                connection: connection, gate: CountingQuotaGate(base: gate, counters: counters), counters: counters,
+                connection: connection,
+                gate: CountingQuotaGate(base: StoppableQuotaGate(base: gate, shutdown: shutdown), counters: counters),
+                counters: counters,
                 runId: recorder?.id, shutdown: shutdown, dryRun: dryRun, logger: logger,
                 progress: ProgressDisplay(quiet: quiet), now: now)
             do {

@@ -1,11 +1,19 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// SIGTERM / SIGINT handling for batch jobs: the first signal asks jobs to finish the page in hand, save, and stop
-/// (exit 75); jobs poll ``isRequested`` between pages. A second signal exits at once (progress is still safe:
-/// every page commits with its checkpoint).
+/// (exit 75); jobs poll ``isRequested`` between pages, and every wait at the quota gate ends at once
+/// (``StoppableQuotaGate`` waits on ``stopped()``). A second signal exits at once (progress is still safe: every page
+/// commits with its checkpoint).
 public final class ShutdownSignal: Sendable {
-    private let requested = Mutex(false)
+    private struct State {
+        var requested = false
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
     // The dispatch sources must stay alive for the process; install() runs once, from the main command, before
     // any job starts, so this is never touched concurrently.
     nonisolated(unsafe) private static var retained: [any DispatchSourceSignal] = []
@@ -14,24 +22,54 @@ public final class ShutdownSignal: Sendable {
     public init() {}
 
     /// Whether a stop was asked for.
-    public var isRequested: Bool { requested.withLock { $0 } }
+    public var isRequested: Bool { state.withLock { $0.requested } }
 
-    /// Marks the stop as requested (signal handlers and tests).
-    public func request() { requested.withLock { $0 = true } }
+    /// Marks the stop as requested (signal handlers and tests) and wakes every ``stopped()`` waiter.
+    /// - Returns: whether it had been requested before.
+    @discardableResult
+    public func request() -> Bool {
+        let (before, waiters) = state.withLock { state in
+            defer {
+                state.requested = true
+                state.waiters = [:]
+            }
+            return (state.requested, Array(state.waiters.values))
+        }
+        for waiter in waiters { waiter.resume() }
+        return before
+    }
 
-    /// Installs handlers for SIGTERM and SIGINT.
-    public func install() {
-        for number in [SIGTERM, SIGINT] {
+    /// Returns once a stop is requested, or when the calling task is cancelled (whichever comes first).
+    public func stopped() async {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state in
+                    if state.requested || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume()
+        }
+    }
+
+    /// Installs handlers for SIGTERM and SIGINT; the stop notice is a log event on `logger` (so `--log-format json`
+    /// stays one JSON object a line).
+    public func install(logger: Logger) {
+        for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
-                let again = requested.withLock { value in
-                    defer { value = true }
-                    return value
-                }
-                if again { exit(75) }
-                FileHandle.standardError.write(
-                    Data("storerecon: stopping after the page in hand (signal again to stop at once)\n".utf8))
+                if request() { exit(75) }
+                logger.warning(
+                    "stopping after the page in hand (signal again to stop at once)", metadata: ["signal": "\(name)"])
             }
             source.resume()
             Self.retained.append(source)

@@ -75,4 +75,15 @@ public enum SyncGap {
             ON CONFLICT (job, app_id, gap_from, gap_to) DO NOTHING
             """, [job, app, from, to])
     }
+
+    /// Marks an open gap as dealt with (`storerecon gaps acknowledge ID`), so `status` stops reporting it.
+    /// - Returns: the gap's job and app, or nil when no open gap has that id.
+    public static func acknowledge(id: Int64, on connection: PostgresConnection) throws -> (job: String, app: String)? {
+        try connection.query(
+            """
+            UPDATE sync_gap SET acknowledged_at = now() WHERE id = $1 AND acknowledged_at IS NULL
+            RETURNING job, app_id
+            """, [id]
+        ).first.map { (job: try $0.decode("job", as: String.self), app: try $0.decode("app_id", as: String.self)) }
+    }
 }

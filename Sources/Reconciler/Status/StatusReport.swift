@@ -28,6 +28,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var subscriptionStates: [StateCount] = []
         /// Today's (US-Pacific day) store calls per API.
         public var quotaToday: [QuotaUsage] = []
+        /// What stops calls now: stores' throttling answers, a spent day, a configured cap reached.
+        public var quotaBlocks: [QuotaBlock] = []
         /// Refunds by what is known of their amount: `store` (settled), `pending` (Google has not settled it),
         /// `estimated` (configured prices), `unknown`, and of the unknown or estimated ones `order_not_found` and
         /// `no_permission`.
@@ -48,6 +50,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
 
     /// A window lost for good.
     public struct Gap: Codable, Sendable, Equatable {
+        /// `sync_gap.id`, for `storerecon gaps acknowledge ID`.
+        public var id: Int64
         public var job: String
         public var from: Date
         public var to: Date
@@ -99,7 +103,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// Gathers the report (read-only).
     public static func gather(
         _ configuration: Configuration, on connection: PostgresConnection,
-        quotaUsage: (String) async throws -> [QuotaUsage] = { _ in [] }
+        quotaUsage: (String) async throws -> [QuotaUsage] = { _ in [] },
+        quotaBlocks: (String) async throws -> [QuotaBlock] = { _ in [] }
     ) async throws -> StatusReport {
         let pending = try Migrator(connection: connection).pendingNames()
         var report = StatusReport(
@@ -144,6 +149,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
             status.quotaToday = try await quotaUsage(app.id).filter {
                 $0.api.rawValue.hasPrefix(app.platform.rawValue + ".")
             }
+            status.quotaBlocks = try await quotaBlocks(app.id)
             for checkpoint in status.checkpoints where !checkpoint.job.hasSuffix("_backfill") {
                 if let behind = checkpoint.behindSeconds, behind > configuration.status.maxCheckpointAge.seconds {
                     report.attention.append(
@@ -153,8 +159,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
             }
             for gap in status.gaps {
                 report.attention.append(
-                    "\(app.id): \(gap.job) gap \(PostgresTimestamp.format(gap.from)) – \(PostgresTimestamp.format(gap.to)) "
-                        + "could not be fetched (older than the store keeps)")
+                    "\(app.id): \(gap.job) gap #\(gap.id) \(PostgresTimestamp.format(gap.from)) – "
+                        + "\(PostgresTimestamp.format(gap.to)) could not be fetched (older than the store keeps); "
+                        + "once dealt with: storerecon gaps acknowledge \(gap.id)")
             }
             status.quarantined = try Quarantine.openCounts(app: app.id, on: connection)
             for open in status.quarantined {
@@ -187,12 +194,13 @@ public struct StatusReport: Codable, Sendable, Equatable {
         }
         status.gaps = try connection.query(
             """
-            SELECT job, gap_from, gap_to, detected_at FROM sync_gap
+            SELECT id, job, gap_from, gap_to, detected_at FROM sync_gap
             WHERE app_id = $1 AND acknowledged_at IS NULL ORDER BY gap_from
             """, [status.id]
         ).map { row in
             Gap(
-                job: try row.decode("job"), from: try row.decode("gap_from"), to: try row.decode("gap_to"),
+                id: try row.decode("id"), job: try row.decode("job"), from: try row.decode("gap_from"),
+                to: try row.decode("gap_to"),
                 detectedAt: try row.decode("detected_at"))
         }
         status.lastRuns = try connection.query(

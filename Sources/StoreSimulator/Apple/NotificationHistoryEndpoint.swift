@@ -64,7 +64,10 @@ struct NotificationHistoryEndpoint {
             position += 1
         }
         let payloads = ApplePayloads(state: state, spoilers: .init(faults))
-        let token = state.pageTokens.encode("history", [Int64(slot), Int64(position), filter.hash, now])
+        let asked = request.parameter("paginationToken").flatMap { $0.isEmpty ? nil : $0 }
+        let token =
+            (faults.contains(.repeatedPageToken) ? asked : nil)
+            ?? state.pageTokens.encode("history", [Int64(slot), Int64(position), filter.hash, now])
         let wrongTypes = faults.contains(.wrongFieldTypes)
         return .json { json in
             json.object { object in

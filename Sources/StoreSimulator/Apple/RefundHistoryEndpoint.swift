@@ -37,7 +37,10 @@ struct RefundHistoryEndpoint {
         let start = min(position, visible.count)
         let end = min(start + Self.pageSize, visible.count)
         let payloads = ApplePayloads(state: state, spoilers: .init(faults))
-        let revision = state.pageTokens.encode("refunds", [Int64(lead), Int64(end)])
+        let asked = request.parameter("revision").flatMap { $0.isEmpty ? nil : $0 }
+        let revision =
+            (faults.contains(.repeatedPageToken) && end < visible.count ? asked : nil)
+            ?? state.pageTokens.encode("refunds", [Int64(lead), Int64(end)])
         let wrongTypes = faults.contains(.wrongFieldTypes)
         return .json { json in
             json.object { object in

@@ -49,4 +49,9 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
         default: return true
         }
     }
+    // Kept last: a fault's position in allCases seeds which calls it strikes (FaultInjector).
+    /// A page with more to follow names, as the next page's token, the very token it was asked with (Google
+    /// `nextPageToken`, Apple `paginationToken`) or a `revision` that does not move while `hasMore` is true: a store
+    /// that pages the same page forever. A chain's first page (asked without a token) is answered normally.
+    case repeatedPageToken
 }

@@ -70,7 +70,9 @@ struct VoidedPurchasesEndpoint {
                         let fields: [Int64] = [
                             Int64(app), Int64(next), query.end, Int64(query.type), query.includePartial ? 1 : 0, now,
                         ]
-                        pagination.field("nextPageToken", state.pageTokens.encode("voided", fields))
+                        let asked = request.parameter("token").flatMap { $0.isEmpty ? nil : $0 }
+                        let repeated = faults.contains(.repeatedPageToken) ? asked : nil
+                        pagination.field("nextPageToken", repeated ?? state.pageTokens.encode("voided", fields))
                     }
                 }
                 guard !rows.isEmpty else { return }

@@ -70,6 +70,24 @@ struct GoogleVoidedBackfillTests {
         }
     }
 
+    /// A `--since` older than Google's 30 days is clamped with a warning: no gap is recorded (the sync lost nothing),
+    /// so `status` does not report one every day after (issue 27).
+    @Test func aSinceOlderThanThirtyDaysIsClampedWithoutAGap() async throws {
+        try await StoreSimulator.withRunning(Self.options) { simulator in
+            let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "gvbfclamp"))
+            let now = harness.stores.now()
+            let since = now.addingTimeInterval(-45 * 86_400)
+            let until = now.addingTimeInterval(-20 * 86_400)
+            let result = try await harness.googleVoided(.backfill(since: since, until: until))
+            #expect(result.exitCode == 0, "\(result.error ?? "")")
+            #expect(result.counts["since_clamped"] == 1)
+            let gaps = try harness.connection().query("SELECT count(*) AS n FROM sync_gap")[0].decode("n", as: Int.self)
+            #expect(gaps == 0)
+            let oldest = VoidedWindowPlanner.oldestStart(now: now)
+            #expect(try harness.storedVoids() == harness.truthVoids(recordedFrom: oldest, to: until))
+        }
+    }
+
     @Test func aBackfillStopsAtItsShareOfTheDailyCapAndTheSyncGetsTheRest() async throws {
         try await StoreSimulator.withRunning(Self.options) { simulator in
             let stores = try SimulatedStores(simulator: simulator, databasePrefix: "gvbfshare")

@@ -186,7 +186,13 @@ struct GoogleVoidedFaultTests {
             #expect(first.exitCode == 75)
             #expect(try harness.checkpoint().pagesDone == 3)
             let early = harness.truthPages(recordedFrom: firstStart, to: firstEnd, pages: 3)
-            #expect(try harness.storedVoids() == early)
+            // No store call leaves after the signal (issue 27), the Orders calls that would price these pages included:
+            // the quantity a final refund after partial ones takes from its order waits for the next run, so the
+            // stopped run is compared on what the voided list itself says.
+            func listed(_ voids: Set<StoredVoid>) -> Set<String> {
+                Set(voids.map { "\($0.orderId) \($0.partKey) \($0.voidedMillis)" })
+            }
+            #expect(listed(try harness.storedVoids()) == listed(early))
 
             simulator.clock.advance(millis: 2 * 86_400_000)
             let secondNow = harness.stores.now()

@@ -1,0 +1,44 @@
+import RateLimiting
+
+/// Wraps the shared gate so that a stop signal ends any wait in it at once (a window's wait, a store's block): the
+/// waiting call throws the "stopped by signal" error (exit 75) and no store call starts after the signal, even one
+/// whose grant came at the same moment.
+public struct StoppableQuotaGate: QuotaGate {
+    /// The real gate.
+    public let base: any QuotaGate
+    /// The stop signal.
+    public let shutdown: ShutdownSignal
+
+    /// Wraps `base`.
+    public init(base: any QuotaGate, shutdown: ShutdownSignal) {
+        self.base = base
+        self.shutdown = shutdown
+    }
+
+    /// The error a call stopped by the signal throws: exit 75, progress saved.
+    public static var stopped: ReconcilerError {
+        ReconcilerError(.temporary, "stopped by signal after saving the last page; run again to continue")
+    }
+
+    public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws {
+        if shutdown.isRequested { throw Self.stopped }
+        let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await base.acquire(app: app, api: api, purpose: purpose)
+                return true
+            }
+            group.addTask {
+                await shutdown.stopped()
+                return false
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+        // A grant taken as the signal came is left unused: the call it was for is not sent.
+        if !granted || shutdown.isRequested { throw Self.stopped }
+    }
+
+    public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
+        await base.report(app: app, api: api, feedback: feedback)
+    }
+}
