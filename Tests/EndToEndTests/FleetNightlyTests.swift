@@ -207,6 +207,11 @@ struct FleetNightlyTests {
             let prom = try String(contentsOfFile: metrics, encoding: .utf8)
             #expect(prom.contains("storerecon_job_exit_code{job=\"recheck\",app=\"\(Self.hung)\"} 75"))
 
+            let status = try await BuiltExecutable("storerecon").run(
+                ["status", "--app", Self.hung, "--config", stores.configPath])
+            #expect(status.stdout.contains("night: partial, "), "\(status.stdout)")
+            #expect(status.stdout.contains("never run: recheck, google_orders"), "\(status.stdout)")
+
             simulator.setFault(nil, app: Self.hung)
             let rerun = try await BuiltExecutable("storerecon").run(
                 ["run", "nightly", "--app", Self.hung, "--config", stores.configPath])

@@ -132,5 +132,14 @@ struct NightlyFleetTests {
         #expect(running?.finishedAt == nil)
         #expect(running?.running == ["google_voided"])
         #expect(StatusReport.night(of: [], jobs: jobs) == nil)
+        // Running for 7 h past a 6 h deadline: the process died or hangs; at 5 h it may still be working.
+        let late = StatusReport.lateNight(
+            running, app: "a", timeout: .hours(6), now: start.addingTimeInterval(7 * 3600))
+        #expect(late?.hasPrefix("a: google_voided started 7 h ago and has not ended") == true, "\(late ?? "")")
+        #expect(
+            StatusReport.lateNight(running, app: "a", timeout: .hours(6), now: start.addingTimeInterval(5 * 3600))
+                == nil)
+        #expect(
+            StatusReport.lateNight(done, app: "a", timeout: .hours(6), now: start.addingTimeInterval(9 * 3600)) == nil)
     }
 }
