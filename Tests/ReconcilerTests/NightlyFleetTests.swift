@@ -109,6 +109,18 @@ struct NightlyFleetTests {
         }
     }
 
+    @Test func theDefaultConcurrencyIsHalfTheFreeConnectionsAtMost16PerCore() throws {
+        #expect(NightlyFleet.defaultConcurrency(freeConnections: 95, cores: 2) == 32)
+        #expect(NightlyFleet.defaultConcurrency(freeConnections: 40, cores: 2) == 20)
+        #expect(NightlyFleet.defaultConcurrency(freeConnections: 1, cores: 8) == 1)
+        let defaults = try ConfigurationLoader(environment: [:]).load(text: "apps: []\n", source: "t.yaml")
+        #expect(defaults.nightly.concurrency == nil)
+        #expect(defaults.nightly.appTimeout == .hours(6))
+        let set = try ConfigurationLoader(environment: [:])
+            .load(text: "nightly: { concurrency: 12, appTimeout: 90m, onLocked: wait }\n", source: "t.yaml")
+        #expect(set.nightly == NightlyConfig(onLocked: .wait, concurrency: 12, appTimeout: .seconds(5400)))
+    }
+
     @Test func aNightIsTheLatestRunOfEachOfItsJobs() throws {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         func run(_ job: String, _ offset: Double, _ length: Double?, _ outcome: String?) -> StatusReport.LastRun {
