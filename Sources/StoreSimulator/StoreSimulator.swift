@@ -193,6 +193,12 @@ public final class StoreSimulator: Sendable {
     public func clearFaults() {
         state.faults.setAll([:])
     }
+
+    /// Sets (or lifts, with nil) a fault that strikes every call of one app (by its id): its store hangs or refuses
+    /// its credentials while the other apps are answered as usual. Lifting ``AppFault/hang`` answers the held calls.
+    public func setFault(_ fault: AppFault?, app: String) {
+        state.setAppFault(fault, app: app)
+    }
 }
 
 extension StoreSimulator {

@@ -65,6 +65,22 @@ enum StatusJSON {
     }
 }
 
+extension StatusReport.Night {
+    /// `night: ok, 2026-11-22T04:00:00.000Z – 04:12:03 (12 min)` or `night: running google_voided since ...`.
+    var line: String {
+        let start = StatusJSON.rfc3339(startedAt)
+        let never = neverRun.isEmpty ? "" : "; never run: \(neverRun.joined(separator: ", "))"
+        guard let finishedAt else {
+            let age = Int(Date().timeIntervalSince(startedAt))
+            return
+                "night: running \(running.joined(separator: ", ")) (started \(start), \(StatusTable.age(age)) ago)\(never)"
+        }
+        let seconds = Int(finishedAt.timeIntervalSince(startedAt))
+        let took = seconds < 120 ? "\(seconds) s" : "\(seconds / 60) min"
+        return "night: \(outcome), \(start) – \(StatusJSON.rfc3339(finishedAt)) (\(took))\(never)"
+    }
+}
+
 /// Renders a status report for a terminal.
 enum StatusTable {
     static func render(_ report: StatusReport) -> String {
@@ -113,6 +129,7 @@ enum StatusTable {
                 lines.append(
                     "  QUARANTINED \(open.job): \(open.rows) rows, last met \(StatusJSON.rfc3339(open.lastSeen))")
             }
+            if let night = app.night { lines.append("  " + night.line) }
             for run in app.lastRuns {
                 // A finished run is shown at its end ("ok at" the time it finished), one never finished at its start.
                 if let outcome = run.outcome {

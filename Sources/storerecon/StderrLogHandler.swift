@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Reconciler
 
 /// Writes one event per line to stderr, as logfmt text
 /// (`time=2026-11-22T04:00:00.000Z level=info app=acme job=google_voided msg="1200 rows stored"`) or JSON lines.
@@ -38,9 +39,12 @@ struct StderrLogHandler: LogHandler {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: options)) ?? Data()
             line = String(decoding: data, as: UTF8.self) + "\n"
         }
-        // On a terminal the progress line is cleared first, so the event starts at the left edge on its own line
-        // (the next progress update draws the line again below it).
-        FileHandle.standardError.write(Data(((Self.terminal ? "\r\u{1B}[K" : "") + line).utf8))
+        // On a terminal the progress lines (one per running app) are erased first and drawn again below the event.
+        if Self.terminal {
+            ProgressBoard.shared.print(line)
+        } else {
+            FileHandle.standardError.write(Data(line.utf8))
+        }
     }
 
     /// Whether stderr is a terminal (where a progress line may be drawn).

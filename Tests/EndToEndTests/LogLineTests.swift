@@ -57,8 +57,9 @@ struct LogLineTests {
         return pairs
     }
 
-    /// On a terminal each event first clears the progress line (carriage return, erase line), so it starts at the
-    /// left edge on a line of its own; piped to a file, no escape is written. The terminal is a pty from `script`.
+    /// On a terminal each event first clears the progress lines (carriage return, erase to the end of the screen:
+    /// one line per running app, none here), so it starts at the left edge on a line of its own; piped to a file, no
+    /// escape is written. The terminal is a pty from `script`.
     @Test func onATerminalEachEventClearsTheProgressLineFirst() throws {
         let conninfo = try TestDatabase.create(prefix: "tty")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tty-\(UUID().uuidString)")
@@ -82,7 +83,7 @@ struct LogLineTests {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(text)")
-        #expect(text.contains("\r\u{1B}[Ktime="), "\(text.debugDescription)")
+        #expect(text.contains("\r\u{1B}[Jtime="), "\(text.debugDescription)")
         let piped = try binary.run(["migrate", "--config", config.path])
         #expect(piped.stderr.contains("time=") && !piped.stderr.contains("\u{1B}"), "\(piped.stderr)")
     }

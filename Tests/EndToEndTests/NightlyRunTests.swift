@@ -73,7 +73,7 @@ struct NightlyRunTests {
             #expect(try ledger(stores) == rows)
             let runs = try PostgresConnection(conninfo: stores.conninfo).query(
                 "SELECT count(*) AS n FROM job_run WHERE outcome = 'ok'")[0].decode("n", as: Int.self)
-            #expect(runs == 8)  // two nights x two apps x (refund job + recheck)
+            #expect(runs == 10)  // two nights x (Apple: refund job + recheck; Google: voided, recheck, known orders)
             let status = try await run(stores, ["status", "--format", "json"])
             #expect(status.status == 0, "\(status.stdout)")
         }

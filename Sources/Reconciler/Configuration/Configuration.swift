@@ -282,15 +282,36 @@ public struct NightlyConfig: Decodable, Sendable, Equatable {
 
     /// What a job does when another process holds its lock.
     public var onLocked: OnLocked
+    /// The most database connections the apps' jobs hold at once (nil: sized at start from the server's free
+    /// connections and the machine's cores, see ``NightlyFleet/defaultConcurrency(freeConnections:cores:)``).
+    public var concurrency: Int?
+    /// How long one app's night may take before its job in hand is stopped (progress saved, exit 75) and its
+    /// remaining jobs are left for the next run (default 6h).
+    public var appTimeout: ConfigDuration
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case onLocked }
+    enum CodingKeys: String, CodingKey, CaseIterable { case onLocked, concurrency, appTimeout }
 
-    /// The default.
-    public init(onLocked: OnLocked = .skip) { self.onLocked = onLocked }
+    /// The defaults.
+    public init(onLocked: OnLocked = .skip, concurrency: Int? = nil, appTimeout: ConfigDuration = .hours(6)) {
+        self.onLocked = onLocked
+        self.concurrency = concurrency
+        self.appTimeout = appTimeout
+    }
 
     public init(from decoder: any Decoder) throws {
         try rejectUnknownKeys(decoder, CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         onLocked = try container.decodeIfPresent(OnLocked.self, forKey: .onLocked) ?? .skip
+        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency)
+        if let concurrency, concurrency < 1 {
+            throw DecodingError.dataCorruptedError(
+                forKey: .concurrency, in: container,
+                debugDescription: "expected a whole number of connections, 1 or more")
+        }
+        appTimeout = try container.decodeIfPresent(ConfigDuration.self, forKey: .appTimeout) ?? .hours(6)
+        if appTimeout.seconds < 1 {
+            throw DecodingError.dataCorruptedError(
+                forKey: .appTimeout, in: container, debugDescription: "expected a duration of 1s or more")
+        }
     }
 }

@@ -113,4 +113,16 @@ public struct GoogleOrderAmounts: Sendable {
         try await drain(&pricing, in: environment)
         return pricing.summary
     }
+
+    /// Re-reads up to `limit` orders storerecon knows (``GoogleOrderStore/knownOrders(limit:on:)``) for refunds
+    /// Google made without revoking them, within the same quota as every Orders call (the night's `google_orders`
+    /// job, after the recheck has learned the subscriptions' current orders).
+    public func readKnownOrders(limit: Int, purpose: CallPurpose, in environment: JobEnvironment) async throws
+        -> Summary
+    {
+        var pricing = Pricing(amounts: self, purpose: purpose)
+        pricing.queue(try orders.knownOrders(limit: limit, on: environment.connection))
+        try await drain(&pricing, in: environment)
+        return pricing.summary
+    }
 }

@@ -66,6 +66,9 @@ public struct GoogleVoidedSync: Sendable {
     let burst: Int?
     /// The daily cap of voided purchases and the backfills' share of it, for the progress line.
     let quotaCaps: (daily: Int?, backfill: Int?)
+    /// Whether an incremental run ends by re-reading known orders for refunds Google made without revoking them
+    /// (`run nightly` does that in a job of its own after the recheck, which learns the current orders).
+    public var rereadsKnownOrders = true
 
     /// Creates the job for one Google app.
     public init(app: AppConfig, configuration: Configuration, client: PlayDeveloperClient) {
@@ -191,7 +194,7 @@ public struct GoogleVoidedSync: Sendable {
             _ = try await orderAmounts.priceBacklog(
                 since: nil, fetchedBefore: pricingStarted, pricing: &pricing, in: environment)
         }
-        if !environment.dryRun, !pricing.summary.stopped, mode == .incremental {
+        if !environment.dryRun, !pricing.summary.stopped, mode == .incremental, rereadsKnownOrders {
             // Refunds Google made without revoking never reach the voided list: re-read known orders for them.
             pricing.queue(try orderAmounts.orders.knownOrders(limit: Self.knownOrdersPerRun, on: connection))
             try await orderAmounts.drain(&pricing, in: environment)

@@ -75,13 +75,19 @@ public struct JobEnvironment {
     }
 }
 
-/// A one-line progress display for terminals: rewritten in place on stderr, silent when stderr is not a terminal.
+/// A job's progress line on a terminal: one line per running app on the process's ``ProgressBoard`` (rewritten in
+/// place on stderr), silent when stderr is not a terminal or `--quiet` is given.
 public final class ProgressDisplay: Sendable {
     private let enabled: Bool
+    private let key: String
+    private let board: ProgressBoard
 
     /// Shows progress only when stderr is a terminal and `quiet` is off.
-    public init(quiet: Bool) {
+    /// - Parameter key: the app whose line this is (its id starts the line).
+    public init(quiet: Bool, key: String = "", board: ProgressBoard = .shared) {
         enabled = !quiet && isatty(STDERR_FILENO) == 1
+        self.key = key
+        self.board = board
     }
 
     /// Whether the line is shown (stderr is a terminal and `--quiet` is off): work done only for it can be skipped.
@@ -90,12 +96,12 @@ public final class ProgressDisplay: Sendable {
     /// Replaces the progress line.
     public func update(_ line: String) {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+        board.update(key, key.isEmpty ? line : "\(key): \(line)")
     }
 
     /// Ends the progress line.
     public func finish() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        board.remove(key)
     }
 }

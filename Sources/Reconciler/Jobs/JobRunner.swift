@@ -8,7 +8,7 @@ import StoreHTTP
 
 /// Runs one job for one app the way every command does: under the job's advisory lock, recorded in `job_run` with
 /// its outcome, counts and calls per API, errors reduced to one line and an exit code.
-public struct JobRunner {
+public struct JobRunner: Sendable {
     /// The outcome of one job for one app.
     public struct Result: Sendable {
         /// The job name.
@@ -74,9 +74,11 @@ public struct JobRunner {
     }
 
     /// Runs `body` for `app` under the job's lock.
-    /// - Parameter waitForLock: wait when another process holds the lock; otherwise skip with a clear line.
+    /// - Parameters:
+    ///   - waitForLock: wait when another process holds the lock; otherwise skip with a clear line.
+    ///   - deadline: the app's nightly deadline; a job that fails once it has passed was stopped by it (exit 75).
     public func run(
-        job: String, app: AppConfig, waitForLock: Bool,
+        job: String, app: AppConfig, waitForLock: Bool, deadline: AppDeadline? = nil,
         _ body: (JobEnvironment) async throws -> Void
     ) async throws -> Result {
         let started = ContinuousClock.now
@@ -99,7 +101,7 @@ public struct JobRunner {
                 gate: CountingQuotaGate(base: StoppableQuotaGate(base: gate, shutdown: shutdown), counters: counters),
                 counters: counters,
                 runId: recorder?.id, shutdown: shutdown, dryRun: dryRun, logger: logger,
-                progress: ProgressDisplay(quiet: quiet), now: now)
+                progress: ProgressDisplay(quiet: quiet, key: app.id), now: now)
             do {
                 try await body(environment)
                 try? recorder?.finish(.ok, counts: counters.snapshot, calls: counters.callSnapshot)
@@ -110,7 +112,8 @@ public struct JobRunner {
                 return done
             } catch {
                 environment.progress?.finish()
-                let (code, line) = Self.classify(error)
+                // Cut by the app's deadline: whatever the interrupted call threw (a cancellation, a transport error).
+                let (code, line) = deadline?.passed.map { (ExitStatus.temporary, $0) } ?? Self.classify(error)
                 let outcome: JobRunRecorder.Outcome = code == 75 ? .partial : code == 78 ? .config : .failed
                 if code == 75 {
                     logger.warning("stopped early, progress saved: \(line)")

@@ -36,6 +36,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var refundAmounts: [String: Int] = [:]
         /// Quarantined rows not yet acknowledged (retried into the ledger or dropped), per job.
         public var quarantined: [Quarantine.OpenCount] = []
+        /// The last night of the app's nightly jobs, nil before the first.
+        public var night: Night?
     }
 
     /// A job's checkpoint for an app.
@@ -168,6 +170,11 @@ public struct StatusReport: Codable, Sendable, Equatable {
                 report.attention.append(
                     "\(app.id): \(open.rows) \(open.job) rows quarantined (the store sent rows that cannot be stored); "
                         + "see storerecon quarantine list --app \(app.id)")
+            }
+            status.night = night(
+                of: status.lastRuns, jobs: NightlyPlan.jobs(for: app, configuration: configuration).map(\.name))
+            if let late = lateNight(status.night, app: app.id, timeout: configuration.nightly.appTimeout, now: Date()) {
+                report.attention.append(late)
             }
             for run in status.lastRuns where run.outcome == "failed" || run.outcome == "config" {
                 report.attention.append("\(app.id): last \(run.job) run failed: \(run.error ?? "no error recorded")")

@@ -23,6 +23,7 @@ final class SimulatorState: Sendable {
     private let latencyOption: Mutex<Latency>
     private let flight = Mutex<[SimulatorEndpoint: (now: Int, most: Int)]>([:])
     private let presented = Mutex<[String: Int]>([:])
+    private let appFaults = Mutex<[String: AppFault]>([:])
 
     init(options: SimulatorOptions, scenario: Scenario, keys: SimulatorKeys) {
         self.options = options
@@ -52,6 +53,16 @@ final class SimulatorState: Sendable {
     var latency: Latency {
         get { latencyOption.withLock { $0 } }
         set { latencyOption.withLock { $0 = newValue } }
+    }
+
+    /// The fault striking every call of an app (by its id), if any.
+    func appFault(_ app: String) -> AppFault? {
+        appFaults.withLock { $0[app] }
+    }
+
+    /// Sets or lifts (nil) the fault of an app.
+    func setAppFault(_ fault: AppFault?, app: String) {
+        appFaults.withLock { $0[app] = fault }
     }
 
     /// Counts a call to `endpoint` as being answered (`entering`) or answered; keeps the most at once.

@@ -170,6 +170,17 @@ struct StoreRouter {
         let (faults, slowMillis, call) = state.faults.draw(for: endpoint)
         let (key, refusal, apple) = authorize(faults)
         guard let key else { return refusal ?? StoreReply(status: 401, body: "") }
+        switch state.appFault(key.app) {
+        case .unauthorized:
+            return apple ? AppleError.unauthorized() : GoogleError.unauthenticated()
+        case .hang:
+            // Held, not yet counted, until the fault is lifted (a store that stopped answering this app).
+            while state.appFault(key.app) == .hang, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        case nil:
+            break
+        }
         let quotas = state.quotas
         let decision = state.ledger.admit(
             key, at: state.quotaNow, rules: quotas.rules(for: endpoint, sandbox: key.environment == "sandbox"))
