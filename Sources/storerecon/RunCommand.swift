@@ -87,7 +87,7 @@ enum NightlyPlan {
                     source: source
                 ).run(in: environment)
             }
-        ]
+        ] + payoutJobs(for: app)
     }
 
     static func refundJobs(for app: AppConfig) -> [Job] {

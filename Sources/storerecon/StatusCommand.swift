@@ -33,9 +33,10 @@ struct StatusCommand: AsyncParsableCommand {
             defer { connection.close() }
             let gate = PostgresQuotaGate(
                 conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock())
-            let report = try await StatusReport.gather(configuration, on: connection) { app in
+            var report = try await StatusReport.gather(configuration, on: connection) { app in
                 try await gate.usageToday(app: app)
             }
+            if report.schemaCurrent { try TieOutStatusReader.fill(&report, configuration, on: connection) }
             switch format {
             case .json:
                 print(try StatusJSON.render(report))
@@ -104,6 +105,11 @@ enum StatusTable {
             for open in app.quarantined {
                 lines.append(
                     "  QUARANTINED \(open.job): \(open.rows) rows, last met \(StatusJSON.rfc3339(open.lastSeen))")
+            }
+            if let tieOut = app.tieOut {
+                lines.append(
+                    "  tie-out \(tieOut.month): \(tieOut.lines) lines, \(tieOut.differing) not matched "
+                        + "(storerecon report tie-out --month \(tieOut.month) --detail)")
             }
             for run in app.lastRuns {
                 // A finished run is shown at its end ("ok at" the time it finished), one never finished at its start.

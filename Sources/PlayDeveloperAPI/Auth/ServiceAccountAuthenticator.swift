@@ -13,6 +13,7 @@ public actor ServiceAccountAuthenticator {
     private let runner: PlayCallRunner
     private let renewalMargin: Double
     private let requestTimeout: Double
+    private let scope: String
     private var cached: AccessToken?
     private var waiters: [CheckedContinuation<AccessToken, any Error>]?
 
@@ -22,12 +23,15 @@ public actor ServiceAccountAuthenticator {
     ///   - key: the service-account key.
     ///   - tokenURL: overrides the key file's `token_uri` (e.g. the simulator).
     ///   - renewalMargin: seconds before expiry at which a new token is fetched (default 300).
+    ///   - scope: the OAuth scope (default ``androidPublisherScope``; ``storageReadOnlyScope`` for earnings reports).
     public init(
         app: String, key: ServiceAccountKey, tokenURL: URL? = nil, transport: any HTTPTransport,
         quotaGate: any QuotaGate, retryPolicy: RetryPolicy = PlayDeveloperClient.Configuration.defaultRetryPolicy,
         retriesThrottled: Bool = true, requestTimeout: Double = 30,
-        renewalMargin: Double = 300, runtime: PlayRuntime = .live, logger: Logger = Logger(label: "storerecon.play")
+        renewalMargin: Double = 300, runtime: PlayRuntime = .live, logger: Logger = Logger(label: "storerecon.play"),
+        scope: String = ServiceAccountAuthenticator.androidPublisherScope
     ) {
+        self.scope = scope
         self.key = key
         self.tokenURL = tokenURL ?? key.tokenURI
         self.runner = PlayCallRunner(
@@ -36,6 +40,11 @@ public actor ServiceAccountAuthenticator {
         self.renewalMargin = renewalMargin
         self.requestTimeout = requestTimeout
     }
+
+    /// The Play Developer API's scope.
+    public static let androidPublisherScope = ServiceAccountAssertion.androidPublisherScope
+    /// Cloud Storage, read only: the earnings reports in the developer account's bucket.
+    public static let storageReadOnlyScope = "https://www.googleapis.com/auth/devstorage.read_only"
 
     /// A valid access token: the cached one while it has more than the renewal margin left, else a new one.
     /// - Throws: ``PlayAPIError`` (`.invalidGrant`, `.invalidClient`, `.tokenEndpoint`, `.signing`, `.transport`,
@@ -106,8 +115,9 @@ public actor ServiceAccountAuthenticator {
     private func makeRequest(issuedAt: Date) throws -> HTTPRequest {
         // The audience is the key file's token_uri even when the request goes elsewhere (a proxy, a private endpoint):
         // Google checks `aud` against its own token URL, as google-auth does.
-        let assertion = try ServiceAccountAssertion(key: key, audience: key.tokenURI, issuedAt: issuedAt).signed(
-            with: key)
+        let assertion = try ServiceAccountAssertion(key: key, audience: key.tokenURI, issuedAt: issuedAt, scope: scope)
+            .signed(
+                with: key)
         let body =
             "grant_type=" + PlayURL.percentEncode("urn:ietf:params:oauth:grant-type:jwt-bearer")
             + "&assertion=" + PlayURL.percentEncode(assertion)

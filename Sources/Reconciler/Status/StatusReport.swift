@@ -33,6 +33,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var refundAmounts: [String: Int] = [:]
         /// Quarantined rows not yet acknowledged (retried into the ledger or dropped), per job.
         public var quarantined: [Quarantine.OpenCount] = []
+        /// The newest month with a financial report loaded, tied out (`nil`: no report loaded).
+        public var tieOut: TieOutStatus? = nil
     }
 
     /// A job's checkpoint for an app.

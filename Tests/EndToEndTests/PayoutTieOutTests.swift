@@ -1,0 +1,155 @@
+import Foundation
+import Postgres
+import StoreSimulator
+import TestSupport
+import Testing
+
+/// `run nightly` (which fetches the financial reports when configured), `sync payouts` and `report tie-out` of the
+/// built binary against the simulator, whose earnings and FINANCIAL reports are generated from its own scenario.
+///
+/// The scenario starts 29 days back, so the previous US-Pacific month's last days are in it while the voided list
+/// (30 days) still shows them; on the 30th and 31st of a month nothing of the previous one is left to tie out.
+@Suite("sync payouts and report tie-out, end to end")
+struct PayoutTieOutTests {
+    static func options() -> SimulatorOptions {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var options = SimulatorOptions(
+            scenario: ScenarioSpec(
+                seed: 26, anchorMillis: now, subscriptions: 1500, oneTimePurchases: 400, refunds: 400,
+                historyDays: 29, futureDays: 1, sandboxShare: 0))
+        options.clock = .realTime(offsetMillis: 0)
+        options.authUsesWallClock = true
+        options.quotas.useWallClock = true
+        options.quotas.appleRefundHistoryPerSecond = 1000
+        return options
+    }
+
+    static func pacificDay(_ millis: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "America/Los_Angeles")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+    }
+
+    func lines(_ json: String) throws -> [[String: String]] {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        return try #require(object["lines"] as? [[String: String]])
+    }
+
+    @Test func theNightFetchesTheReportsAndTheTieOutNamesEveryDifference() async throws {
+        try await StoreSimulator.withRunning(Self.options()) { simulator in
+            let stores = try SimulatedStores(
+                simulator: simulator, databasePrefix: "payouts", extraYAML: "sync: { appleSweepCustomers: 0 }\n",
+                payouts: true)
+            let binary = try BuiltExecutable("storerecon")
+            let config = ["--config", stores.configPath]
+            let csv = stores.directory.appendingPathComponent("subscriptions.csv")
+            try SubscriptionExport.write(simulator.spec, to: csv)
+            #expect(try await binary.run(["import", "subscriptions", csv.path] + config).status == 0)
+
+            let night = try await binary.run(["run", "nightly"] + config)
+            #expect(night.status == 0, "\(night.stderr.suffix(2000))")
+            #expect(night.stderr.contains("sync-payouts"), "\(night.stderr.suffix(2000))")
+            let connection = try PostgresConnection(conninfo: stores.conninfo)
+            defer { connection.close() }
+            func reports() throws -> [String] {
+                try connection.query(
+                    "SELECT app_id || ' ' || month || ' ' || checksum || ' ' || row_count AS r FROM payout_report ORDER BY 1"
+                ).map { try $0.decode("r") }
+            }
+            let stored = try reports()
+            let google = try #require(stores.configuration.apps.first { $0.platform == .google })
+            let apple = try #require(stores.configuration.apps.first { $0.platform == .apple })
+            #expect(stored.contains { $0.hasPrefix(google.id + " ") }, "\(stored)")
+            #expect(stored.contains { $0.hasPrefix(apple.id + " ") }, "\(stored)")
+
+            // Fetching again changes nothing: every object's generation is stored, every published month too.
+            let again = try await binary.run(["sync", "payouts"] + config)
+            #expect(again.status == 0, "\(again.stderr.suffix(1500))")
+            #expect(again.stderr.contains("payouts: 0 fetched"), "\(again.stderr.suffix(1500))")
+            #expect(!again.stderr.contains("new, 1 replaced"), "\(again.stderr.suffix(1500))")
+            #expect(try reports() == stored)
+
+            try checkGoogle(binary: binary, config: config, app: google.id, simulator: simulator)
+            let appleMonths = try connection.query(
+                "SELECT month FROM payout_report WHERE app_id = $1 ORDER BY month", [apple.id]
+            ).map { try $0.decode("month", as: String.self) }
+            for month in appleMonths {
+                try checkApple(binary: binary, config: config, app: apple.id, month: month)
+            }
+
+            let status = try await binary.run(["status", "--format", "json"] + config)
+            #expect(status.stdout.contains("\"tieOut\""), "\(status.stdout.suffix(1500))")
+        }
+    }
+
+    /// Google, the previous Pacific month: amounts tie exactly (they are the scenario's own prices); a refund on the
+    /// month's last day is ledger_only with settlement_lag; a report_only order is a refund Google made without
+    /// revoking, of an order storerecon never read.
+    func checkGoogle(binary: BuiltExecutable, config: [String], app: String, simulator: StoreSimulator) throws {
+        let truth = simulator.groundTruth()
+        let now = Date(timeIntervalSince1970: Double(truth.nowMillis) / 1000)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "America/Los_Angeles")!
+        let previous = calendar.date(byAdding: .month, value: -1, to: now)!
+        let parts = calendar.dateComponents([.year, .month], from: previous)
+        let month = String(format: "%04d-%02d", parts.year!, parts.month!)
+        let range = calendar.range(of: .day, in: .month, for: previous)!
+        let lastDay = "\(month)-\(String(format: "%02d", range.count))"
+
+        let outcome = try binary.run(
+            ["report", "tie-out", "--month", month, "--app", app, "--format", "json", "--detail"] + config)
+        #expect(outcome.status == 0, "\(outcome.stderr.suffix(1500))")
+        let lines = try lines(outcome.stdout)
+        #expect(lines.contains { $0["status"] == "matched" }, "\(lines.prefix(5))")
+        let lastDayOrders = Set(
+            truth.googleVoids.filter { Self.pacificDay($0.voidedTimeMillis) == lastDay }.map(\.orderId)
+                + truth.googleRefundsWithoutRevocation.filter { Self.pacificDay($0.refundMillis) == lastDay }.map(
+                    \.orderId))
+        let silent = Set(truth.googleRefundsWithoutRevocation.map(\.orderId))
+        for line in lines {
+            let order = line["order_id"] ?? ""
+            switch line["status"] {
+            case "matched":
+                #expect(line["ledger_amount"] == line["report_amount"], "\(line)")
+                #expect(line["difference"]?.allSatisfy { "0.-".contains($0) } == true, "\(line)")
+            case "ledger_only", "amount_differs":
+                // Refunded on the last day (all of it, or a part after an earlier one): booked next month.
+                #expect(line["cause"] == "settlement_lag", "\(line)")
+                #expect(lastDayOrders.contains(order), "\(line)")
+            case "report_only":
+                #expect(line["cause"] == "not_revoked_unseen", "\(line)")
+                #expect(silent.contains(order), "\(line)")
+            default:
+                Issue.record("unexpected line \(line)")
+            }
+        }
+        // The CSV carries exactly the issue's columns, in order.
+        let csv = try binary.run(
+            ["report", "tie-out", "--month", month, "--app", app, "--format", "csv", "--detail"] + config)
+        #expect(
+            csv.stdout.hasPrefix(
+                "store,app,currency,order_id,product,country,ledger_refunds,ledger_amount,report_refunds,"
+                    + "report_amount,difference,status,cause\r\n"))
+    }
+
+    /// Apple, a fiscal month whose report was fetched: per product, country and currency the ledger's refunds and
+    /// customer money equal the report's R rows, except where a refund was reversed after Apple booked it.
+    func checkApple(binary: BuiltExecutable, config: [String], app: String, month: String) throws {
+        let outcome = try binary.run(
+            ["report", "tie-out", "--month", month, "--app", app, "--format", "json", "--detail"] + config)
+        #expect(outcome.status == 0, "\(outcome.stderr.suffix(1500))")
+        let lines = try lines(outcome.stdout)
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect(line["store"] == "apple" && line["order_id"] == "", "\(line)")
+            if line["status"] != "matched" {
+                #expect(line["status"] == "differs" && line["cause"] == "reversal", "\(line)")
+            } else {
+                #expect(line["ledger_refunds"] == line["report_refunds"], "\(line)")
+                #expect(line["ledger_amount"] == line["report_amount"], "\(line)")
+            }
+        }
+    }
+}
