@@ -64,6 +64,16 @@ struct PayoutTieOutTests {
             #expect(stored.contains { $0.hasPrefix(google.id + " ") }, "\(stored)")
             #expect(stored.contains { $0.hasPrefix(apple.id + " ") }, "\(stored)")
 
+            // Every call the store answered passed the shared quota gate first.
+            for (api, endpoint) in [
+                ("google.storage", SimulatorEndpoint.googleStorage), ("apple.financereports", .appleFinanceReports),
+            ] {
+                let gated: Int = try connection.query(
+                    "SELECT coalesce(sum(used), 0)::int AS n FROM quota_day WHERE api = $1", [api])[0].decode("n")
+                let answered = simulator.statistics().filter { $0.endpoint == endpoint }.reduce(0) { $0 + $1.granted }
+                #expect(answered > 0 && gated >= answered, "\(api): \(gated) through the gate, \(answered) answered")
+            }
+
             // Fetching again changes nothing: every object's generation is stored, every published month too.
             let again = try await binary.run(["sync", "payouts"] + config)
             #expect(again.status == 0, "\(again.stderr.suffix(1500))")
@@ -145,7 +155,9 @@ struct PayoutTieOutTests {
         for line in lines {
             #expect(line["store"] == "apple" && line["order_id"] == "", "\(line)")
             if line["status"] != "matched" {
+                // Reversed after Apple booked it: the report has the refund, the ledger no longer counts it.
                 #expect(line["status"] == "differs" && line["cause"] == "reversal", "\(line)")
+                #expect((Int(line["ledger_refunds"] ?? "") ?? 0) < (Int(line["report_refunds"] ?? "") ?? 0), "\(line)")
             } else {
                 #expect(line["ledger_refunds"] == line["report_refunds"], "\(line)")
                 #expect(line["ledger_amount"] == line["report_amount"], "\(line)")
