@@ -32,14 +32,15 @@ public enum PacificCalendar {
     }
 
     /// Google's `Oct 3, 2026` and `4:05:06 AM PDT` as a moment (PDT is UTC−7, PST UTC−8; another zone name or none
-    /// reads the time as US Pacific).
+    /// reads the time as US Pacific). Integer arithmetic: a million rows must not build a million calendars.
     static func googleDate(_ date: String, time: String) -> Date? {
-        let dateParts = date.replacingOccurrences(of: ",", with: " ").split(separator: " ")
+        let dateParts = date.split(whereSeparator: { $0 == " " || $0 == "," })
         guard dateParts.count == 3, let month = monthNames.firstIndex(of: String(dateParts[0].prefix(3))),
-            let day = Int(dateParts[1]), let year = Int(dateParts[2]), (1...31).contains(day)
+            let day = Int(dateParts[1]), let year = Int(dateParts[2]), (1...31).contains(day),
+            day <= Int(bounds(ofMonth: String(format: "%04d-%02d", year, month + 1)).1.suffix(2))!
         else { return nil }
-        var components = DateComponents(year: year, month: month + 1, day: day, hour: 0, minute: 0, second: 0)
-        var zone = self.zone
+        var seconds = 0
+        var offset: Int?
         if !time.isEmpty {
             let timeParts = time.split(separator: " ")
             let clock = timeParts.first?.split(separator: ":").compactMap { Int($0) } ?? []
@@ -48,23 +49,28 @@ public enum PacificCalendar {
             else { return nil }
             let meridiem = timeParts.count > 1 ? timeParts[1].uppercased() : ""
             guard meridiem == "AM" || meridiem == "PM" else { return nil }
-            components.hour = clock[0] % 12 + (meridiem == "PM" ? 12 : 0)
-            components.minute = clock[1]
-            components.second = clock[2]
+            seconds = (clock[0] % 12 + (meridiem == "PM" ? 12 : 0)) * 3600 + clock[1] * 60 + clock[2]
             if timeParts.count > 2 {
                 switch timeParts[2] {
-                case "PDT": zone = TimeZone(secondsFromGMT: -7 * 3600)!
-                case "PST": zone = TimeZone(secondsFromGMT: -8 * 3600)!
+                case "PDT": offset = -7 * 3600
+                case "PST": offset = -8 * 3600
                 default: break
                 }
             }
         }
-        var calendar = self.calendar
-        calendar.timeZone = zone
-        guard let result = calendar.date(from: components),
-            calendar.component(.day, from: result) == day
-        else { return nil }
-        return result
+        let local = Double(daysFromCivil(year, month + 1, day) * 86_400 + seconds)
+        let zoneOffset = offset ?? zone.secondsFromGMT(for: Date(timeIntervalSince1970: local + 8 * 3600))
+        return Date(timeIntervalSince1970: local - Double(zoneOffset))
+    }
+
+    /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let shifted = month <= 2 ? year - 1 : year
+        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     /// Apple's `MM/DD/YYYY` as `YYYY-MM-DD`, or `nil` when it is not a real date.

@@ -77,10 +77,17 @@ public struct PayoutStore {
 
     /// A PostgreSQL array literal of text (`{"a","b"}`), every element quoted and escaped.
     static func arrayLiteral(_ values: [String]) -> String {
-        "{"
-            + values.map { value in
-                "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                    + "\""
-            }.joined(separator: ",") + "}"
+        var text = "{"
+        for (index, value) in values.enumerated() {
+            if index > 0 { text += "," }
+            text += "\""
+            if value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 }) {
+                text += value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            } else {
+                text += value
+            }
+            text += "\""
+        }
+        return text + "}"
     }
 }

@@ -12,7 +12,7 @@ struct AppleTieOut {
     /// One key's side in the ledger.
     struct LedgerSide {
         var units = 0
-        var nanos: Decimal = 0
+        var nanos: Int64 = 0
         var unknown = 0
         var edge = false
         var familyRevokes = 0
@@ -22,7 +22,7 @@ struct AppleTieOut {
     /// One key's side in the report.
     struct ReportSide {
         var units: Int
-        var nanos: Decimal
+        var nanos: Int64
     }
 
     func lines() throws -> [TieOutReport.Line] {
@@ -43,7 +43,7 @@ struct AppleTieOut {
         let units = ledger?.units ?? 0
         guard units > 0 || (ledger?.unknown ?? 0) > 0 || report != nil else { return nil }
         let currency = parts[2]
-        let ledgerNanos = (ledger?.unknown ?? 0) > 0 ? nil : Decimal?(ledger?.nanos ?? 0)
+        let ledgerNanos = (ledger?.unknown ?? 0) > 0 ? nil : Int64?(ledger?.nanos ?? 0)
         let agree =
             ledgerNanos.map { TieOutReport.agree($0, report?.nanos ?? 0, currency) } == true
             && units == (report?.units ?? 0)
@@ -93,7 +93,7 @@ struct AppleTieOut {
                 let quantity: Int = try row.decode("quantity")
                 let units = type == "prorated" ? 1 : quantity
                 let currency: String = try row.decode("currency")
-                let gross = try row.decodeIfPresent("gross_nanos", as: String.self).flatMap(Money.nanos(text:))
+                let gross = try row.decodeIfPresent("gross_nanos", as: String.self).flatMap(TieOutAmount.parse)
                 if try row.decode("reversed", as: Bool.self) {
                     side.reversed += 1
                 } else if type == "family_revoke" {
@@ -101,7 +101,7 @@ struct AppleTieOut {
                 } else if let gross {
                     // Apple books each refund at its customer price in the currency's minor unit: round per refund.
                     side.units += units
-                    side.nanos += TieOutReport.rounded(gross, currency)
+                    side.nanos += TieOutAmount.rounded(gross, currency)
                 } else {
                     side.unknown += 1
                     side.units += units
@@ -127,7 +127,7 @@ struct AppleTieOut {
         for row in rows {
             let key = Self.key(try row.decode("product"), try row.decode("country"), try row.decode("currency"))
             sides[key] = ReportSide(
-                units: try row.decode("units"), nanos: Money.nanos(text: try row.decode("nanos")) ?? 0)
+                units: try row.decode("units"), nanos: TieOutAmount.parse(try row.decode("nanos")) ?? 0)
         }
         return sides
     }

@@ -18,11 +18,11 @@ struct GoogleTieOut {
         var country = ""
         var currency = ""
         var refunds = 0
-        var nanos: Decimal? = 0
+        var nanos: Int64? = 0
         var reversed = false
         var lastDay = false
         /// Of `nanos`: the refunds of the month's last day (Google may book them in the next month).
-        var lastDayNanos: Decimal = 0
+        var lastDayNanos: Int64 = 0
         var lateFromPrevious = false
     }
 
@@ -32,7 +32,7 @@ struct GoogleTieOut {
         var country: String
         var currency: String
         var rows: Int
-        var nanos: Decimal
+        var nanos: Int64
     }
 
     func lines() throws -> [TieOutReport.Line] {
@@ -133,8 +133,8 @@ struct GoogleTieOut {
             } else {
                 entry.refunds += 1
                 entry.lastDay = entry.lastDay || day == last
-                let gross = try row.decodeIfPresent("gross_nanos", as: String.self).flatMap(Money.nanos(text:))
-                let tax = try row.decodeIfPresent("tax_nanos", as: String.self).flatMap(Money.nanos(text:)) ?? 0
+                let gross = try row.decodeIfPresent("gross_nanos", as: String.self).flatMap(TieOutAmount.parse)
+                let tax = try row.decodeIfPresent("tax_nanos", as: String.self).flatMap(TieOutAmount.parse) ?? 0
                 entry.nanos = gross.flatMap { gross in entry.nanos.map { $0 + gross - tax } }
                 if day == last, let gross { entry.lastDayNanos += gross - tax }
             }
@@ -159,7 +159,7 @@ struct GoogleTieOut {
             let order = ReportOrder(
                 product: try row.decode("product"), country: try row.decode("country"),
                 currency: try row.decode("currency"), rows: try row.decode("n"),
-                nanos: Money.nanos(text: try row.decode("nanos")) ?? 0)
+                nanos: TieOutAmount.parse(try row.decode("nanos")) ?? 0)
             let month: String = try row.decode("month")
             let id: String = try row.decode("order_id")
             result[month, default: [:]][id] = order

@@ -17,11 +17,17 @@ extension TieOutReport {
         nanos.map { Money.format(nanos: $0, currency: currency) } ?? ""
     }
 
-    /// Ledger minus report, of the rounded amounts; empty when either is unknown.
+    /// A line's amount in the currency's minor unit, or empty when unknown.
+    static func amount(_ nanos: Int64?, _ currency: String) -> String {
+        nanos.map { TieOutAmount.text($0, currency) } ?? ""
+    }
+
+    /// Ledger minus report, of the rounded amounts; empty when the ledger's is unknown.
     static func difference(_ line: Line) -> String {
         guard let ledger = line.ledgerNanos else { return "" }
         let report = line.reportNanos ?? 0
-        return amount(rounded(ledger, line.currency) - rounded(report, line.currency), line.currency)
+        return amount(
+            TieOutAmount.rounded(ledger, line.currency) - TieOutAmount.rounded(report, line.currency), line.currency)
     }
 
     /// One detail line's cells.
@@ -29,7 +35,7 @@ extension TieOutReport {
         [
             line.store, line.app, line.currency, line.orderId, line.product, line.country, String(line.ledgerRefunds),
             amount(line.ledgerNanos, line.currency), String(line.reportRefunds),
-            amount(line.reportNanos ?? (line.reportRefunds == 0 ? 0 : nil), line.currency), difference(line),
+            amount(line.reportNanos ?? (line.reportRefunds == 0 ? Int64(0) : nil), line.currency), difference(line),
             line.status.rawValue, line.cause?.rawValue ?? "",
         ]
     }

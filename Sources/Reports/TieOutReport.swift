@@ -18,12 +18,12 @@ public struct TieOutReport: Sendable, Encodable {
         public var country: String
         /// Refunds in the ledger (Apple: units, a prorated refund one unit).
         public var ledgerRefunds: Int
-        /// Refunded money in the ledger (Google net of tax, Apple customer price); `nil` when unknown.
-        public var ledgerNanos: Decimal?
+        /// Refunded money in the ledger (Google net of tax, Apple customer price), nanos; `nil` when unknown.
+        public var ledgerNanos: Int64?
         /// Refund rows (Google `Charge refund`) or units (Apple `R` quantity, negated) in the report.
         public var reportRefunds: Int
-        /// Refunded money in the report (Google `Charge refund` negated, Apple units x customer price).
-        public var reportNanos: Decimal?
+        /// Refunded money in the report (Google `Charge refund` negated, Apple units x customer price), nanos.
+        public var reportNanos: Int64?
         public var status: TieOut.Status
         public var cause: TieOut.Cause?
     }
@@ -168,21 +168,15 @@ public struct TieOutReport: Sendable, Encodable {
                     reportNanos: 0)
             total.lines += 1
             if line.status == .matched { total.matched += 1 } else { total.differing += 1 }
-            total.ledgerNanos += line.ledgerNanos.map { rounded($0, line.currency) } ?? 0
-            total.reportNanos += line.reportNanos.map { rounded($0, line.currency) } ?? 0
+            total.ledgerNanos += Decimal(line.ledgerNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0)
+            total.reportNanos += Decimal(line.reportNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0)
             totals[key] = total
         }
         return totals.keys.sorted().compactMap { totals[$0] }
     }
 
-    /// `nanos` rounded half to even to `currency`'s minor unit, still in nanos.
-    static func rounded(_ nanos: Decimal, _ currency: String) -> Decimal {
-        let text = Money.format(nanos: nanos, currency: currency)
-        return (Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) ?? 0) * 1_000_000_000
-    }
-
     /// Whether two amounts agree in `currency`'s minor unit.
-    static func agree(_ first: Decimal, _ second: Decimal, _ currency: String) -> Bool {
-        Money.format(nanos: first, currency: currency) == Money.format(nanos: second, currency: currency)
+    static func agree(_ first: Int64, _ second: Int64, _ currency: String) -> Bool {
+        TieOutAmount.rounded(first, currency) == TieOutAmount.rounded(second, currency)
     }
 }

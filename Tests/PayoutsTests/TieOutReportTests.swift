@@ -187,3 +187,21 @@ struct TieOutReportTests {
         #expect(report.reports.first?.periodStart == "2025-09-28")
     }
 }
+
+/// The tie-out's integer amounts: rounded half to even to the minor unit, printed in major units.
+@Suite struct TieOutAmountTests {
+    @Test(arguments: [
+        (Int64(4_995_000_000), "USD", "5.00"), (4_985_000_000, "USD", "4.98"), (-4_985_000_000, "USD", "-4.98"),
+        (-4_995_000_000, "USD", "-5.00"), (-500_000_000_000, "JPY", "-500"), (1_500_000_000, "JPY", "2"),
+        (2_500_000_000, "JPY", "2"), (1_234_500_000, "KWD", "1.234"), (10_000_000, "USD", "0.01"), (0, "EUR", "0.00"),
+    ])
+    func roundsHalfToEvenInTheMinorUnit(nanos: Int64, currency: String, text: String) {
+        #expect(TieOutAmount.text(nanos, currency) == text)
+    }
+
+    @Test func parsesWholeNumericText() {
+        #expect(TieOutAmount.parse("4990000000") == 4_990_000_000)
+        #expect(TieOutAmount.parse("-12.000") == -12)
+        #expect(TieOutAmount.parse("1.5") == nil)
+    }
+}
