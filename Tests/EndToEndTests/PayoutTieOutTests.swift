@@ -32,6 +32,44 @@ struct PayoutTieOutTests {
         return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
     }
 
+    /// The Apple fiscal months (4-4-5 weeks from the day after September's last Saturday, worked out here by hand)
+    /// that have ended and hold a production refund that moved money and was not reversed within the period.
+    static func appleMonthsWithRefunds(_ truth: GroundTruth) -> Set<String> {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "America/Los_Angeles")!
+        func lastSaturdayOfSeptember(_ year: Int) -> Date {
+            var date = calendar.date(from: DateComponents(year: year, month: 9, day: 30))!
+            while calendar.component(.weekday, from: date) != 7 {
+                date = calendar.date(byAdding: .day, value: -1, to: date)!
+            }
+            return date
+        }
+        var months: Set<String> = []
+        let now = Date(timeIntervalSince1970: Double(truth.nowMillis) / 1000)
+        let year = calendar.component(.year, from: now)
+        for fiscalYear in [year, year + 1] {
+            var start = calendar.date(byAdding: .day, value: 1, to: lastSaturdayOfSeptember(fiscalYear - 1))!
+            for (index, weeks) in [4, 4, 5, 4, 4, 5, 4, 4, 5, 4, 4, 5].enumerated() {
+                let next =
+                    index == 11
+                    ? calendar.date(byAdding: .day, value: 1, to: lastSaturdayOfSeptember(fiscalYear))!
+                    : calendar.date(byAdding: .day, value: 7 * weeks, to: start)!
+                let (from, to) = (Int64(start.timeIntervalSince1970 * 1000), Int64(next.timeIntervalSince1970 * 1000))
+                let booked = truth.appleRefunds.contains {
+                    $0.environment == "Production" && $0.revocationType != "FAMILY_REVOKE"
+                        && $0.revocationDate >= from && $0.revocationDate < to && ($0.reversedDate ?? .max) > to
+                }
+                // Published once the period's last Pacific day is over.
+                if booked, to <= truth.nowMillis {
+                    let month = (index + 9) % 12 + 1
+                    months.insert(String(format: "%04d-%02d", month >= 10 ? fiscalYear - 1 : fiscalYear, month))
+                }
+                start = next
+            }
+        }
+        return months
+    }
+
     func lines(_ json: String) throws -> [[String: String]] {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         return try #require(object["lines"] as? [[String: String]])
@@ -62,7 +100,6 @@ struct PayoutTieOutTests {
             let google = try #require(stores.configuration.apps.first { $0.platform == .google })
             let apple = try #require(stores.configuration.apps.first { $0.platform == .apple })
             #expect(stored.contains { $0.hasPrefix(google.id + " ") }, "\(stored)")
-            #expect(stored.contains { $0.hasPrefix(apple.id + " ") }, "\(stored)")
 
             // Every call the store answered passed the shared quota gate first.
             for (api, endpoint) in [
@@ -85,6 +122,7 @@ struct PayoutTieOutTests {
             let appleMonths = try connection.query(
                 "SELECT month FROM payout_report WHERE app_id = $1 ORDER BY month", [apple.id]
             ).map { try $0.decode("month", as: String.self) }
+            #expect(Set(appleMonths) == Self.appleMonthsWithRefunds(simulator.groundTruth()), "\(stored)")
             for month in appleMonths {
                 try checkApple(binary: binary, config: config, app: apple.id, month: month)
             }
@@ -112,7 +150,14 @@ struct PayoutTieOutTests {
             ["report", "tie-out", "--month", month, "--app", app, "--format", "json", "--detail"] + config)
         #expect(outcome.status == 0, "\(outcome.stderr.suffix(1500))")
         let lines = try lines(outcome.stdout)
-        #expect(lines.contains { $0["status"] == "matched" }, "\(lines.prefix(5))")
+        // Refunds of the month that the voided list still shows, not on its last day: they must match. (On the 30th
+        // and 31st of a month the previous one has left the list's 30 days and there are none.)
+        let oldest = truth.nowMillis - 30 * 86_400_000 + 600_000
+        let matchable = truth.googleVoids.contains {
+            $0.recorded && $0.recordedTimeMillis >= oldest && Self.pacificDay($0.voidedTimeMillis).hasPrefix(month)
+                && Self.pacificDay($0.voidedTimeMillis) != lastDay
+        }
+        #expect(!matchable || lines.contains { $0["status"] == "matched" }, "\(lines.prefix(5))")
         let lastDayOrders = Set(
             truth.googleVoids.filter { Self.pacificDay($0.voidedTimeMillis) == lastDay }.map(\.orderId)
                 + truth.googleRefundsWithoutRevocation.filter { Self.pacificDay($0.refundMillis) == lastDay }.map(
