@@ -235,6 +235,7 @@ let package = Package(
             name: "PayoutsTests",
             dependencies: [
                 "Payouts", "Reports", "Reconciler", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting",
+                "PlayDeveloperAPI", "StoreHTTP", .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")]
         ),
