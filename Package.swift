@@ -29,6 +29,11 @@ let package = Package(
             name: "Postgres",
             dependencies: ["CLibPQ"]
         ),
+        // zip and gzip reading (the stores' financial reports) through zlib.
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
 
         // sql/*.sql compiled into the binary.
         .executableTarget(
@@ -107,6 +112,20 @@ let package = Package(
             ]
         ),
 
+        // The stores' financial reports: fetch (Cloud Storage, App Store Connect), parse, store (`payout_report`).
+        .target(
+            name: "Payouts",
+            dependencies: [
+                "CZlib",
+                "Postgres",
+                "StoreHTTP",
+                "RateLimiting",
+                "PlayDeveloperAPI",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // The jobs, reports and the command line.
         .target(
             name: "Reports",
@@ -121,6 +140,7 @@ let package = Package(
                 "RateLimiting",
                 "PlayDeveloperAPI",
                 "AppStoreServerAPI",
+                "Payouts",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -132,6 +152,7 @@ let package = Package(
             dependencies: [
                 "Reconciler",
                 "Reports",
+                "Payouts",
                 "RateLimiting",
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -229,6 +250,14 @@ let package = Package(
         .testTarget(
             name: "ReportsTests",
             dependencies: ["Reports", "Reconciler", "Postgres", "TestSupport"]
+        ),
+        .testTarget(
+            name: "PayoutsTests",
+            dependencies: [
+                "Payouts", "Reports", "Reconciler", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting",
+                "PlayDeveloperAPI", "StoreHTTP", .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "EndToEndTests",

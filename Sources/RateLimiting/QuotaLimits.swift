@@ -38,6 +38,10 @@ public struct QuotaLimits: Sendable, Hashable {
     ///   Get Refund History 10 per second; Get Notification History, Get All Subscription Statuses and Get
     ///   Transaction History 50 per second each. Apple enforces these over the hour; enforcing them per second is
     ///   stricter and never wrong.
+    /// - Google Cloud Storage (earnings reports): no limit published for reads of one bucket's objects; 10 per second
+    ///   keeps a fetch far from any.
+    /// - App Store Connect API ([rate limits](https://developer.apple.com/documentation/appstoreconnectapi/identifying-rate-limits)):
+    ///   about 3500 per key per rolling hour (`X-Rate-Limit: user-hour-lim`).
     public static let published = QuotaLimits([
         .googleVoidedPurchases: QuotaLimit(
             windows: [RateLimit(30, per: .seconds(30)), RateLimit(3000, per: .seconds(60))], dailyCap: 6000),
@@ -49,6 +53,8 @@ public struct QuotaLimits: Sendable, Hashable {
         .appleNotificationHistory: QuotaLimit(windows: [.perSecond(50)]),
         .appleSubscriptionStatuses: QuotaLimit(windows: [.perSecond(50)]),
         .appleTransactionHistory: QuotaLimit(windows: [.perSecond(50)]),
+        .googleCloudStorage: QuotaLimit(windows: [.perSecond(10)]),
+        .appleFinanceReports: QuotaLimit(windows: [RateLimit(3500, per: .seconds(3600))]),
     ])
 
     /// The published limits, with Apple's APIs at `appleSandboxFactor` when the app is in Apple's sandbox.

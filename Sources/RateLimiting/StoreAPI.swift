@@ -25,6 +25,11 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// Apple Get Transaction History v2: 50 per second.
     public static let appleTransactionHistory = StoreAPI(rawValue: "apple.transactionhistory")
 
+    /// Google Cloud Storage JSON API (earnings reports: object listing and download): 10 per second.
+    public static let googleCloudStorage = StoreAPI(rawValue: "google.storage")
+    /// App Store Connect API `financeReports`: 3500 per key per rolling hour.
+    public static let appleFinanceReports = StoreAPI(rawValue: "apple.financereports")
+
     public var description: String { rawValue }
 }
 

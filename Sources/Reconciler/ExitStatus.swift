@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import Payouts
 import PlayDeveloperAPI
 import Postgres
 import RateLimiting
@@ -48,6 +49,9 @@ public enum ExitStatus {
                 return (configuration, oneLine("\(error)"))
             }
             return (error.isRetryable ? temporary : failed, oneLine("\(error)"))
+        case let error as PayoutError:
+            let code = error.code == .configuration ? configuration : error.isRetryable ? temporary : failed
+            return (code, oneLine("\(error)"))
         case let error as TransportError:
             return (error.isRetryable ? temporary : failed, oneLine("\(error)"))
         case let error as PostgresError:

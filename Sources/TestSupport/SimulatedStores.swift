@@ -19,8 +19,11 @@ public struct SimulatedStores: Sendable {
     /// - Parameters:
     ///   - extraYAML: more top-level configuration (e.g. `limits:` or `sync:` blocks).
     ///   - conninfo: an existing empty database to use instead of a new one on the test cluster.
+    ///   - payouts: also configure the financial reports (`earningsBucket`, `vendorNumber` and the App Store Connect
+    ///     key, the simulator's own) so `sync payouts` and `run nightly` fetch them.
     public init(
-        simulator: StoreSimulator, databasePrefix: String, extraYAML: String = "", conninfo existing: String? = nil
+        simulator: StoreSimulator, databasePrefix: String, extraYAML: String = "", conninfo existing: String? = nil,
+        payouts: Bool = false
     )
         throws
     {
@@ -55,6 +58,16 @@ public struct SimulatedStores: Sendable {
                         sandboxBaseURL: \(simulator.appleSandboxBaseURL.absoluteString)
 
                     """
+                if payouts, let vendor = simulator.vendorNumber(app: app.id) {
+                    yaml += """
+                            vendorNumber: "\(vendor)"
+                            connectIssuerId: "\(simulator.keys.appStoreKey.issuerId)"
+                            connectKeyId: "\(simulator.keys.appStoreKey.keyId)"
+                            connectPrivateKeyFile: \(p8.path)
+                            connectBaseURL: \(simulator.baseURL.absoluteString)
+
+                        """
+                }
             case .google:
                 yaml += """
                       - id: \(app.id)
@@ -65,6 +78,13 @@ public struct SimulatedStores: Sendable {
                         tokenURL: \(simulator.googleTokenURL.absoluteString)
 
                     """
+                if payouts, let bucket = simulator.earningsBucket(app: app.id) {
+                    yaml += """
+                            earningsBucket: \(bucket)
+                            storageBaseURL: \(simulator.baseURL.absoluteString)
+
+                        """
+                }
             }
         }
         yaml += "products:\n"

@@ -33,9 +33,10 @@ struct StatusCommand: AsyncParsableCommand {
             defer { connection.close() }
             let gate = PostgresQuotaGate(
                 conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock())
-            let report = try await StatusReport.gather(
+            var report = try await StatusReport.gather(
                 configuration, on: connection, quotaUsage: { try await gate.usageToday(app: $0) },
                 quotaBlocks: { try await gate.blocks(app: $0) })
+            if report.schemaCurrent { try TieOutStatusReader.fill(&report, configuration, on: connection) }
             switch format {
             case .json:
                 print(try StatusJSON.render(report))
@@ -130,6 +131,11 @@ enum StatusTable {
                     "  QUARANTINED \(open.job): \(open.rows) rows, last met \(StatusJSON.rfc3339(open.lastSeen))")
             }
             if let night = app.night { lines.append("  " + night.line) }
+            if let tieOut = app.tieOut {
+                lines.append(
+                    "  tie-out \(tieOut.month): \(tieOut.lines) lines, \(tieOut.differing) not matched "
+                        + "(storerecon report tie-out --month \(tieOut.month) --detail)")
+            }
             for run in app.lastRuns {
                 // A finished run is shown at its end ("ok at" the time it finished), one never finished at its start.
                 if let outcome = run.outcome {

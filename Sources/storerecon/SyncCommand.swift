@@ -7,7 +7,7 @@ struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Incremental pulls from the stores.",
-        subcommands: [SyncGoogleVoidedCommand.self, SyncAppleRefundsCommand.self]
+        subcommands: [SyncGoogleVoidedCommand.self, SyncAppleRefundsCommand.self, SyncPayoutsCommand.self]
     )
 }
 

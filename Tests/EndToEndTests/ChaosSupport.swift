@@ -270,7 +270,9 @@ enum Chaos {
                 #expect(
                     statistics.maxInAnySecond <= Int(quotas.appleOtherPerSecond), "\(label)",
                     sourceLocation: sourceLocation)
-            case .googleToken:
+            case .appleFinanceReports:
+                #expect(statistics.maxInAnyMinute <= 3500, "\(label)", sourceLocation: sourceLocation)
+            case .googleToken, .googleStorage:
                 break
             }
         }

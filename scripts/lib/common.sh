@@ -7,7 +7,7 @@ log() { printf '%s\n' "==> $*" >&2; }
 
 # Installs the Debian packages storerecon needs when any is missing (apt-get update once, then install).
 ensure_packages() {
-    local wanted=(postgresql-15 libpq-dev libcurl4-openssl-dev tzdata "$@")
+    local wanted=(postgresql-15 libpq-dev libcurl4-openssl-dev zlib1g-dev tzdata "$@")
     local missing=()
     local package
     for package in "${wanted[@]}"; do

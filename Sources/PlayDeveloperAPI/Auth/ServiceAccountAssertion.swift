@@ -31,11 +31,15 @@ struct ServiceAccountAssertion: Sendable {
     /// Prepares the assertion for a key and token endpoint.
     /// - Parameters:
     ///   - lifetime: seconds from `iat` to `exp`; Google accepts at most 3600.
-    init(key: ServiceAccountKey, audience: URL, issuedAt: Date, lifetime: Int64 = 3600) {
+    ///   - scope: the OAuth scope asked for (default: the Play Developer API's).
+    init(
+        key: ServiceAccountKey, audience: URL, issuedAt: Date, lifetime: Int64 = 3600,
+        scope: String = Self.androidPublisherScope
+    ) {
         let iat = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
         header = Header(alg: "RS256", typ: "JWT", kid: key.privateKeyID)
         claims = Claims(
-            iss: key.clientEmail, scope: Self.androidPublisherScope, aud: audience.absoluteString, iat: iat,
+            iss: key.clientEmail, scope: scope, aud: audience.absoluteString, iat: iat,
             exp: iat + min(lifetime, 3600))
     }
 

@@ -14,6 +14,7 @@ public actor ServiceAccountAuthenticator {
     private let runner: PlayCallRunner
     private let renewalShare: Double
     private let requestTimeout: Double
+    private let scope: String
     private var cached: AccessToken?
     /// When the cached token is renewed: its life's last `renewalShare` left.
     private var renewAt = Date.distantPast
@@ -25,12 +26,15 @@ public actor ServiceAccountAuthenticator {
     ///   - key: the service-account key.
     ///   - tokenURL: overrides the key file's `token_uri` (e.g. the simulator).
     ///   - renewalShare: the share of a token's life left at which a new one is fetched (0...0.5; default 1/12).
+    ///   - scope: the OAuth scope (default ``androidPublisherScope``; ``storageReadOnlyScope`` for earnings reports).
     public init(
         app: String, key: ServiceAccountKey, tokenURL: URL? = nil, transport: any HTTPTransport,
         quotaGate: any QuotaGate, retryPolicy: RetryPolicy = PlayDeveloperClient.Configuration.defaultRetryPolicy,
         retriesThrottled: Bool = true, requestTimeout: Double = 30,
-        renewalShare: Double = 1.0 / 12, runtime: PlayRuntime = .live, logger: Logger = Logger(label: "storerecon.play")
+        renewalShare: Double = 1.0 / 12, runtime: PlayRuntime = .live, logger: Logger = Logger(label: "storerecon.play"),
+        scope: String = ServiceAccountAuthenticator.androidPublisherScope
     ) {
+        self.scope = scope
         self.key = key
         self.tokenURL = tokenURL ?? key.tokenURI
         self.runner = PlayCallRunner(
@@ -39,6 +43,11 @@ public actor ServiceAccountAuthenticator {
         self.renewalShare = min(max(0, renewalShare), 0.5)
         self.requestTimeout = requestTimeout
     }
+
+    /// The Play Developer API's scope.
+    public static let androidPublisherScope = ServiceAccountAssertion.androidPublisherScope
+    /// Cloud Storage, read only: the earnings reports in the developer account's bucket.
+    public static let storageReadOnlyScope = "https://www.googleapis.com/auth/devstorage.read_only"
 
     /// A valid access token: the cached one while more than the renewal share of its life is left, else a new one.
     /// - Throws: ``PlayAPIError`` (`.invalidGrant`, `.invalidClient`, `.tokenEndpoint`, `.signing`, `.transport`,
@@ -108,8 +117,9 @@ public actor ServiceAccountAuthenticator {
     private func makeRequest(issuedAt: Date) throws -> HTTPRequest {
         // The audience is the key file's token_uri even when the request goes elsewhere (a proxy, a private endpoint):
         // Google checks `aud` against its own token URL, as google-auth does.
-        let assertion = try ServiceAccountAssertion(key: key, audience: key.tokenURI, issuedAt: issuedAt).signed(
-            with: key)
+        let assertion = try ServiceAccountAssertion(key: key, audience: key.tokenURI, issuedAt: issuedAt, scope: scope)
+            .signed(
+                with: key)
         let body =
             "grant_type=" + PlayURL.percentEncode("urn:ietf:params:oauth:grant-type:jwt-bearer")
             + "&assertion=" + PlayURL.percentEncode(assertion)

@@ -37,10 +37,27 @@ public struct AppConfig: Decodable, Sendable, Equatable {
     public var serviceAccountFile: String?
     /// Google: token endpoint override (default: the key file's `token_uri`).
     public var tokenURL: String?
+    /// Google: the developer account's Cloud Storage bucket of financial reports (`pubsite_prod_rev_<digits>`);
+    /// set it to fetch earnings reports (`sync payouts`).
+    public var earningsBucket: String?
+    /// Google: Cloud Storage JSON API base URL (default `https://storage.googleapis.com`).
+    public var storageBaseURL: String?
+    /// Apple: the vendor number of the financial reports; set it (with the connect keys) for `sync payouts`.
+    public var vendorNumber: String?
+    /// Apple: the App Store Connect API key's issuer id (a Team key with the Finance role).
+    public var connectIssuerId: String?
+    /// Apple: the App Store Connect API key's id.
+    public var connectKeyId: String?
+    /// Apple: path of the App Store Connect API key (`.p8`).
+    public var connectPrivateKeyFile: String?
+    /// Apple: App Store Connect API base URL (default `https://api.appstoreconnect.apple.com`).
+    public var connectBaseURL: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, platform, bundleId, appAppleId, environment, issuerId, keyId, privateKeyFile, rootCertificates
         case baseURL, sandboxBaseURL, packageName, serviceAccountFile, tokenURL
+        case earningsBucket, storageBaseURL, vendorNumber, connectIssuerId, connectKeyId, connectPrivateKeyFile
+        case connectBaseURL
     }
 
     public init(from decoder: any Decoder) throws {
@@ -60,6 +77,18 @@ public struct AppConfig: Decodable, Sendable, Equatable {
         packageName = try container.decodeIfPresent(String.self, forKey: .packageName)
         serviceAccountFile = try container.decodeIfPresent(String.self, forKey: .serviceAccountFile)
         tokenURL = try container.decodeIfPresent(String.self, forKey: .tokenURL)
+        earningsBucket = try container.decodeIfPresent(String.self, forKey: .earningsBucket)
+        storageBaseURL = try container.decodeIfPresent(String.self, forKey: .storageBaseURL)
+        vendorNumber = try container.decodeIfPresent(String.self, forKey: .vendorNumber)
+        connectIssuerId = try container.decodeIfPresent(String.self, forKey: .connectIssuerId)
+        connectKeyId = try container.decodeIfPresent(String.self, forKey: .connectKeyId)
+        connectPrivateKeyFile = try container.decodeIfPresent(String.self, forKey: .connectPrivateKeyFile)
+        connectBaseURL = try container.decodeIfPresent(String.self, forKey: .connectBaseURL)
+    }
+
+    /// Whether `sync payouts` and `run nightly` fetch this app's financial reports.
+    public var fetchesPayouts: Bool {
+        platform == .google ? earningsBucket != nil : vendorNumber != nil
     }
 
     /// The store's identifier of the app: bundle id or package name.
@@ -105,6 +134,13 @@ public struct AppConfig: Decodable, Sendable, Equatable {
             try forbid(packageName, "packageName")
             try forbid(serviceAccountFile, "serviceAccountFile")
             try forbid(tokenURL, "tokenURL")
+            try forbid(earningsBucket, "earningsBucket")
+            try forbid(storageBaseURL, "storageBaseURL")
+            if vendorNumber != nil {
+                try require(connectIssuerId, "connectIssuerId")
+                try require(connectKeyId, "connectKeyId")
+                try require(connectPrivateKeyFile, "connectPrivateKeyFile")
+            }
         case .google:
             try require(packageName, "packageName")
             try require(serviceAccountFile, "serviceAccountFile")
@@ -114,8 +150,17 @@ public struct AppConfig: Decodable, Sendable, Equatable {
             try forbid(privateKeyFile, "privateKeyFile")
             try forbid(appAppleId, "appAppleId")
             try forbid(sandboxBaseURL, "sandboxBaseURL")
+            for (value, key) in [
+                (vendorNumber, "vendorNumber"), (connectIssuerId, "connectIssuerId"), (connectKeyId, "connectKeyId"),
+                (connectPrivateKeyFile, "connectPrivateKeyFile"), (connectBaseURL, "connectBaseURL"),
+            ] {
+                try forbid(value, key)
+            }
         }
-        for (key, value) in [("baseURL", baseURL), ("sandboxBaseURL", sandboxBaseURL), ("tokenURL", tokenURL)] {
+        for (key, value) in [
+            ("baseURL", baseURL), ("sandboxBaseURL", sandboxBaseURL), ("tokenURL", tokenURL),
+            ("storageBaseURL", storageBaseURL), ("connectBaseURL", connectBaseURL),
+        ] {
             if let value { try Self.validateStoreURL(value, key: "\(path).\(key)") }
         }
     }

@@ -35,8 +35,9 @@ public enum NightlyPlan {
         switch app.platform {
         case .google:
             return [googleVoided(rereadingKnownOrders: false), recheck(configuration), googleKnownOrders]
+                + payoutJobs(for: app)
         case .apple:
-            return refundJobs(for: app, configuration: configuration) + [recheck(configuration)]
+            return refundJobs(for: app, configuration: configuration) + [recheck(configuration)] + payoutJobs(for: app)
         }
     }
 

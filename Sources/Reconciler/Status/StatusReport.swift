@@ -38,6 +38,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var quarantined: [Quarantine.OpenCount] = []
         /// The last night of the app's nightly jobs, nil before the first.
         public var night: Night?
+        /// The newest month with a financial report loaded, tied out (`nil`: no report loaded).
+        public var tieOut: TieOutStatus? = nil
     }
 
     /// A job's checkpoint for an app.

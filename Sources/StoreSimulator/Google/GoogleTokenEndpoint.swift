@@ -7,6 +7,8 @@ import Foundation
 struct GoogleTokenEndpoint {
     static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
     static let scope = "https://www.googleapis.com/auth/androidpublisher"
+    /// Cloud Storage read-only: the earnings reports.
+    static let storageScope = "https://www.googleapis.com/auth/devstorage.read_only"
 
     /// Audiences Google's token endpoint accepts besides its own URL: google-auth (Python) always signs for
     /// `https://oauth2.googleapis.com/token`, whatever the key file's `token_uri` says.
@@ -62,7 +64,7 @@ struct GoogleTokenEndpoint {
             return "Invalid JWT: Audience must be \(proxied ? "https://oauth2.googleapis.com/token" : state.tokenURL)."
         }
         let scopes = (jwt.string("scope") ?? "").split(separator: " ")
-        guard scopes.contains(Substring(Self.scope)) else {
+        guard scopes.contains(Substring(Self.scope)) || scopes.contains(Substring(Self.storageScope)) else {
             return "Invalid OAuth scope or ID token audience provided."
         }
         guard let issued = jwt.seconds("iat"), let expires = jwt.seconds("exp") else {

@@ -50,8 +50,10 @@ public struct QuotaOptions: Sendable, Equatable, Codable {
             return [QuotaRule(limit: limit, window: .rolling(millis: Int64(window)), name: "Requests per second")]
         }
         switch endpoint {
-        case .googleToken:
+        case .googleToken, .googleStorage:
             return []
+        case .appleFinanceReports:
+            return [QuotaRule(limit: 3500, window: .rolling(millis: 3_600_000), name: "Requests per hour")]
         case .googleVoidedPurchases:
             return [
                 QuotaRule(

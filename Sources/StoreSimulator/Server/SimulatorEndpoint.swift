@@ -16,6 +16,10 @@ public enum SimulatorEndpoint: String, Sendable, CaseIterable, Codable, Comparab
     case appleSubscriptionStatuses
     /// Apple Get Transaction History v2.
     case appleTransactionHistory
+    /// Google Cloud Storage JSON API: the earnings reports' listing and downloads.
+    case googleStorage
+    /// App Store Connect API `financeReports`.
+    case appleFinanceReports
 
     public static func < (lhs: SimulatorEndpoint, rhs: SimulatorEndpoint) -> Bool {
         lhs.rawValue < rhs.rawValue

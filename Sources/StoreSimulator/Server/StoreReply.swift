@@ -11,6 +11,8 @@ struct StoreReply: Sendable {
 
     var status: Int
     var body: String
+    /// A binary body (report files), sent instead of `body` when set.
+    var bytes: [UInt8]?
     var contentType = "application/json; charset=utf-8"
     /// The `Retry-After` header (Apple: UNIX time in milliseconds).
     var retryAfter: String?

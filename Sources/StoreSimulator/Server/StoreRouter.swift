@@ -29,6 +29,28 @@ struct StoreRouter {
         {
             return await routeGoogle(request, packageName: path[3], rest: Array(path[4...]))
         }
+        if path.count >= 5, path[0] == "storage", path[1] == "v1", path[2] == "b", path[4] == "o",
+            request.method == "GET"
+        {
+            return await routeStorage(request, bucket: path[3], object: path.count == 6 ? path[5] : nil)
+        }
+        if path == ["v1", "financeReports"], request.method == "GET" {
+            return await serve(.appleFinanceReports, request) { _ in
+                guard FinanceReportsEndpoint(state: state).authorized(request.bearerToken) else {
+                    return (
+                        nil,
+                        FinanceReportsEndpoint.error(
+                            401, "NOT_AUTHORIZED", "Authentication credentials are missing or invalid."), true
+                    )
+                }
+                return (
+                    QuotaLedger.Key(app: "app-store-connect", environment: nil, endpoint: .appleFinanceReports), nil,
+                    true
+                )
+            } answer: { _, _ in
+                FinanceReportsEndpoint(state: state).handle(request)
+            }
+        }
         let sandbox = path.first == "sandbox"
         let apple = sandbox ? Array(path.dropFirst()) : path
         if apple.count >= 3, apple[0] == "inApps" {
@@ -71,6 +93,28 @@ struct StoreRouter {
             default:
                 return SubscriptionsV2Endpoint(state: state).handle(app: app, token: rest[2], faults: faults)
             }
+        }
+    }
+
+    /// Cloud Storage: the report bucket of a Google app (``Scenario/earningsBucket(app:)``).
+    private func routeStorage(_ request: StoreRequest, bucket: String, object: String?) async -> StoreReply {
+        await serve(.googleStorage, request) { faults in
+            guard let token = request.bearerToken, state.accessTokenIsValid(token),
+                !state.tokenExpired(token, faults: faults, endpoint: .googleStorage)
+            else { return (nil, GoogleError.unauthenticated(), false) }
+            guard
+                let app = state.scenario.spec.apps.indices.first(where: {
+                    state.scenario.spec.apps[$0].platform == .google && Scenario.earningsBucket(app: $0) == bucket
+                })
+            else { return (nil, GoogleError.notFound(), false) }
+            return (
+                QuotaLedger.Key(app: state.scenario.spec.apps[app].id, environment: nil, endpoint: .googleStorage), nil,
+                false
+            )
+        } answer: { _, key in
+            let app = state.scenario.spec.apps.firstIndex { $0.id == key.app } ?? 0
+            let endpoint = CloudStorageEndpoint(state: state)
+            return object.map { endpoint.get(request, app: app, name: $0) } ?? endpoint.list(request, app: app)
         }
     }
 

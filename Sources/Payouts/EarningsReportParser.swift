@@ -1,0 +1,103 @@
+import Foundation
+
+/// Parses a Google Play earnings report: a zip of one CSV (`PlayApps_YYYYMM*.csv`), header row, one row per
+/// transaction line of an order (`Charge`, `Google fee`, `Charge refund`, ...).
+///
+/// See `shared/stores.md` ("Google Play earnings reports") and
+/// [Play Console: financial reports](https://support.google.com/googleplay/android-developer/answer/6135870).
+public enum EarningsReportParser {
+    /// The columns, in the order Google writes them.
+    public static let columns = [
+        "Description", "Transaction Date", "Transaction Time", "Tax Type", "Transaction Type", "Refund Type",
+        "Product Title", "Product id", "Product Type", "Sku Id", "Hardware", "Buyer Country", "Buyer State",
+        "Buyer Postal Code", "Buyer Currency", "Amount (Buyer Currency)", "Currency Conversion Rate",
+        "Merchant Currency", "Amount (Merchant Currency)", "Base Plan ID", "Offer ID",
+    ]
+
+    /// Parses an earnings zip.
+    /// - Parameters:
+    ///   - archive: the zip's bytes.
+    ///   - name: the object or file name (`earnings/earnings_202610_1234-1.zip`); its month names the report's.
+    ///   - generation: the Cloud Storage generation, when fetched.
+    /// - Throws: ``PayoutError`` (`.badFile`) naming the file, line and column of the first problem.
+    public static func parse(zip archive: Data, name: String, generation: String? = nil) throws -> PayoutReport {
+        let entry = try ZipArchive.singleEntry(of: archive, file: name)
+        let rows = try parseCSV(entry.data, file: "\(name) (\(entry.name))")
+        let month = try month(name: name, rows: rows, file: name)
+        let (start, end) = PacificCalendar.bounds(ofMonth: month)
+        let fileName = String(name.split(separator: "/").last ?? Substring(name))
+        return PayoutReport(
+            store: .google, reportKey: fileName, month: month, periodStart: start, periodEnd: end, sourceName: name,
+            checksum: PayoutReport.checksum(of: archive), generation: generation, rows: rows)
+    }
+
+    /// Parses the CSV inside the zip.
+    static func parseCSV(_ data: Data, file: String) throws -> [PayoutRow] {
+        var rows: [PayoutRow] = []
+        var columns: [String: Int]?
+        try DelimitedText(data, separator: 0x2C, quoting: true, file: file).forEachRecord { record in
+            guard let known = columns else {
+                columns = try header(record, file: file)
+                return
+            }
+            if record.fields == [""] { return }
+            rows.append(try row(ReportFields(file: file, line: record.line, columns: known, fields: record.fields)))
+        }
+        guard columns != nil else { throw PayoutError(.badFile, "the file is empty (no header row)", file: file) }
+        return rows
+    }
+
+    private static func header(_ record: DelimitedText.Record, file: String) throws -> [String: Int] {
+        for (index, expected) in columns.enumerated() {
+            let found = index < record.fields.count ? record.fields[index].trimmingCharacters(in: .whitespaces) : ""
+            guard found == expected else {
+                throw PayoutError(
+                    .badFile, "wrong header: expected \"\(expected)\", found \"\(found.prefix(40))\"", file: file,
+                    line: record.line, column: index + 1)
+            }
+        }
+        return Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) })
+    }
+
+    private static func row(_ fields: ReportFields) throws -> PayoutRow {
+        guard fields.fields.count >= columns.count else {
+            throw PayoutError(
+                .badFile, "expected \(columns.count) fields, found \(fields.fields.count)", file: fields.file,
+                line: fields.line)
+        }
+        let order = fields.text("Description")
+        guard !order.isEmpty else { throw fields.error("Description", "the order id is empty") }
+        let kind = fields.text("Transaction Type")
+        guard !kind.isEmpty else { throw fields.error("Transaction Type", "empty") }
+        let date = fields.text("Transaction Date")
+        let time = fields.text("Transaction Time")
+        guard let booked = PacificCalendar.googleDate(date, time: time) else {
+            throw fields.error(
+                "Transaction Date",
+                "expected a date like \"Oct 3, 2026\" and a time like \"4:05:06 AM PDT\", "
+                    + "found \"\(date.prefix(20))\" \"\(time.prefix(20))\"")
+        }
+        return PayoutRow(
+            line: fields.line, kind: kind, orderId: order, productId: fields.optional("Sku Id"),
+            country: try fields.country("Buyer Country"), bookedAt: booked, refundType: fields.optional("Refund Type"),
+            amountCurrency: try fields.currency("Buyer Currency"),
+            amountNanos: try fields.nanos("Amount (Buyer Currency)"),
+            merchantCurrency: try fields.currency("Merchant Currency"),
+            merchantNanos: try fields.nanos("Amount (Merchant Currency)"), raw: fields.fields)
+    }
+
+    /// The month from the name (`earnings_202610_...`), else from the rows' Pacific dates.
+    static func month(name: String, rows: [PayoutRow], file: String) throws -> String {
+        if let range = name.range(of: #"earnings_[0-9]{6}"#, options: .regularExpression) {
+            let digits = name[range].suffix(6)
+            let month = "\(digits.prefix(4))-\(digits.suffix(2))"
+            if let monthNumber = Int(digits.suffix(2)), (1...12).contains(monthNumber) { return month }
+        }
+        guard let first = rows.first?.bookedAt else {
+            throw PayoutError(
+                .badFile, "cannot tell the report's month: no rows, and the name is not earnings_YYYYMM_...",
+                file: file)
+        }
+        return PacificCalendar.month(of: first)
+    }
+}

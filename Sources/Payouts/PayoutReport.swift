@@ -1,0 +1,101 @@
+import Crypto
+import Foundation
+
+/// One financial report file as a store gave it, parsed: what the tie-out needs of each row, and every raw value.
+public struct PayoutReport: Sendable, Equatable {
+    /// The store that paid out.
+    public enum Store: String, Sendable, Equatable, Codable {
+        case google, apple
+    }
+
+    /// The store.
+    public var store: Store
+    /// What makes the report the same report (Google: the object's file name; Apple: `FINANCIAL:ZZ:<start>:<end>`).
+    public var reportKey: String
+    /// `YYYY-MM`: Google's US-Pacific calendar month, Apple's fiscal month (the month of its End Date).
+    public var month: String
+    /// The first day of the report's period (`YYYY-MM-DD`).
+    public var periodStart: String
+    /// The last day of the report's period, inclusive (`YYYY-MM-DD`).
+    public var periodEnd: String
+    /// The object name, request or file it came from.
+    public var sourceName: String
+    /// SHA-256 of the file's bytes, lower-case hex.
+    public var checksum: String
+    /// The Cloud Storage generation, when fetched from a bucket.
+    public var generation: String?
+    /// The rows, in file order.
+    public var rows: [PayoutRow]
+
+    /// Creates a report.
+    public init(
+        store: Store, reportKey: String, month: String, periodStart: String, periodEnd: String, sourceName: String,
+        checksum: String, generation: String? = nil, rows: [PayoutRow]
+    ) {
+        self.store = store
+        self.reportKey = reportKey
+        self.month = month
+        self.periodStart = periodStart
+        self.periodEnd = periodEnd
+        self.sourceName = sourceName
+        self.checksum = checksum
+        self.generation = generation
+        self.rows = rows
+    }
+
+    /// SHA-256 of `data`, lower-case hex.
+    public static func checksum(of data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// One row of a financial report: the values the tie-out reads, decoded where the row entered, and the raw values.
+public struct PayoutRow: Sendable, Equatable {
+    /// Line number in the file (1 is the header).
+    public var line: Int
+    /// Google `Transaction Type` (`Charge refund`, ...; unknown types kept raw); Apple `Sales or Return` (`S`, `R`).
+    public var kind: String
+    /// Google `Description` (the orderId).
+    public var orderId: String?
+    /// Google `Sku Id`; Apple `Vendor Identifier`.
+    public var productId: String?
+    /// `Buyer Country` / `Country Of Sale`, ISO 3166-1 alpha-2.
+    public var country: String?
+    /// Google: `Transaction Date` and `Transaction Time` (US Pacific).
+    public var bookedAt: Date?
+    /// Google `Refund Type` (`Full`, `Partial`).
+    public var refundType: String?
+    /// Apple `Quantity` (negative on returns).
+    public var quantity: Int?
+    /// Google `Buyer Currency`; Apple `Customer Currency`.
+    public var amountCurrency: String?
+    /// Google `Amount (Buyer Currency)`; Apple `Customer Price` (per unit). Exact nanos.
+    public var amountNanos: Int64?
+    /// Google `Merchant Currency`; Apple `Partner Share Currency`.
+    public var merchantCurrency: String?
+    /// Google `Amount (Merchant Currency)`; Apple `Extended Partner Share`. Exact nanos.
+    public var merchantNanos: Int64?
+    /// Every value of the row, in the file's column order.
+    public var raw: [String]
+
+    /// Creates a row.
+    public init(
+        line: Int, kind: String, orderId: String? = nil, productId: String? = nil, country: String? = nil,
+        bookedAt: Date? = nil, refundType: String? = nil, quantity: Int? = nil, amountCurrency: String? = nil,
+        amountNanos: Int64? = nil, merchantCurrency: String? = nil, merchantNanos: Int64? = nil, raw: [String]
+    ) {
+        self.line = line
+        self.kind = kind
+        self.orderId = orderId
+        self.productId = productId
+        self.country = country
+        self.bookedAt = bookedAt
+        self.refundType = refundType
+        self.quantity = quantity
+        self.amountCurrency = amountCurrency
+        self.amountNanos = amountNanos
+        self.merchantCurrency = merchantCurrency
+        self.merchantNanos = merchantNanos
+        self.raw = raw
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Postgres
+
+/// Stores financial reports whole: the only writer of `payout_report` and `payout_report_row`.
+public struct PayoutStore {
+    /// What storing a report did.
+    public enum Outcome: String, Sendable, Equatable {
+        /// A report not seen before.
+        case inserted
+        /// The same bytes were stored already: nothing changed.
+        case unchanged
+        /// The store re-issued the report: the old one and its rows were replaced.
+        case replaced
+    }
+
+    let connection: PostgresConnection
+
+    /// Creates a store on `connection`.
+    public init(connection: PostgresConnection) { self.connection = connection }
+
+    /// Stores `report` for `app` in one transaction: rows and all, or nothing.
+    /// - Throws: `PostgresError`.
+    @discardableResult
+    public func store(_ report: PayoutReport, app: String) throws -> Outcome {
+        try connection.transaction { connection in
+            // Two processes loading the same report wait for each other instead of failing on the unique key.
+            try connection.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                ["storerecon.payout:\(app):\(report.store.rawValue):\(report.reportKey)"])
+            let existing = try connection.query(
+                "SELECT id, checksum FROM payout_report WHERE app_id = $1 AND store = $2 AND report_key = $3",
+                [app, report.store.rawValue, report.reportKey])
+            var replacedCount = 0
+            if let row = existing.first {
+                if try row.decode("checksum", as: String.self) == report.checksum { return .unchanged }
+                let count = try connection.query(
+                    "DELETE FROM payout_report WHERE id = $1 RETURNING replaced_count",
+                    [try row.decode("id", as: Int64.self)])
+                replacedCount = try count[0].decode("replaced_count", as: Int.self) + 1
+            }
+            let inserted = try connection.query(
+                """
+                INSERT INTO payout_report (app_id, store, report_key, month, period_start, period_end, source_name,
+                                           checksum, generation, row_count, replaced_count)
+                VALUES ($1, $2, $3, $4, $5::date, $6::date, $7, $8, $9, $10, $11)
+                RETURNING id
+                """,
+                [
+                    app, report.store.rawValue, report.reportKey, report.month, report.periodStart, report.periodEnd,
+                    report.sourceName, report.checksum, report.generation, report.rows.count, replacedCount,
+                ])
+            let id = try inserted[0].decode("id", as: Int64.self)
+            try copyRows(report.rows, reportId: id, on: connection)
+            return existing.isEmpty ? .inserted : .replaced
+        }
+    }
+
+    private func copyRows(_ rows: [PayoutRow], reportId: Int64, on connection: PostgresConnection) throws {
+        let id = String(reportId)
+        try connection.copyIn(
+            """
+            COPY payout_report_row (report_id, line, kind, order_id, product_id, country, booked_at, refund_type,
+                                    quantity, amount_currency, amount_nanos, merchant_currency, merchant_nanos, raw)
+            FROM STDIN
+            """
+        ) { writer in
+            for row in rows {
+                try writer.writeRow([
+                    id, String(row.line), row.kind, row.orderId, row.productId, row.country,
+                    row.bookedAt.map(PostgresTimestamp.format), row.refundType, row.quantity.map(String.init),
+                    row.amountCurrency, row.amountNanos.map(String.init), row.merchantCurrency,
+                    row.merchantNanos.map(String.init), Self.arrayLiteral(row.raw),
+                ])
+            }
+        }
+    }
+
+    /// A PostgreSQL array literal of text (`{"a","b"}`), every element quoted and escaped.
+    static func arrayLiteral(_ values: [String]) -> String {
+        var text = "{"
+        for (index, value) in values.enumerated() {
+            if index > 0 { text += "," }
+            text += "\""
+            if value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 }) {
+                text += value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            } else {
+                text += value
+            }
+            text += "\""
+        }
+        return text + "}"
+    }
+}

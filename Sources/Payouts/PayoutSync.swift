@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import Postgres
+import RateLimiting
+
+/// `sync payouts` for one app: fetches the financial reports not stored yet and stores each whole.
+///
+/// Google: one listing of `earnings/earnings_` (or of one month) in the bucket; an object whose generation is already
+/// stored is skipped without a download, a new or re-issued one is downloaded, parsed and stored. Apple: each fiscal
+/// month from the first asked for up to the current one that is not stored yet is asked for; a 404 means Apple has
+/// not published it.
+public struct PayoutSync {
+    /// The job name in `job_run` and the advisory lock.
+    public static let job = "sync-payouts"
+
+    /// Where one app's reports come from.
+    public enum Source: Sendable {
+        /// Google earnings in a Cloud Storage bucket.
+        case google(CloudStorageClient, bucket: String)
+        /// Apple FINANCIAL reports of a vendor.
+        case apple(FinanceReportsClient, vendorNumber: String)
+    }
+
+    /// What one run did.
+    public struct Summary: Sendable, Equatable {
+        public var fetched = 0
+        public var inserted = 0
+        public var replaced = 0
+        public var unchanged = 0
+        public var skipped = 0
+        public var notPublished = 0
+    }
+
+    let app: String
+    let source: Source
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Creates the job for `app`.
+    public init(app: String, source: Source, connection: PostgresConnection, logger: Logger) {
+        self.app = app
+        self.source = source
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Fetches `month` (`YYYY-MM`), or every month from the ledger's first refund of the app up to `now`'s.
+    /// - Parameter dryRun: fetch and parse, store nothing.
+    /// - Throws: ``PayoutError``, `QuotaError`, `PostgresError`.
+    public func run(month: String?, now: Date, purpose: CallPurpose, dryRun: Bool = false) async throws -> Summary {
+        var summary = Summary()
+        switch source {
+        case .google(let client, let bucket):
+            let first = try month ?? firstMonth()
+            guard let first else { return summary }
+            let prefix =
+                month.map { "earnings/earnings_\($0.replacingOccurrences(of: "-", with: ""))" } ?? "earnings/earnings_"
+            let objects = try await client.list(bucket: bucket, prefix: prefix, purpose: purpose)
+            for object in objects.sorted(by: { $0.name < $1.name }) where object.name.hasSuffix(".zip") {
+                let objectMonth = Self.month(ofObject: object.name)
+                guard let objectMonth, objectMonth >= first, month == nil || objectMonth == month else { continue }
+                if try isStored(object) {
+                    summary.skipped += 1
+                    continue
+                }
+                let data = try await client.download(bucket: bucket, name: object.name, purpose: purpose)
+                summary.fetched += 1
+                let report = try EarningsReportParser.parse(zip: data, name: object.name, generation: object.generation)
+                try store(report, dryRun: dryRun, into: &summary)
+            }
+        case .apple(let client, let vendorNumber):
+            let first = try month ?? firstMonth()
+            guard let first else { return summary }
+            let last = month ?? PacificCalendar.month(of: now)
+            for reportDate in Self.months(from: first, through: last) {
+                if try storedMonth(reportDate) {
+                    summary.skipped += 1
+                    continue
+                }
+                guard
+                    let data = try await client.financialReport(
+                        vendorNumber: vendorNumber, reportDate: reportDate, purpose: purpose)
+                else {
+                    summary.notPublished += 1
+                    logger.info("Apple has no FINANCIAL report for \(reportDate) yet", metadata: ["app": "\(app)"])
+                    continue
+                }
+                summary.fetched += 1
+                let report = try FinanceReportParser.parse(
+                    gzip: data, name: "financeReports \(vendorNumber) \(reportDate)")
+                try store(report, dryRun: dryRun, into: &summary)
+            }
+        }
+        return summary
+    }
+
+    private func store(_ report: PayoutReport, dryRun: Bool, into summary: inout Summary) throws {
+        guard !dryRun else {
+            logger.info("dry run: would store \(report.sourceName) (\(report.rows.count) rows)")
+            return
+        }
+        switch try PayoutStore(connection: connection).store(report, app: app) {
+        case .inserted: summary.inserted += 1
+        case .unchanged: summary.unchanged += 1
+        case .replaced:
+            summary.replaced += 1
+            logger.warning(
+                "the store re-issued \(report.sourceName); the old version was replaced",
+                metadata: ["app": "\(app)", "month": "\(report.month)"])
+        }
+    }
+
+    /// The US-Pacific month of the app's first refund in the ledger, or `nil` when it has none.
+    func firstMonth() throws -> String? {
+        let rows = try connection.query(
+            """
+            SELECT to_char(min(refunded_at) AT TIME ZONE 'America/Los_Angeles', 'YYYY-MM') AS month
+            FROM refund WHERE app_id = $1
+            """, [app])
+        return try rows.first?.decodeIfPresent("month", as: String.self)
+    }
+
+    private func isStored(_ object: CloudStorageClient.Object) throws -> Bool {
+        let key = String(object.name.split(separator: "/").last ?? Substring(object.name))
+        let rows = try connection.query(
+            "SELECT generation FROM payout_report WHERE app_id = $1 AND store = 'google' AND report_key = $2",
+            [app, key])
+        guard let row = rows.first else { return false }
+        return try row.decodeIfPresent("generation", as: String.self) == object.generation && object.generation != nil
+    }
+
+    private func storedMonth(_ month: String) throws -> Bool {
+        try !connection.query(
+            "SELECT 1 AS one FROM payout_report WHERE app_id = $1 AND store = 'apple' AND month = $2", [app, month]
+        ).isEmpty
+    }
+
+    /// `YYYY-MM` of `earnings/earnings_YYYYMM_...`.
+    static func month(ofObject name: String) -> String? {
+        guard let range = name.range(of: #"earnings_[0-9]{6}_"#, options: .regularExpression) else { return nil }
+        let digits = name[range].dropFirst("earnings_".count).prefix(6)
+        return "\(digits.prefix(4))-\(digits.suffix(2))"
+    }
+
+    /// Every month from `first` through `last`, inclusive.
+    static func months(from first: String, through last: String) -> [String] {
+        func index(_ month: String) -> Int? {
+            let parts = month.split(separator: "-").compactMap { Int($0) }
+            return parts.count == 2 ? parts[0] * 12 + parts[1] - 1 : nil
+        }
+        guard let start = index(first), let end = index(last), start <= end else { return [] }
+        return (start...end).map { String(format: "%04d-%02d", $0 / 12, $0 % 12 + 1) }
+    }
+}

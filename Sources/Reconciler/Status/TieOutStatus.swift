@@ -1,0 +1,17 @@
+/// What `status` says of an app's tie-out: the newest month with a financial report loaded, and how its lines came
+/// out (`storerecon report tie-out --month` lists them).
+public struct TieOutStatus: Codable, Sendable, Equatable {
+    /// `YYYY-MM`.
+    public var month: String
+    /// Lines compared (Google orders, Apple product x country x currency).
+    public var lines: Int
+    /// Lines not matched.
+    public var differing: Int
+
+    /// Creates the status.
+    public init(month: String, lines: Int, differing: Int) {
+        self.month = month
+        self.lines = lines
+        self.differing = differing
+    }
+}

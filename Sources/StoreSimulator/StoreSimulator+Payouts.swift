@@ -1,0 +1,11 @@
+extension StoreSimulator {
+    /// The Cloud Storage bucket of the financial reports of the scenario's app `id` (a Google app).
+    public func earningsBucket(app id: String) -> String? {
+        apps.firstIndex { $0.id == id && $0.platform == .google }.map { Scenario.earningsBucket(app: $0) }
+    }
+
+    /// The App Store Connect vendor number of the scenario's app `id` (an Apple app).
+    public func vendorNumber(app id: String) -> String? {
+        apps.firstIndex { $0.id == id && $0.platform == .apple }.map { FinanceReportsEndpoint.vendorNumber(app: $0) }
+    }
+}

@@ -1,0 +1,19 @@
+import Postgres
+import Reconciler
+import Reports
+
+/// Adds each app's tie-out to a status report: the newest month with a financial report loaded, tied out.
+enum TieOutStatusReader {
+    static func fill(_ report: inout StatusReport, _ configuration: Configuration, on connection: PostgresConnection)
+        throws
+    {
+        for index in report.apps.indices {
+            let app = report.apps[index]
+            let rows = try connection.query("SELECT max(month) AS month FROM payout_report WHERE app_id = $1", [app.id])
+            guard let month = try rows.first?.decodeIfPresent("month", as: String.self) else { continue }
+            let tieOut = try TieOutReport.run(month: month, apps: [app.id: app.platform], detail: false, on: connection)
+            report.apps[index].tieOut = TieOutStatus(
+                month: month, lines: tieOut.totals.reduce(0) { $0 + $1.lines }, differing: tieOut.differing)
+        }
+    }
+}

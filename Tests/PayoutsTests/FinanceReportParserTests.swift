@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import Payouts
+
+@Suite struct FinanceReportParserTests {
+    @Test func readsTheRowsAndTakesThePeriodFromThem() throws {
+        let report = try FinanceReportParser.parse(
+            gzip: try Fixture.data("financial-ZZ-2025-10.txt.gz"), name: "financial-ZZ-2025-10.txt.gz")
+        #expect(report.store == .apple)
+        // 09/28/2025-10/25/2025 is Apple's fiscal October: the month of the End Date.
+        #expect(report.periodStart == "2025-09-28" && report.periodEnd == "2025-10-25")
+        #expect(report.month == "2025-10")
+        #expect(report.reportKey == "FINANCIAL:ZZ:2025-09-28:2025-10-25")
+        #expect(report.rows.count == 4)
+        let sale = report.rows[0]
+        #expect(sale.kind == "S" && sale.quantity == 10 && sale.merchantNanos == 69_900_000_000)
+        let refund = report.rows[1]
+        #expect(refund.line == 3)
+        #expect(refund.kind == "R" && refund.quantity == -2)
+        #expect(refund.productId == "premium.monthly" && refund.country == "US")
+        #expect(refund.amountCurrency == "USD" && refund.amountNanos == 9_990_000_000)
+        #expect(refund.merchantCurrency == "USD" && refund.merchantNanos == -13_980_000_000)
+        #expect(report.rows[3].amountCurrency == "EUR" && report.rows[3].country == "DE")
+        #expect(refund.raw.count == 22 && refund.raw[10] == "1234567890")
+    }
+
+    @Test(arguments: [
+        ("financial-wrong-header.txt.gz", 1, nil as Int?, "no \"Customer Currency\" column"),
+        ("financial-unknown-currency.txt.gz", 3, 22, "unknown currency \"USX\""),
+        ("financial-not-a-number.txt.gz", 3, 6, "Quantity: expected a whole number, found \"-2.5\""),
+    ])
+    func badFilesNameTheLineAndColumn(file: String, line: Int, column: Int?, problem: String) throws {
+        let error = try #require(throws: PayoutError.self) {
+            try FinanceReportParser.parse(gzip: try Fixture.data(file), name: file)
+        }
+        #expect(error.code == .badFile)
+        #expect(error.line == line && error.column == column)
+        #expect(error.description.hasPrefix(file))
+        #expect(error.description.contains(problem), "\(error)")
+    }
+
+    @Test func rowsMissingBeforeTheTrailerAreATruncatedReport() throws {
+        let error = try #require(throws: PayoutError.self) {
+            try FinanceReportParser.parse(gzip: try Fixture.data("financial-missing-rows.txt.gz"), name: "f.gz")
+        }
+        #expect(error.description == "f.gz: Total_Rows says 4 rows, the file has 3: the report is truncated")
+    }
+
+    @Test(arguments: [8, 60, 200])
+    func aTruncatedGzipIsRefused(cut: Int) throws {
+        let data = try Fixture.data("financial-ZZ-2025-10.txt.gz")
+        let error = try #require(throws: PayoutError.self) {
+            try FinanceReportParser.parse(gzip: data.prefix(data.count - cut), name: "f.gz")
+        }
+        #expect(error.code == .badFile)
+        #expect(error.description.hasPrefix("f.gz"))
+        #expect(error.description.contains("truncated") || error.description.contains("damaged"), "\(error)")
+    }
+
+    @Test func aZipIsNotAnAppleReport() throws {
+        let error = try #require(throws: PayoutError.self) {
+            try PayoutFile.parse(try Fixture.data("earnings_202610_1234567890-1.zip"), name: "e.zip", store: .apple)
+        }
+        #expect(error.description.contains("expected an Apple FINANCIAL report"))
+    }
+}

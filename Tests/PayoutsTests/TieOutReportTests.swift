@@ -1,0 +1,207 @@
+import Foundation
+import Payouts
+import Postgres
+import Reconciler
+import TestSupport
+import Testing
+
+@testable import Reports
+
+/// The tie-out over a ledger and reports written by hand; every expected figure is worked out in the comments.
+@Suite("TieOutReport against a real database")
+struct TieOutReportTests {
+    let connection: PostgresConnection
+
+    init() throws {
+        connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "tieout"))
+        try Migrator(connection: connection).migrate()
+        try connection.execute(
+            """
+            INSERT INTO app (id, platform, store_app_id) VALUES ('droid', 'google', 'com.x'), ('ios', 'apple', 'com.x')
+            """)
+    }
+
+    /// A Google refund with an amount in nanos (`nil`: not priced).
+    func google(_ order: String, _ at: String, gross: Int64?, tax: Int64 = 0, product: String = "pro") throws {
+        try connection.execute(
+            """
+            INSERT INTO refund (app_id, platform, order_id, product_id, refunded_at, refund_type, quantity,
+                                gross_amount, tax_amount, amount_precision, amount_source, currency, buyer_country,
+                                payload)
+            VALUES ('droid', 'google', $1, $2, $3::timestamptz, 'full', 1, $4, CASE WHEN $4::bigint IS NOT NULL THEN $5::bigint END,
+                    9, 'store', 'USD', 'US', '{}')
+            """, [order, product, at, gross, tax])
+    }
+
+    /// An Apple refund with an amount in milliunits.
+    func apple(
+        _ id: String, _ at: String, product: String, storefront: String, currency: String, milli: Int64?,
+        type: String = "full", reversed: Bool = false
+    ) throws {
+        try connection.execute(
+            """
+            INSERT INTO refund (app_id, platform, order_id, product_id, refunded_at, refund_type, quantity,
+                                gross_amount, amount_precision, amount_source, currency, environment, reversed_at,
+                                payload)
+            VALUES ('ios', 'apple', $1, $2, $3::timestamptz, $4, 1, $5, 3, 'store', $6, 'Production',
+                    CASE WHEN $7 THEN now() END, jsonb_build_object('storefront', $8::text))
+            """, [id, product, at, type, milli, currency, reversed, storefront])
+    }
+
+    func googleReport(month: String, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64)]) throws {
+        let (start, end) = PacificCalendar.bounds(ofMonth: month)
+        let report = PayoutReport(
+            store: .google, reportKey: "earnings_\(month)_1-1.zip", month: month, periodStart: start, periodEnd: end,
+            sourceName: "earnings_\(month)_1-1.zip", checksum: month,
+            rows: rows.enumerated().map { index, row in
+                PayoutRow(
+                    line: index + 2, kind: row.kind, orderId: row.order, productId: "pro", country: "US",
+                    amountCurrency: "USD", amountNanos: row.buyer, merchantCurrency: "USD", merchantNanos: row.merchant,
+                    raw: [row.order])
+            })
+        try PayoutStore(connection: connection).store(report, app: "droid")
+    }
+
+    @Test func googleOrdersGetEveryStatusAndCause() throws {
+        try google("GPA.A", "2026-10-10T12:00:00Z", gross: 5_990_000_000, tax: 1_000_000_000)  // net 4.99
+        try google("GPA.B", "2026-10-11T12:00:00Z", gross: 10_000_000_000)  // 10.00, report 9.00
+        try google("GPA.C", "2026-10-31T20:00:00Z", gross: 3_000_000_000)  // Oct 31 13:00 PDT, booked in November
+        try google("GPA.E", "2026-10-12T12:00:00Z", gross: nil)  // the Orders API could not price it
+        try google("GPA.F", "2026-09-30T20:00:00Z", gross: 7_000_000_000)  // Sep 30 PDT, booked in October
+        try google("GPA.G", "2026-10-05T12:00:00Z", gross: 1_000_000_000)  // not in any report
+        try google("GPA.H", "2026-11-01T06:30:00Z", gross: 4_000_000_000)  // Oct 31 23:30 PDT: Google's October
+        try googleReport(month: "2026-09", [("GPA.Z", "Charge refund", -1_000_000_000, -1_000_000_000)])
+        try googleReport(
+            month: "2026-10",
+            [
+                ("GPA.A", "Charge", 4_990_000_000, 4_990_000_000),
+                ("GPA.A", "Charge refund", -4_990_000_000, -4_990_000_000),
+                ("GPA.A", "Google fee refund", 750_000_000, 750_000_000),
+                ("GPA.B", "Charge refund", -9_000_000_000, -9_000_000_000),
+                ("GPA.D", "Charge refund", -2_500_000_000, -2_500_000_000),
+                ("GPA.E", "Charge refund", -1_990_000_000, -1_990_000_000),
+                ("GPA.F", "Charge refund", -7_000_000_000, -7_000_000_000),
+                ("GPA.H", "Charge refund", -4_000_000_000, -4_000_000_000),
+            ])
+        try googleReport(month: "2026-11", [("GPA.C", "Charge refund", -3_000_000_000, -3_000_000_000)])
+
+        let report = try TieOutReport.run(
+            month: "2026-10", apps: ["droid": "google"], detail: true, on: connection)
+        let byOrder = Dictionary(uniqueKeysWithValues: report.lines.map { ($0.orderId, $0) })
+        #expect(
+            report.lines.map(\.orderId) == ["GPA.A", "GPA.B", "GPA.C", "GPA.D", "GPA.E", "GPA.F", "GPA.G", "GPA.H"])
+        #expect(byOrder["GPA.A"]?.status == .matched && byOrder["GPA.A"]?.cause == nil)
+        #expect(byOrder["GPA.B"]?.status == .amountDiffers)
+        #expect(byOrder["GPA.C"]?.status == .ledgerOnly && byOrder["GPA.C"]?.cause == .settlementLag)
+        #expect(byOrder["GPA.D"]?.status == .reportOnly && byOrder["GPA.D"]?.cause == .notRevokedUnseen)
+        #expect(byOrder["GPA.E"]?.status == .amountDiffers && byOrder["GPA.E"]?.cause == .unpriced)
+        #expect(byOrder["GPA.F"]?.status == .matched && byOrder["GPA.F"]?.cause == .settlementLag)
+        #expect(byOrder["GPA.G"]?.status == .ledgerOnly && byOrder["GPA.G"]?.cause == nil)
+        #expect(byOrder["GPA.H"]?.status == .matched)
+
+        // Ledger: A 4.99 + B 10.00 + C 3.00 + F 7.00 + G 1.00 + H 4.00 = 29.99 (E unknown, left out).
+        // Report: A 4.99 + B 9.00 + D 2.50 + E 1.99 + F 7.00 + H 4.00 = 29.48. Difference 0.51.
+        let csv = report.csv()
+        #expect(
+            csv.hasPrefix(
+                "store,app,currency,order_id,product,country,ledger_refunds,ledger_amount,report_refunds,report_amount,"
+                    + "difference,status,cause\r\n"))
+        #expect(csv.contains("google,droid,USD,GPA.B,pro,US,1,10.00,1,9.00,1.00,amount_differs,\r\n"), "\(csv)")
+        #expect(csv.contains("google,droid,USD,GPA.C,pro,US,1,3.00,0,0.00,3.00,ledger_only,settlement_lag\r\n"))
+        #expect(csv.contains("google,droid,USD,GPA.D,pro,US,0,0.00,1,2.50,-2.50,report_only,not_revoked_unseen\r\n"))
+        #expect(csv.contains("google,droid,USD,GPA.E,pro,US,1,,1,1.99,,amount_differs,unpriced\r\n"))
+        let total = try #require(report.totals.first)
+        #expect(report.totals.count == 1)
+        #expect(total.lines == 8 && total.matched == 3 && total.differing == 5)
+        #expect(total.ledgerNanos == Decimal(29_990_000_000) && total.reportNanos == Decimal(29_480_000_000))
+        // Payout cost: -(−4.99 − 9.00 − 2.50 − 1.99 − 7.00 − 4.00 + 0.75) = 28.73 USD; the Charge row is not a refund.
+        #expect(report.payoutCosts == [.init(store: "google", app: "droid", currency: "USD", nanos: 28_730_000_000)])
+        let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any]
+        #expect(json?["differing"] as? Int == 5)
+        let totals = try #require(json?["totals"] as? [[String: String]])
+        #expect(totals.first?["difference"] == "0.51")
+        #expect((json?["lines"] as? [[String: String]])?.count == 8)
+        #expect(report.table().contains("29.99"))
+        #expect(report.html().contains("<td>GPA.D</td>"))
+    }
+
+    @Test func theNextMonthMatchesTheLateRefund() throws {
+        try google("GPA.C", "2026-10-31T20:00:00Z", gross: 3_000_000_000)
+        try googleReport(month: "2026-10", [("GPA.X", "Charge", 1_000_000_000, 1_000_000_000)])
+        try googleReport(month: "2026-11", [("GPA.C", "Charge refund", -3_000_000_000, -3_000_000_000)])
+        let report = try TieOutReport.run(month: "2026-11", apps: ["droid": "google"], detail: true, on: connection)
+        #expect(report.lines.count == 1)
+        #expect(report.lines.first?.status == .matched && report.lines.first?.cause == .settlementLag)
+    }
+
+    @Test func anAppWithoutAReportIsNamedNotTiedOut() throws {
+        try google("GPA.A", "2026-10-10T12:00:00Z", gross: 1_000_000_000)
+        let report = try TieOutReport.run(month: "2026-10", apps: ["droid": "google"], detail: false, on: connection)
+        #expect(report.missingReports == ["droid"])
+        #expect(report.lines.isEmpty)
+        #expect(report.table().contains("no financial report loaded for droid in 2026-10"))
+    }
+
+    @Test func appleTiesOutPerProductCountryAndCurrencyOverTheReportsPeriod() throws {
+        let data = try Fixture.data("financial-ZZ-2025-10.txt.gz")
+        try PayoutStore(connection: connection).store(
+            try FinanceReportParser.parse(gzip: data, name: "financial-ZZ-2025-10.txt.gz"), app: "ios")
+        // premium.monthly US USD: 9.99 + 9.99 + a prorated 5.00 = 3 units, 24.98; the report: 2 x 9.99 + 1 x 5.00.
+        try apple(
+            "t1", "2025-10-01T18:00:00Z", product: "premium.monthly", storefront: "USA", currency: "USD", milli: 9990)
+        try apple(
+            "t2", "2025-10-02T18:00:00Z", product: "premium.monthly", storefront: "USA", currency: "USD", milli: 9990)
+        try apple(
+            "t3", "2025-10-03T18:00:00Z", product: "premium.monthly", storefront: "USA", currency: "USD", milli: 5000,
+            type: "prorated")
+        // premium.yearly DE EUR: 2 refunds (one on the period's last day, Oct 25 PDT); the report has 1.
+        try apple(
+            "t4", "2025-10-10T18:00:00Z", product: "premium.yearly", storefront: "DEU", currency: "EUR", milli: 59990)
+        try apple(
+            "t5", "2025-10-25T20:00:00Z", product: "premium.yearly", storefront: "DEU", currency: "EUR", milli: 59990)
+        // premium.monthly GB GBP: a refund and a family revoke; the report has neither.
+        try apple(
+            "t6", "2025-10-05T18:00:00Z", product: "premium.monthly", storefront: "GBR", currency: "GBP", milli: 7990)
+        try apple(
+            "t7", "2025-10-06T18:00:00Z", product: "premium.monthly", storefront: "GBR", currency: "GBP", milli: nil,
+            type: "family_revoke")
+        // Outside the period (Oct 27 is in Apple's November), and a reversed refund: neither counts.
+        try apple(
+            "t8", "2025-10-27T18:00:00Z", product: "premium.monthly", storefront: "USA", currency: "USD", milli: 9990)
+        try apple(
+            "t9", "2025-10-07T18:00:00Z", product: "premium.monthly", storefront: "FRA", currency: "EUR", milli: 9990,
+            reversed: true)
+
+        let report = try TieOutReport.run(month: "2025-10", apps: ["ios": "apple"], detail: true, on: connection)
+        let csv = report.csv()
+        #expect(report.lines.count == 3, "\(csv)")
+        #expect(csv.contains("apple,ios,USD,,premium.monthly,US,3,24.98,3,24.98,0.00,matched,\r\n"), "\(csv)")
+        #expect(csv.contains("apple,ios,EUR,,premium.yearly,DE,2,119.98,1,59.99,59.99,differs,period_edge\r\n"))
+        #expect(csv.contains("apple,ios,GBP,,premium.monthly,GB,1,7.99,0,0.00,7.99,differs,family_revoke\r\n"))
+        // What refunds cost in payouts: -(-13.98 - 3.50) USD and 38.00 EUR of Extended Partner Share.
+        #expect(
+            report.payoutCosts.sorted { $0.currency < $1.currency } == [
+                .init(store: "apple", app: "ios", currency: "EUR", nanos: 38_000_000_000),
+                .init(store: "apple", app: "ios", currency: "USD", nanos: 17_480_000_000),
+            ])
+        #expect(report.reports.first?.periodStart == "2025-09-28")
+    }
+}
+
+/// The tie-out's integer amounts: rounded half to even to the minor unit, printed in major units.
+@Suite struct TieOutAmountTests {
+    @Test(arguments: [
+        (Int64(4_995_000_000), "USD", "5.00"), (4_985_000_000, "USD", "4.98"), (-4_985_000_000, "USD", "-4.98"),
+        (-4_995_000_000, "USD", "-5.00"), (-500_000_000_000, "JPY", "-500"), (1_500_000_000, "JPY", "2"),
+        (2_500_000_000, "JPY", "2"), (1_234_500_000, "KWD", "1.234"), (10_000_000, "USD", "0.01"), (0, "EUR", "0.00"),
+    ])
+    func roundsHalfToEvenInTheMinorUnit(nanos: Int64, currency: String, text: String) {
+        #expect(TieOutAmount.text(nanos, currency) == text)
+    }
+
+    @Test func parsesWholeNumericText() {
+        #expect(TieOutAmount.parse("4990000000") == 4_990_000_000)
+        #expect(TieOutAmount.parse("-12.000") == -12)
+        #expect(TieOutAmount.parse("1.5") == nil)
+    }
+}
