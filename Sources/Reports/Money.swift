@@ -4,10 +4,10 @@ import Foundation
 ///
 /// The ledger keeps every amount as an integer in the store's own precision (`amount_precision` decimal digits:
 /// 3 for Apple milliunits, 8 for an Apple prorated refund (milliunits x milli-percent), 9 for Google `Money`
-/// `units` + `nanos`). Reports add them up exactly in nanos (10^-9 of a unit) and round **once, at the very end**,
-/// to the currency's ISO 4217 minor unit, half to even ("banker's rounding": 0.125 USD -> 0.12, 0.135 -> 0.14).
-/// No binary floating point is used anywhere; `Decimal` holds 38 significant digits, so totals are exact up to
-/// 10^29 units.
+/// `units` + `nanos`). Reports read them as exact nanos (10^-9 of a unit), round **each entry** to the currency's
+/// ISO 4217 minor unit, half to even ("banker's rounding": 0.125 USD -> 0.12, 0.135 -> 0.14), and then add, so
+/// every printed total is the sum of the printed rows. No binary floating point is used anywhere; `Decimal` holds
+/// 38 significant digits, so totals are exact up to 10^29 units.
 public enum Money {
     /// Formats milliunits as units with at least two decimals: 10990 → "10.99", 5495 → "5.495", -1000 → "-1.00".
     /// Used for raw store values (prices, percentages), never for report totals, which use ``format(nanos:currency:)``.
@@ -51,6 +51,16 @@ public enum Money {
 
     /// The ISO 4217 minor-unit exponent of `currency`, or `nil` when the table does not know it.
     public static func exponent(of currency: String) -> Int? { minorUnits[currency.uppercased()] }
+
+    /// Exact nanos rounded half to even to `currency`'s minor unit, still in nanos (1234567891000 nanos of USD ->
+    /// 1234570000000); a currency outside ``minorUnits`` is left exact.
+    public static func rounded(nanos: Decimal, currency: String) -> Decimal {
+        guard let exponent = exponent(of: currency) else { return nanos }
+        var scaled = nanos / power(9 - exponent)
+        var whole = Decimal()
+        NSDecimalRound(&whole, &scaled, 0, .bankers)
+        return whole * power(9 - exponent)
+    }
 
     /// An integer amount in `precision` decimal digits, as exact nanos.
     public static func nanos(_ amount: Int64, precision: Int) -> Decimal {

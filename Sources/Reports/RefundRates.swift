@@ -24,30 +24,39 @@ public struct RefundRates: Sendable, Equatable {
         while lines.last?.isEmpty == true { lines.removeLast() }
         guard let header = lines.first?.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }),
             header.count == 3, header[0] == "date", header[1] == "currency", header[2].hasPrefix("rate_to_")
-        else { throw ReportError("--rates: the first line must be date,currency,rate_to_<CURRENCY>") }
+        else { throw ReportError("--rates: the first line must be date,currency,rate_to_<CURRENCY>", code: .input) }
         let base = String(header[2].dropFirst("rate_to_".count)).uppercased()
-        guard Self.isCurrency(base) else { throw ReportError("--rates: \(header[2]) does not name a currency") }
+        guard Self.isCurrency(base) else {
+            throw ReportError("--rates: \(header[2]) does not name a currency", code: .input)
+        }
         var rates: [String: [String: Decimal]] = [:]
         for (index, line) in lines.enumerated().dropFirst() where !line.isEmpty {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: .whitespaces)
             }
             let number = index + 1
-            guard fields.count == 3 else { throw ReportError("--rates line \(number): expected 3 fields") }
+            guard fields.count == 3 else {
+                throw ReportError("--rates line \(number): expected 3 fields", code: .input)
+            }
             let day = fields[0]
             let currency = fields[1].uppercased()
             guard (try? RefundReportOptions(from: day, to: day).validate()) != nil else {
-                throw ReportError("--rates line \(number): \"\(day.prefix(20))\" is not a date YYYY-MM-DD")
+                throw ReportError(
+                    "--rates line \(number): \"\(day.prefix(20))\" is not a date YYYY-MM-DD", code: .input)
             }
             guard Self.isCurrency(currency) else {
-                throw ReportError("--rates line \(number): \"\(currency.prefix(10))\" is not a currency code")
+                throw ReportError(
+                    "--rates line \(number): \"\(currency.prefix(10))\" is not a currency code", code: .input)
             }
             guard fields[2].allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
                 fields[2].filter({ $0 == "." }).count <= 1, fields[2].contains(where: \.isNumber),
                 let rate = Decimal(string: fields[2], locale: Locale(identifier: "en_US_POSIX")), rate > 0
-            else { throw ReportError("--rates line \(number): \"\(fields[2].prefix(30))\" is not a positive rate") }
+            else {
+                throw ReportError(
+                    "--rates line \(number): \"\(fields[2].prefix(30))\" is not a positive rate", code: .input)
+            }
             guard rates[day]?[currency] == nil else {
-                throw ReportError("--rates line \(number): a second rate for \(currency) on \(day)")
+                throw ReportError("--rates line \(number): a second rate for \(currency) on \(day)", code: .input)
             }
             rates[day, default: [:]][currency] = rate
         }
@@ -63,7 +72,8 @@ public struct RefundRates: Sendable, Equatable {
     public func rate(day: String, currency: String) throws -> Decimal {
         if currency == base { return 1 }
         guard let rate = rates[day]?[currency] else {
-            throw ReportError("--rates: no rate for \(currency) on \(day) (add a line \(day),\(currency),<rate>)")
+            throw ReportError(
+                "--rates: no rate for \(currency) on \(day) (add a line \(day),\(currency),<rate>)", code: .input)
         }
         return rate
     }

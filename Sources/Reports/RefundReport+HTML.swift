@@ -1,13 +1,28 @@
 import Foundation
 
 extension RefundReport {
-    /// A self-contained HTML page (no scripts, no external files): a bar chart of refunds per day per platform
-    /// (inline SVG) above the report's table.
+    /// A self-contained HTML page (no scripts, no external files): what the amounts are and what is not in them, a
+    /// bar chart of refunds per platform (inline SVG), the report's table, and the totals per currency (with
+    /// `--rates`, also in the base currency).
     public func html(title: String = "Refunds") -> String {
-        let heading = "\(title) \(options.from) to \(options.to) (\(options.timeZone))"
+        var page = htmlHead(title: title) + htmlTableHead(groupColumns)
+        for group in groups {
+            page += htmlRow(options.by.map { group.keys[$0.rawValue] ?? "" } + figures(group), columns: groupColumns)
+        }
+        if groups.isEmpty { page += htmlEmptyRow(columns: groupColumns.count) }
+        page += "</tbody></table>\n"
+        if !groups.isEmpty { page += totalsHTML() }
+        return page + "</body></html>\n"
+    }
+
+    /// The page up to the report's table: title, notes, chart.
+    func htmlHead(title: String) -> String {
+        let heading =
+            "\(title) \(options.from) to \(options.to) (\(options.timeZone), by \(options.basis.rawValue) time, "
+            + "\(options.environment.rawValue))"
         var page = """
             <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(escape(heading))</title>
+            <html lang="en"><head><meta charset="utf-8"><title>\(Self.escape(heading))</title>
             <style>
             body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
             table { border-collapse: collapse; margin-top: 1.5em; }
@@ -17,141 +32,90 @@ extension RefundReport {
             .note { color: #666; }
             .legend span { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; }
             </style></head><body>
-            <h1>\(escape(heading))</h1>
+            <h1>\(Self.escape(heading))</h1>
             <p class="note">Amounts are what the stores say they refunded (source <code>store</code>) or estimates
-            from configured prices (source <code>configured</code>), in each currency's minor units, tax included in
-            gross; net is gross minus tax. Reversed refunds are netted out; refunds with an unknown amount and Apple
-            family-sharing revocations (no money moved) are counted separately.</p>
-            <p class="note">\(escape(Self.googleCoverage)).</p>
+            from configured prices (source <code>configured</code>), in each currency's major units (10.99 USD, 1990
+            JPY), tax included in gross; net is gross minus tax. Each refund is rounded half to even to its currency's
+            minor unit, then added: every total is the sum of the rows above it. A refund stays in the period it was
+            booked in; a reversal is a negative entry in its own period (counted in reversed_refunds). Apple
+            family-sharing revocations (no money moved) are counted apart.</p>
+            <p class="note">\(Self.escape(Self.googleCoverage)).</p>
 
             """
-        page += chartSVG()
-        page += tableHTML()
-        page += "</body></html>\n"
-        return page
+        if let note = taxNote { page += "<p class=\"note\">\(Self.escape(note))</p>\n" }
+        page += "<p class=\"note\">\(Self.escape(unknownAmountLine)).</p>\n"
+        return page + chartSVG()
     }
 
-    static let platformColours = ["apple": "#4a78c2", "google": "#3aa757"]
-
-    /// Stacked bars: one per day in the range, a segment per platform.
-    func chartSVG() -> String {
-        let days = Self.days(from: options.from, to: options.to)
-        var perDay: [String: [String: Int]] = [:]
-        for point in daily { perDay[point.day, default: [:]][point.platform, default: 0] += point.refunds }
-        let platforms = Array(Set(daily.map(\.platform))).sorted()
-        let busiest = max(1, days.map { perDay[$0]?.values.reduce(0, +) ?? 0 }.max() ?? 1)
-        // Four whole-number gridlines, evenly spaced; the axis ends at the fourth, at or above the busiest day, and
-        // bars are drawn on that scale so each gridline's label is its true height.
-        let tick = (busiest + 3) / 4
-        let maximum = tick * 4
-        let barWidth = max(4, min(40, 900 / max(1, days.count)))
-        let chartHeight = 240
-        let left = 50
-        let width = left + barWidth * days.count + 20
-        var svg = """
-            <figure><figcaption>Refunds per day per platform</figcaption>
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(chartHeight + 60)" role="img" \
-            aria-label="Refunds per day per platform">
-
-            """
-        for step in 0...4 {
-            let value = tick * step
-            let y = chartHeight - chartHeight * step / 4 + 10
-            svg += "<line x1=\"\(left)\" x2=\"\(width - 10)\" y1=\"\(y)\" y2=\"\(y)\" stroke=\"#eee\"/>"
-            svg += "<text x=\"\(left - 6)\" y=\"\(y + 4)\" font-size=\"11\" text-anchor=\"end\">\(value)</text>\n"
+    /// Why tax and net are blank on some rows, when they are: the store does not state the tax it refunded.
+    var taxNote: String? {
+        var counts: [String: Int] = [:]
+        for point in daily where point.taxUnstated > 0 { counts[point.platform, default: 0] += point.taxUnstated }
+        guard !counts.isEmpty else { return nil }
+        let reasons = counts.sorted { $0.key < $1.key }.map { platform, count in
+            let why =
+                platform == "apple"
+                ? "Apple does not state the tax it refunded"
+                : "estimated from configured prices, which carry no tax"
+            return "\(platform): \(count) (\(why))"
         }
-        for (index, day) in days.enumerated() {
-            var top = chartHeight + 10
-            let x = left + index * barWidth
-            for platform in platforms {
-                let count = perDay[day]?[platform] ?? 0
-                guard count > 0 else { continue }
-                let height = max(1, chartHeight * count / maximum)
-                top -= height
-                let colour = Self.platformColours[platform] ?? "#999"
-                svg += "<rect x=\"\(x + 1)\" y=\"\(top)\" width=\"\(barWidth - 2)\" height=\"\(height)\" "
-                svg += "fill=\"\(colour)\"><title>\(escape(day)) \(escape(platform)): \(count)</title></rect>\n"
-            }
-            if days.count <= 31 || index % max(1, days.count / 15) == 0 {
-                svg += "<text x=\"\(x + barWidth / 2)\" y=\"\(chartHeight + 26)\" font-size=\"10\" "
-                svg += "text-anchor=\"middle\">\(escape(String(day.suffix(5))))</text>\n"
-            }
-        }
-        svg += "</svg>\n<div class=\"legend\">"
-        for platform in platforms {
-            svg += "<span style=\"background:\(Self.platformColours[platform] ?? "#999")\"></span>\(escape(platform))"
-        }
-        return svg + "</div></figure>\n"
+        return "Tax and net are blank where the store does not give them: " + reasons.joined(separator: "; ") + "."
     }
 
-    func tableHTML() -> String {
-        let rows = cells()
-        guard let header = rows.first else { return "" }
-        var html =
-            "<table>\n<thead><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
-        let numeric = Set([
-            "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds", "family_revokes",
-            "reversed_refunds", "not_revoked_refunds", "price", "percentage",
-        ])
-        for row in rows.dropFirst() {
-            html += "<tr>"
-            for (index, cell) in row.enumerated() {
-                html += numeric.contains(header[index]) ? "<td class=\"n\">" : "<td>"
-                html += escape(cell) + "</td>"
-            }
-            html += "</tr>\n"
+    /// The table's opening, up to its first row.
+    func htmlTableHead(_ columns: [String]) -> String {
+        "<table>\n<thead><tr>" + columns.map { "<th>\(Self.escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
+    }
+
+    /// Columns printed right-aligned.
+    static let numericColumns: Set<String> = [
+        "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds", "family_revokes",
+        "reversed_refunds", "not_revoked_refunds", "price", "percentage",
+    ]
+
+    /// Whether a column holds figures (right-aligned), converted amounts (`gross_EUR`) included.
+    static func isNumeric(_ column: String) -> Bool {
+        numericColumns.contains(column) || ["gross_", "tax_", "net_"].contains { column.hasPrefix($0) }
+    }
+
+    /// One table row.
+    func htmlRow(_ cells: [String], columns: [String]) -> String {
+        var html = "<tr>"
+        for (index, cell) in cells.enumerated() {
+            html += (Self.isNumeric(columns[index]) ? "<td class=\"n\">" : "<td>") + Self.escape(cell) + "</td>"
         }
-        if rows.count == 1 { html += "<tr><td colspan=\"\(header.count)\">No refunds in this range.</td></tr>\n" }
-        html += "</tbody></table>\n"
-        guard !options.detail, !groups.isEmpty else { return html }
-        // Per-currency totals (estimated amounts apart).
-        html += "<h2>Totals per currency</h2>\n<table>\n<thead><tr>"
-        // The table's TOTAL rows, the same columns and figures.
-        let columns =
-            [
-                "currency", "source", "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds",
-                "family_revokes", "reversed_refunds", "not_revoked_refunds",
-            ] + (options.rates.map { base in ["gross", "tax", "net"].map { "\($0)_\(base.base)" } } ?? [])
-        html += columns.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
+        return html + "</tr>\n"
+    }
+
+    func htmlEmptyRow(columns: Int) -> String {
+        "<tr><td colspan=\"\(columns)\">No refunds in this range.</td></tr>\n"
+    }
+
+    /// The totals per currency (the table's TOTAL rows) and, with `--rates`, the grand totals in the base currency.
+    func totalsHTML() -> String {
+        let columns = ["currency", "source"] + Array(groupColumns.dropFirst(options.by.count))
+        var html = "<h2>Totals per currency</h2>\n" + htmlTableHead(columns)
         for (_, total) in totalsByCurrency() {
-            let cells =
-                [
-                    total.keys["currency"] ?? "", total.keys["source"] ?? "", String(total.refunds),
-                    String(total.quantity),
-                ]
-                + Self.amounts(total)
-                + [
-                    String(total.unknownAmount), String(total.familyRevokes), String(total.reversed),
-                    String(total.notRevoked),
-                ] + convertedAmounts(total)
-            html += "<tr>"
-            for (index, cell) in cells.enumerated() {
-                html += (index >= 2 ? "<td class=\"n\">" : "<td>") + escape(cell) + "</td>"
-            }
-            html += "</tr>\n"
+            html += htmlRow(
+                [total.keys["currency"] ?? "", total.keys["source"] ?? ""] + figures(total), columns: columns)
         }
-        return html + "</tbody></table>\n"
+        html += "</tbody></table>\n"
+        guard let rates = options.rates else { return html }
+        let base = rates.base
+        let grand = ["source", "gross_\(base)", "tax_\(base)", "net_\(base)"]
+        html += "<h2>Grand total in \(Self.escape(base))</h2>\n" + htmlTableHead(grand)
+        for (source, total) in convertedTotals() {
+            html += htmlRow([source] + convertedAmounts(total), columns: grand)
+        }
+        html += "</tbody></table>\n"
+        if !ratesUsed.isEmpty {
+            let used = ratesUsed.map { "\($0.day) \($0.currency) \($0.rate)" }.joined(separator: ", ")
+            html += "<p class=\"note\">Rates used (1 unit in \(Self.escape(base))): \(Self.escape(used)).</p>\n"
+        }
+        return html
     }
 
-    /// Every date from `from` to `to` inclusive (`YYYY-MM-DD`, calendar arithmetic in UTC).
-    static func days(from: String, to: String) -> [String] {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let formatter = DateFormatter()
-        formatter.calendar = calendar
-        formatter.timeZone = calendar.timeZone
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd"
-        guard var day = formatter.date(from: from), let end = formatter.date(from: to) else { return [] }
-        var result: [String] = []
-        while day <= end && result.count < 3660 {
-            result.append(formatter.string(from: day))
-            day = calendar.date(byAdding: .day, value: 1, to: day)!
-        }
-        return result
-    }
-
-    private func escape(_ text: String) -> String {
+    static func escape(_ text: String) -> String {
         var out = ""
         for character in text {
             switch character {

@@ -11,20 +11,13 @@ extension RefundReport {
         ] + (options.rates.map { rates in ["gross", "tax", "net"].map { "\($0)_\(rates.base)" } } ?? [])
     }
 
-    /// Column names of the detail report.
-    public static let detailColumns = [
-        "refunded_at", "day", "platform", "app", "order_id", "part", "original_id", "product", "reason_code", "reason",
-        "type", "quantity", "percentage", "price", "gross", "tax", "net", "currency", "country", "source", "note",
-        "reversed_at", "environment",
-    ]
+    /// What every report says its amounts are.
+    static let amountsAre =
+        "amounts in each currency's major units (10.99 USD, 1990 JPY): each refund rounded half to even to the "
+        + "currency's minor unit, then added; net = gross - tax; a reversal is a negative entry in its own period"
 
-    /// A detail row's note as shown: an Apple family revoke reads "revoked (family)" (no money moved).
-    static func noteText(_ note: String?) -> String {
-        note == "family_revoke" ? "revoked (family)" : note ?? ""
-    }
-
-    /// Exact nanos in the currency's minor units (half to even), or empty when unknown.
-    static func minor(_ nanos: Decimal?, _ currency: String?) -> String {
+    /// Exact nanos in the currency's major units with its minor unit's decimals, or empty when unknown.
+    static func major(_ nanos: Decimal?, _ currency: String?) -> String {
         guard let nanos else { return "" }
         return Money.format(nanos: nanos, currency: currency ?? "")
     }
@@ -32,54 +25,40 @@ extension RefundReport {
     /// The amount cells of a group: gross, tax, net.
     static func amounts(_ group: Group) -> [String] {
         let currency = group.keys["currency"]
-        return [minor(group.grossNanos, currency), minor(group.taxNanos, currency), minor(group.netNanos, currency)]
+        return [major(group.grossNanos, currency), major(group.taxNanos, currency), major(group.netNanos, currency)]
     }
 
-    /// With `--rates`: a group's amounts converted to the base currency (gross, tax, net).
+    /// With `--rates`: a group's amounts converted to the base currency (gross, tax, net = gross - tax as printed).
     func convertedAmounts(_ group: Group) -> [String] {
         guard let base = options.rates?.base else { return [] }
         let net = group.convertedTaxNanos.flatMap { tax in group.convertedGrossNanos.map { $0 - tax } }
         return [
-            Self.minor(group.convertedGrossNanos, base), Self.minor(group.convertedTaxNanos, base),
-            Self.minor(net, base),
+            Self.major(group.convertedGrossNanos, base), Self.major(group.convertedTaxNanos, base),
+            Self.major(net, base),
         ]
     }
 
-    /// The report as rows of text cells, header first.
+    /// The counts and amounts of a group or total, after its key columns.
+    func figures(_ group: Group) -> [String] {
+        [String(group.refunds), String(group.quantity)] + Self.amounts(group)
+            + [
+                String(group.unknownAmount), String(group.familyRevokes), String(group.reversed),
+                String(group.notRevoked),
+            ] + convertedAmounts(group)
+    }
+
+    /// The grouped report as rows of text cells, header first.
     public func cells() -> [[String]] {
-        if options.detail {
-            return [Self.detailColumns]
-                + details.map { detail in
-                    [
-                        PostgresTimestampText.iso(detail.refundedAt), detail.day, detail.platform, detail.app,
-                        detail.orderId, detail.part, detail.originalId ?? "", detail.product ?? "",
-                        detail.reasonCode.map(String.init) ?? "", detail.reason, detail.type, String(detail.quantity),
-                        detail.percentageMilli.map { Money.units(Int64($0)) } ?? "",
-                        detail.priceMilli.map(Money.units) ?? "", Self.minor(detail.grossNanos, detail.currency),
-                        Self.minor(detail.taxNanos, detail.currency),
-                        Self.minor(
-                            detail.taxNanos.flatMap { tax in detail.grossNanos.map { $0 - tax } }, detail.currency),
-                        detail.currency ?? "", detail.country ?? "", detail.source ?? "", Self.noteText(detail.note),
-                        detail.reversedAt.map(PostgresTimestampText.iso) ?? "",
-                        detail.environment ?? "",
-                    ]
-                }
-        }
-        return [groupColumns]
-            + groups.map { group in
-                options.by.map { group.keys[$0.rawValue] ?? "" }
-                    + [String(group.refunds), String(group.quantity)] + Self.amounts(group)
-                    + [
-                        String(group.unknownAmount), String(group.familyRevokes), String(group.reversed),
-                        String(group.notRevoked),
-                    ]
-                    + convertedAmounts(group)
-            }
+        [groupColumns] + groups.map { group in options.by.map { group.keys[$0.rawValue] ?? "" } + figures(group) }
     }
 
     /// RFC 4180 CSV: a header row, CRLF line ends, fields quoted when they hold a comma, quote or line break.
     public func csv() -> String {
-        cells().map { row in row.map(Self.csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+        cells().map(Self.csvLine).joined()
+    }
+
+    static func csvLine(_ row: [String]) -> String {
+        row.map(csvField).joined(separator: ",") + "\r\n"
     }
 
     static func csvField(_ value: String) -> String {
@@ -88,38 +67,37 @@ extension RefundReport {
         return "\"" + String(decoding: value.utf8.flatMap { $0 == 34 ? [34, 34] : [$0] }, as: UTF8.self) + "\""
     }
 
+    /// The first line of a table: what it covers and what its amounts are.
+    var tableTitle: String {
+        "Refunds \(options.from) to \(options.to) (\(options.timeZone), by \(options.basis.rawValue) time, "
+            + "\(options.environment.rawValue)); \(Self.amountsAre)"
+    }
+
+    /// The line saying how many entries have no amount and so are in no total.
+    var unknownAmountLine: String {
+        "Refunds and reversals without a known amount, in no amount or total: \(unknownAmount)"
+    }
+
     /// A fixed-width table for a terminal, with a totals line per currency.
     public func table() -> String {
         var rows = cells()
-        if !options.detail && !groups.isEmpty {
+        if !groups.isEmpty {
             for (_, total) in totalsByCurrency() {
                 var line = options.by.map { _ in "" }
                 if let index = options.by.firstIndex(of: .currency) { line[index] = total.keys["currency"] ?? "" }
                 if let index = options.by.firstIndex(of: .source) { line[index] = total.keys["source"] ?? "" }
                 // Always labelled: when currency (or source) is the first column, the label shares it.
                 line[0] = line[0].isEmpty ? "TOTAL" : "TOTAL \(line[0])"
-                rows.append(
-                    line + [String(total.refunds), String(total.quantity)] + Self.amounts(total)
-                        + [
-                            String(total.unknownAmount), String(total.familyRevokes), String(total.reversed),
-                            String(total.notRevoked),
-                        ]
-                        + convertedAmounts(total))
+                rows.append(line + figures(total))
             }
         }
-        let widths = rows.reduce(into: [Int](repeating: 0, count: rows.first?.count ?? 0)) { widths, row in
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
-        }
-        var lines = rows.map { row in
-            row.enumerated().map { index, cell in
-                cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ").trimmingTrailingSpaces()
-        }
-        if lines.count == 1 { lines.append("(no refunds from \(options.from) to \(options.to))") }
-        if !options.detail, groups.contains(where: { $0.keys["platform"] != "apple" }) {
-            lines.append(Self.googleCoverage)
-        }
-        if let rates = options.rates, !options.detail {
+        var widths = [Int](repeating: 0, count: rows.first?.count ?? 0)
+        for row in rows { Self.widen(&widths, row) }
+        var lines = [tableTitle] + rows.map { Self.padded($0, widths) }
+        if rows.count == 1 { lines.append("(no refunds from \(options.from) to \(options.to))") }
+        if groups.contains(where: { $0.keys["platform"] != "apple" }) { lines.append(Self.googleCoverage) }
+        lines.append(unknownAmountLine)
+        if let rates = options.rates {
             for (source, total) in convertedTotals() {
                 let amounts = convertedAmounts(total)
                 lines.append(
@@ -132,13 +110,22 @@ extension RefundReport {
                         + ratesUsed.map { "\($0.day) \($0.currency) \($0.rate)" }.joined(separator: ", "))
             }
         }
-        lines.insert(
-            "Refunds \(options.from) to \(options.to) (\(options.timeZone)); amounts in each currency's minor units",
-            at: 0)
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// With `--rates`: converted totals across every currency, per amount source.
+    /// Widens `widths` to hold `row`.
+    static func widen(_ widths: inout [Int], _ row: [String]) {
+        for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+    }
+
+    /// A table line: each cell padded to its column's width, trailing spaces dropped.
+    static func padded(_ row: [String], _ widths: [Int]) -> String {
+        row.enumerated().map { index, cell in
+            cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+        }.joined(separator: "  ").trimmingTrailingSpaces()
+    }
+
+    /// With `--rates`: converted totals across every currency, per amount source: the sums of the printed rows.
     public func convertedTotals() -> [(String, Group)] {
         var totals: [String: Group] = [:]
         var taxUnknown: Set<String> = []
@@ -162,8 +149,8 @@ extension RefundReport {
         return totals.sorted { $0.key < $1.key }
     }
 
-    /// Totals of standing refunds per currency and amount source (never summed across currencies, and estimated
-    /// amounts never mixed into store amounts), keyed `"<currency> <source>"`.
+    /// Totals per currency and amount source (never summed across currencies, and estimated amounts never mixed
+    /// into store amounts), keyed `"<currency> <source>"`: the sums of the printed rows.
     public func totalsByCurrency() -> [(String, Group)] {
         var totals: [String: Group] = [:]
         var taxUnknown: Set<String> = []
@@ -205,68 +192,46 @@ extension RefundReport {
         return totals.sorted { $0.key < $1.key }
     }
 
-    /// JSON for pipelines: the request, the rows (amounts as decimal strings in the currency's minor units, `null`
-    /// when unknown) and the chart series.
-    public func json() throws -> String {
-        var object: [String: Any] = [
+    /// The request as every JSON report states it.
+    var jsonHeader: [String: Any] {
+        [
             "from": options.from, "to": options.to, "timeZone": options.timeZone,
-            "amountsAre": "refunded amounts in the currency's minor units; source store or configured (estimated)",
-            "googleCoverage": Self.googleCoverage,
+            "basis": options.basis.rawValue, "environment": options.environment.rawValue,
+            "amountsAre": Self.amountsAre, "googleCoverage": Self.googleCoverage,
+            "unknownAmountRefunds": unknownAmount,
+            "daily": daily.map { ["day": $0.day, "platform": $0.platform, "refunds": $0.refunds] },
         ]
-        if options.detail {
-            object["refunds"] = details.map { detail -> [String: Any] in
-                var row: [String: Any] = [
-                    "refunded_at": PostgresTimestampText.iso(detail.refundedAt), "day": detail.day,
-                    "platform": detail.platform, "app": detail.app, "order_id": detail.orderId, "part": detail.part,
-                    "reason": detail.reason, "type": detail.type, "quantity": detail.quantity,
-                ]
-                row["original_id"] = detail.originalId
-                row["product"] = detail.product
-                row["reason_code"] = detail.reasonCode
-                row["percentage"] = detail.percentageMilli.map { Money.units(Int64($0)) }
-                row["price"] = detail.priceMilli.map(Money.units)
-                row["gross"] =
-                    detail.grossNanos.map { Money.format(nanos: $0, currency: detail.currency ?? "") } ?? NSNull()
-                row["tax"] =
-                    detail.taxNanos.map { Money.format(nanos: $0, currency: detail.currency ?? "") } ?? NSNull()
-                let net = detail.taxNanos.flatMap { tax in detail.grossNanos.map { $0 - tax } }
-                row["net"] = net.map { Money.format(nanos: $0, currency: detail.currency ?? "") } ?? NSNull()
-                row["currency"] = detail.currency ?? "unknown"
-                row["country"] = detail.country
-                row["source"] = detail.source
-                row["note"] = detail.note.map { Self.noteText($0) }
-                row["reversed_at"] = detail.reversedAt.map(PostgresTimestampText.iso)
-                row["environment"] = detail.environment
-                return row
-            }
-        } else {
-            object["by"] = options.by.map(\.rawValue)
-            object["groups"] = groups.map(jsonObject)
-            // The table's TOTAL rows, the same figures: per currency and amount source.
-            object["totals"] = totalsByCurrency().map { jsonObject($0.1) }
-        }
-        if let rates = options.rates, !options.detail {
+    }
+
+    /// JSON for pipelines: the request, the rows (amounts as decimal strings in the currency's major units, `null`
+    /// when unknown), the totals and the chart series.
+    public func json() throws -> String {
+        var object = jsonHeader
+        object["by"] = options.by.map(\.rawValue)
+        object["groups"] = groups.map(jsonObject)
+        // The table's TOTAL rows, the same figures: per currency and amount source.
+        object["totals"] = totalsByCurrency().map { jsonObject($0.1) }
+        if let rates = options.rates {
             object["rates"] = [
                 "base": rates.base,
                 "used": ratesUsed.map { ["day": $0.day, "currency": $0.currency, "rate": "\($0.rate)"] },
                 "totals": convertedTotals().map { source, total -> [String: Any] in
                     let amounts = convertedAmounts(total)
                     return [
-                        "source": source, "gross": amounts[0],
+                        "source": source, "gross": amounts[0].isEmpty ? NSNull() : amounts[0],
                         "tax": amounts[1].isEmpty ? NSNull() : amounts[1],
                         "net": amounts[2].isEmpty ? NSNull() : amounts[2],
                     ]
                 },
             ]
         }
-        object["daily"] = daily.map { ["day": $0.day, "platform": $0.platform, "refunds": $0.refunds] }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 }
 
 extension RefundReport {
-    /// A group (or a total) as a JSON object: its keys, counts and amounts in the currency's minor units.
+    /// A group (or a total) as a JSON object: its keys, counts and amounts in the currency's major units.
     fileprivate func jsonObject(_ group: Group) -> [String: Any] {
         var row: [String: Any] = group.keys
         row["refunds"] = group.refunds

@@ -1,40 +1,44 @@
 import Foundation
 import Postgres
 
-/// The refund report: the ledger grouped (or listed) over a date range, read from one consistent snapshot.
+/// The refund report: the ledger's refunds and reversals as accounting entries, grouped (or listed) over a date
+/// range, read from one consistent snapshot.
 ///
-/// Counts, quantities and amounts cover refunds that stand: a refund later reversed (Apple `REFUND_REVERSED`) is
-/// netted out and counted under `reversed`. Amounts are what the stores say they refunded (Apple's signed
-/// transaction, Google's Orders API; `source` `store`) or estimates from configured prices (`source`
-/// `configured`, always grouped apart), summed exactly and rounded half to even to the currency's minor unit only
-/// when printed (see ``Money``). Refunds whose amount is unknown are counted under `unknownAmount` and never summed
-/// as zero; Apple family-sharing revocations move no money and are counted under `familyRevokes`.
-public struct RefundReport: Sendable, Encodable {
+/// A refund is booked in the period it happened and stays there; a reversal (Apple `REFUND_REVERSED`) is a negative
+/// entry in the period of the reversal, counted under `reversed`. With ``RefundReportOptions/Basis/recorded`` both
+/// are booked by when storerecon first recorded them instead, so a closed period's figures never change. Amounts are
+/// what the stores say they refunded (Apple's signed transaction, Google's Orders API; `source` `store`) or
+/// estimates from configured prices (`source` `configured`, always grouped apart); each entry is rounded half to
+/// even to the currency's minor unit and then added (see ``Money``), so every printed row foots (net = gross - tax)
+/// and every printed total is the sum of its rows. Entries whose amount is unknown are counted under
+/// `unknownAmount` and never summed as zero; Apple family-sharing revocations move no money and are counted under
+/// `familyRevokes`.
+public struct RefundReport: Sendable {
     /// One group.
-    public struct Group: Sendable, Encodable, Equatable {
+    public struct Group: Sendable, Equatable {
         /// The grouping values, keyed by dimension name (`day`, `platform`, ...).
         public var keys: [String: String]
-        /// Refunds that stand (not reversed).
+        /// Refunds booked in the group (a refund reversed later stays here).
         public var refunds: Int
-        /// Units refunded (quantity-based partial refunds count their voided quantity).
+        /// Units refunded, less the units of the reversals booked in the group.
         public var quantity: Int
-        /// Sum of the known refunded amounts (tax included), exact nanos of `keys["currency"]`; `nil` when no
-        /// refund of the group has a known amount.
+        /// Sum of the known amounts (tax included) of the group's entries, reversals negative, each rounded to the
+        /// minor unit of `keys["currency"]`, in nanos; `nil` when no entry of the group has a known amount.
         public var grossNanos: Decimal?
-        /// Sum of the refunded tax, exact nanos; `nil` unless the store stated the tax of every refund counted in
+        /// Sum of the refunded tax likewise; `nil` unless the store stated the tax of every entry counted in
         /// `grossNanos` (Google Orders API; Apple states none).
         public var taxNanos: Decimal?
-        /// Standing refunds whose amount is unknown.
+        /// Entries (refunds and reversals) whose amount is unknown: in no sum.
         public var unknownAmount: Int
         /// Apple family-sharing revocations: access removed, no money moved; never in `refunds` or the amounts.
         public var familyRevokes: Int = 0
         /// Of `refunds`: Google refunds made without revocation (seen in orders storerecon re-read, not in the
         /// voided list).
         public var notRevoked: Int = 0
-        /// Refunds that were reversed, not counted above.
+        /// Reversals booked in the group (negative entries in the amounts).
         public var reversed: Int
-        /// With `--rates`: `grossNanos` converted to the rates' base currency, each day at that day's rate (exact
-        /// nanos of the base currency).
+        /// With `--rates`: `grossNanos` converted to the rates' base currency, each day at that day's rate, rounded
+        /// to the base currency's minor unit (nanos).
         public var convertedGrossNanos: Decimal? = nil
         /// With `--rates`: `taxNanos` converted likewise (`nil` when the tax is not known).
         public var convertedTaxNanos: Decimal? = nil
@@ -46,10 +50,24 @@ public struct RefundReport: Sendable, Encodable {
         }
     }
 
-    /// One refund (`--detail`).
-    public struct Detail: Sendable, Encodable, Equatable {
-        public var refundedAt: Date
+    /// What an entry of the ledger is.
+    public enum Entry: String, Sendable, CaseIterable {
+        /// A refund, booked when it happened (or was recorded).
+        case refund
+        /// The reversal of a refund (Apple `REFUND_REVERSED`): a negative entry, booked when it happened.
+        case reversal
+    }
+
+    /// One entry (`--detail`).
+    public struct Detail: Sendable, Equatable {
+        /// A refund, or the reversal of one (its amounts and quantity negative).
+        public var entry: Entry
+        /// The time that books the entry (the report's basis), and its day in the report's zone.
+        public var bookedAt: Date
         public var day: String
+        public var refundedAt: Date
+        /// When storerecon first recorded the entry.
+        public var recordedAt: Date
         public var platform: String
         public var app: String
         public var orderId: String
@@ -59,12 +77,16 @@ public struct RefundReport: Sendable, Encodable {
         public var reasonCode: Int?
         public var reason: String
         public var type: String
+        /// Units refunded; negative on a reversal.
         public var quantity: Int
         public var percentageMilli: Int?
-        public var priceMilli: Int64?
-        /// The refunded amount (tax included), exact nanos; `nil` when unknown or when no money moved.
+        /// The sale's own price (tax included) in `currency`, rounded to its minor unit, in nanos; `nil` when not
+        /// known in that currency.
+        public var priceNanos: Decimal?
+        /// The refunded amount (tax included), rounded to the currency's minor unit, in nanos; negative on a
+        /// reversal; `nil` when unknown or when no money moved.
         public var grossNanos: Decimal?
-        /// The refunded tax, exact nanos, when the store states it.
+        /// The refunded tax likewise, when the store states it.
         public var taxNanos: Decimal?
         public var currency: String?
         /// The buyer's country (Google orders), ISO 3166-1 alpha-2.
@@ -74,11 +96,18 @@ public struct RefundReport: Sendable, Encodable {
         /// Why the amount is missing or provisional (`pending`, `order_not_found`, `family_revoke`, ...).
         public var note: String?
         public var reversedAt: Date?
-        public var environment: String?
+        /// `production`, `sandbox`, `xcode` or `localtesting`.
+        public var environment: String
+
+        /// `grossNanos - taxNanos`, when both are known.
+        public var netNanos: Decimal? {
+            guard let grossNanos, let taxNanos else { return nil }
+            return grossNanos - taxNanos
+        }
     }
 
     /// One rate `--rates` supplied and the report used.
-    public struct RateUsed: Sendable, Encodable, Equatable {
+    public struct RateUsed: Sendable, Equatable {
         public var day: String
         public var currency: String
         public var rate: Decimal
@@ -89,46 +118,62 @@ public struct RefundReport: Sendable, Encodable {
         "Google: every refund Google revoked is seen (Voided Purchases); refunds without revocation only for orders "
         + "storerecon knows (subscriptions' current orders, orders read before), counted in not_revoked_refunds"
 
-    /// Refunds per day per platform (standing ones), for the chart.
-    public struct DailyPoint: Sendable, Encodable, Equatable {
+    /// Refunds per day per platform (the chart), with what the notes beside it count.
+    public struct DailyPoint: Sendable, Equatable {
         public var day: String
         public var platform: String
+        /// Refunds booked that day (not family revokes; reversals not subtracted).
         public var refunds: Int
+        /// Entries whose amount is unknown, in no total.
+        public var unknownAmount: Int = 0
+        /// Entries with an amount but no stated tax (Apple; configured estimates): tax and net blank.
+        public var taxUnstated: Int = 0
     }
 
     /// The request.
     public var options: RefundReportOptions
-    /// Grouped rows (empty with `--detail`).
+    /// Grouped rows (empty with `--detail`, whose rows are streamed).
     public var groups: [Group]
-    /// Detail rows (empty without `--detail`).
-    public var details: [Detail]
     /// Chart series.
     public var daily: [DailyPoint]
     /// With `--rates`: the rates used, by day and currency.
     public var ratesUsed: [RateUsed] = []
 
-    enum CodingKeys: String, CodingKey { case groups, details, daily }
+    /// Entries whose amount is unknown, over the whole report: in no total.
+    public var unknownAmount: Int { daily.reduce(0) { $0 + $1.unknownAmount } }
 
-    /// Runs the report in a read-only, repeatable-read transaction: every query sees the same snapshot and nothing
-    /// is written.
+    /// Runs the grouped report (with `--detail`, only the chart series; the rows are streamed by
+    /// ``write(_:format:on:to:)``) in a read-only, repeatable-read transaction: every query sees the same snapshot
+    /// and nothing is written.
     public static func run(_ options: RefundReportOptions, on connection: PostgresConnection) throws -> RefundReport {
+        try inSnapshot(options, on: connection) { try summary(options, on: connection) }
+    }
+
+    /// Checks the request, opens a read-only repeatable-read transaction, runs `body` in it and rolls back.
+    /// - Throws: `ReportError` for a bad request or a time zone the database does not know.
+    static func inSnapshot<T>(
+        _ options: RefundReportOptions, on connection: PostgresConnection, _ body: () throws -> T
+    ) throws -> T {
         try options.validate()
         let zone = try connection.query(
             "SELECT count(*) AS n FROM pg_timezone_names WHERE name = $1", [options.timeZone])
         guard try zone[0].decode("n", as: Int.self) > 0 else {
-            throw ReportError("time zone \(options.timeZone) is unknown to the database")
+            throw ReportError("time zone \(options.timeZone) is unknown to the database", code: .configuration)
         }
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? connection.execute("ROLLBACK") }
-        var report = RefundReport(options: options, groups: [], details: [], daily: [])
-        let range: [any PostgresEncodable] = [
-            options.from, options.to, options.timeZone, PostgresTextArray(options.apps),
-        ]
-        if options.detail {
-            report.details = try connection.query(detailQuery, range).map(Self.detail)
-        } else {
+        return try body()
+    }
+
+    /// The groups (unless `--detail`) and the chart series, inside the snapshot.
+    static func summary(_ options: RefundReportOptions, on connection: PostgresConnection) throws -> RefundReport {
+        var report = RefundReport(options: options, groups: [], daily: [])
+        let range = rangeParameters(options)
+        if !options.detail {
             let flags = RefundReportOptions.Dimension.allCases.map { options.by.contains($0) }
-            report.groups = try connection.query(groupQuery, range + flags).map { row in
+            report.groups = try connection.query(
+                groupQuery(options.basis), range + roundingParameters + flags
+            ).map { row in
                 var keys: [String: String] = [:]
                 for dimension in options.by {
                     keys[dimension.rawValue] = try row.decodeIfPresent(dimension.rawValue, as: String.self) ?? ""
@@ -141,22 +186,22 @@ public struct RefundReport: Sendable, Encodable {
                     reversed: try row.decode("reversed"))
             }
             if let rates = options.rates {
-                try report.convert(with: rates, range: range, on: connection)
+                try report.convert(with: rates, on: connection)
             }
         }
-        report.daily = try connection.query(dailyQuery, range).map { row in
+        report.daily = try connection.query(dailyQuery(options.basis), range).map { row in
             DailyPoint(
-                day: try row.decode("day"), platform: try row.decode("platform"), refunds: try row.decode("refunds"))
+                day: try row.decode("day"), platform: try row.decode("platform"), refunds: try row.decode("refunds"),
+                unknownAmount: try row.decode("unknown_amount"), taxUnstated: try row.decode("tax_unstated"))
         }
         return report
     }
 
-    /// Converts every group's amounts to `rates.base`: the groups are read again split by day (and currency) and
-    /// each day's sums are multiplied by that day's rate, exactly; rounding happens only when printed.
-    /// - Throws: `ReportError` naming the first day and currency without a rate.
-    mutating func convert(
-        with rates: RefundRates, range: [any PostgresEncodable], on connection: PostgresConnection
-    ) throws {
+    /// Converts every group's amounts to `rates.base`: the groups are read again split by day (and currency), each
+    /// day's sums (of entries already rounded) are multiplied by that day's rate exactly, and each group's result is
+    /// rounded once to the base currency's minor unit, so the converted totals are sums of the printed rows.
+    /// - Throws: `ReportError` (input) naming the first day and currency without a rate.
+    mutating func convert(with rates: RefundRates, on connection: PostgresConnection) throws {
         let flags = RefundReportOptions.Dimension.allCases.map {
             options.by.contains($0) || $0 == .day || $0 == .currency
         }
@@ -168,7 +213,8 @@ public struct RefundReport: Sendable, Encodable {
             groups[position].convertedTaxNanos = group.taxNanos == nil ? nil : 0
         }
         var used: [String: RateUsed] = [:]
-        for row in try connection.query(Self.groupQuery, range + flags) {
+        let parameters = Self.rangeParameters(options) + Self.roundingParameters + flags
+        for row in try connection.query(Self.groupQuery(options.basis), parameters) {
             guard let gross = try Self.nanos(row, "gross_nanos") else { continue }
             let values = try options.by.map { try row.decodeIfPresent($0.rawValue, as: String.self) ?? "" }
             guard let position = index[key(values)] else { continue }
@@ -183,92 +229,23 @@ public struct RefundReport: Sendable, Encodable {
                 groups[position].convertedTaxNanos = (groups[position].convertedTaxNanos ?? 0) + tax * rate
             }
         }
+        for position in groups.indices {
+            groups[position].convertedGrossNanos = groups[position].convertedGrossNanos.map {
+                Money.rounded(nanos: $0, currency: rates.base)
+            }
+            groups[position].convertedTaxNanos = groups[position].convertedTaxNanos.map {
+                Money.rounded(nanos: $0, currency: rates.base)
+            }
+        }
         ratesUsed = used.keys.sorted().compactMap { used[$0] }
     }
 
     /// A `numeric` column of exact nanos.
     static func nanos(_ row: PostgresRow, _ column: String) throws -> Decimal? {
         guard let text = try row.decodeIfPresent(column, as: String.self) else { return nil }
-        guard let value = Money.nanos(text: text) else { throw ReportError("unexpected amount \(text) in \(column)") }
+        guard let value = Money.nanos(text: text) else {
+            throw ReportError("unexpected amount \(text) in \(column)", code: .failed)
+        }
         return value
     }
-
-    private static func detail(_ row: PostgresRow) throws -> Detail {
-        Detail(
-            refundedAt: try row.decode("refunded_at"), day: try row.decode("day"), platform: try row.decode("platform"),
-            app: try row.decode("app_id"), orderId: try row.decode("order_id"), part: try row.decode("part_key"),
-            originalId: try row.decodeIfPresent("original_id"), product: try row.decodeIfPresent("product_id"),
-            reasonCode: try row.decodeIfPresent("reason_code"), reason: try row.decode("reason_label"),
-            type: try row.decode("refund_type"), quantity: try row.decode("quantity"),
-            percentageMilli: try row.decodeIfPresent("percentage_milli"),
-            priceMilli: try row.decodeIfPresent("price_milli"), grossNanos: try nanos(row, "gross_nanos"),
-            taxNanos: try nanos(row, "tax_nanos"), currency: try row.decodeIfPresent("currency"),
-            country: try row.decodeIfPresent("buyer_country"), source: try row.decodeIfPresent("amount_source"),
-            note: try row.decodeIfPresent("amount_note"), reversedAt: try row.decodeIfPresent("reversed_at"),
-            environment: try row.decodeIfPresent("environment"))
-    }
-
-    // $1 from date, $2 to date (inclusive), $3 time zone, $4 app ids (empty: all). The range is computed in the
-    // report's zone by PostgreSQL's own time-zone data, so DST days have their true length.
-    static let rangeFilter = """
-        refunded_at >= ($1::date::timestamp AT TIME ZONE $3)
-        AND refunded_at < (($2::date + 1)::timestamp AT TIME ZONE $3)
-        AND (cardinality($4::text[]) = 0 OR app_id = ANY ($4::text[]))
-        """
-
-    /// An amount column as exact nanos (`numeric`): the stored integer scaled from its precision to 9 digits.
-    static func nanosSQL(_ column: String) -> String {
-        "(\(column)::numeric * (10::numeric ^ (9 - amount_precision)))"
-    }
-
-    // Refunds that stand and moved money (a family revoke moves none).
-    static let standing = "reversed_at IS NULL AND refund_type <> 'family_revoke'"
-
-    // $5...$12: whether to group by day, platform, app, product, reason, currency, country, source (in
-    // Dimension.allCases order). The grouping is chosen by parameters, not by building SQL text. Sums are exact
-    // (`numeric`) and returned as integer nanos text; rounding happens in Swift when printing.
-    static let groupQuery = """
-        SELECT CASE WHEN $5 THEN to_char((refunded_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') END AS day,
-               CASE WHEN $6 THEN platform END AS platform,
-               CASE WHEN $7 THEN app_id END AS app,
-               CASE WHEN $8 THEN coalesce(product_id, '') END AS product,
-               CASE WHEN $9 THEN reason_label END AS reason,
-               CASE WHEN $10 THEN coalesce(currency, 'unknown') END AS currency,
-               CASE WHEN $11 THEN coalesce(buyer_country, '') END AS country,
-               CASE WHEN $12 THEN coalesce(amount_source, 'none') END AS source,
-               count(*) FILTER (WHERE \(standing)) AS refunds,
-               coalesce(sum(quantity) FILTER (WHERE \(standing)), 0) AS quantity,
-               trunc(sum(\(nanosSQL("gross_amount"))) FILTER (WHERE \(standing)))::text AS gross_nanos,
-               CASE WHEN count(*) FILTER (WHERE \(standing) AND gross_amount IS NOT NULL AND tax_amount IS NULL) = 0
-                    THEN trunc(sum(\(nanosSQL("tax_amount"))) FILTER (WHERE \(standing) AND gross_amount IS NOT NULL))::text
-               END AS tax_nanos,
-               count(*) FILTER (WHERE \(standing) AND gross_amount IS NULL) AS unknown_amount,
-               count(*) FILTER (WHERE reversed_at IS NULL AND refund_type = 'family_revoke') AS family_revokes,
-               count(*) FILTER (WHERE \(standing) AND NOT revoked) AS not_revoked,
-               count(*) FILTER (WHERE reversed_at IS NOT NULL) AS reversed
-        FROM refund
-        WHERE \(rangeFilter)
-        GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-        ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
-        """
-
-    static let detailQuery = """
-        SELECT refunded_at, to_char((refunded_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day, platform, app_id,
-               order_id, part_key, original_id, product_id, reason_code, reason_label, refund_type, quantity,
-               percentage_milli, price_milli, currency, reversed_at, environment, buyer_country, amount_source,
-               amount_note, trunc(\(nanosSQL("gross_amount")))::text AS gross_nanos,
-               trunc(\(nanosSQL("tax_amount")))::text AS tax_nanos
-        FROM refund
-        WHERE \(rangeFilter)
-        ORDER BY refunded_at, app_id, order_id, part_key
-        """
-
-    static let dailyQuery = """
-        SELECT to_char((refunded_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day, platform,
-               count(*) AS refunds
-        FROM refund
-        WHERE \(rangeFilter) AND reversed_at IS NULL
-        GROUP BY 1, 2
-        ORDER BY 1, 2
-        """
 }

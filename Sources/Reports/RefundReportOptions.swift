@@ -21,6 +21,27 @@ public struct RefundReportOptions: Sendable, Equatable {
         /// Where the amounts come from: `store`, `configured` (estimated) or `none`. Always present, so estimated
         /// amounts are never mixed into store amounts.
         case source
+        /// The store environment the refund was made in: `production`, or Apple's `sandbox` (`xcode`,
+        /// `localtesting` for local StoreKit testing).
+        case environment
+    }
+
+    /// Which time books an entry into a period.
+    public enum Basis: String, Sendable, CaseIterable {
+        /// When the store says it happened: the refund's `revocationDate` / `voidedTimeMillis`, the reversal's date.
+        case event
+        /// When storerecon first recorded it, so a closed period's figures never change when run again later.
+        case recorded
+    }
+
+    /// Which store environments a report covers.
+    public enum EnvironmentFilter: String, Sendable, CaseIterable {
+        /// Real money only (Google refunds and Apple production).
+        case production
+        /// Apple's test environments only (sandbox; also Xcode and local StoreKit testing).
+        case sandbox
+        /// Both, told apart by the `environment` column.
+        case all
     }
 
     /// First day, `YYYY-MM-DD` in `timeZone`, inclusive.
@@ -37,11 +58,16 @@ public struct RefundReportOptions: Sendable, Equatable {
     public var apps: [String]
     /// Exchange rates (`--rates FILE`): adds each group's amounts converted to `rates.base`, day by day.
     public var rates: RefundRates?
+    /// Which time books an entry into a period (`--basis`).
+    public var basis: Basis
+    /// Which store environments are covered (`--environment`).
+    public var environment: EnvironmentFilter
 
     /// Creates options.
     public init(
         from: String, to: String, by: [Dimension] = [.day, .platform], detail: Bool = false, timeZone: String = "UTC",
-        apps: [String] = [], rates: RefundRates? = nil
+        apps: [String] = [], rates: RefundRates? = nil, basis: Basis = .event,
+        environment: EnvironmentFilter = .production
     ) {
         self.from = from
         self.to = to
@@ -52,6 +78,30 @@ public struct RefundReportOptions: Sendable, Equatable {
         self.timeZone = timeZone
         self.apps = apps
         self.rates = rates
+        self.basis = basis
+        self.environment = environment
+    }
+
+    /// Parses `--basis`.
+    /// - Throws: `ReportError` (a request error) naming the accepted values.
+    public static func parseBasis(_ text: String) throws -> Basis {
+        guard let basis = Basis(rawValue: text) else {
+            throw ReportError(
+                "--basis: expected one of \(Basis.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text.prefix(20))\""
+            )
+        }
+        return basis
+    }
+
+    /// Parses `--environment`.
+    /// - Throws: `ReportError` (a request error) naming the accepted values.
+    public static func parseEnvironment(_ text: String) throws -> EnvironmentFilter {
+        guard let environment = EnvironmentFilter(rawValue: text) else {
+            throw ReportError(
+                "--environment: expected one of \(EnvironmentFilter.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text.prefix(20))\""
+            )
+        }
+        return environment
     }
 
     /// Parses `--by day,platform,...`.
@@ -102,11 +152,28 @@ public struct RefundReportOptions: Sendable, Equatable {
 
 /// A report request that cannot be served; `description` is the one line shown to the operator.
 public struct ReportError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What kind of problem it is; the command line maps it to an exit code.
+    public enum Code: Sendable, Equatable {
+        /// The request itself (dates, columns, options): a usage error.
+        case request
+        /// An input file's content (`--rates`): its line, or a day and currency it has no rate for.
+        case input
+        /// The configuration (`reports.timeZone` unknown to the database).
+        case configuration
+        /// The output could not be written, or the database returned what the report cannot read.
+        case failed
+    }
+
+    /// What kind of problem it is.
+    public var code: Code
     /// What is wrong.
     public var message: String
 
     /// Creates the error.
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, code: Code = .request) {
+        self.code = code
+        self.message = message
+    }
 
     public var description: String { message }
 }

@@ -12,17 +12,20 @@ struct ReportCommand: AsyncParsableCommand {
     )
 }
 
-/// `storerecon report refunds --from DATE --to DATE [--by ...] [--detail] [--format ...] [--output FILE]`.
+/// `storerecon report refunds --from DATE --to DATE [--by ...] [--basis ...] [--environment ...] [--detail]
+/// [--rates FILE] [--format ...] [--output FILE]`.
 struct ReportRefundsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refunds",
         abstract: "Refunds over a date range, grouped or one row per refund. Reads a snapshot; never writes.",
         discussion: """
             Dates are inclusive, in reports.timeZone (UTC unless configured). Amounts (gross, tax, net = gross - \
-            tax) are what the stores refunded (source store) or estimates from configured prices (source \
-            configured), summed exactly and rounded half to even to the currency's minor unit; refunds with an \
-            unknown amount are counted separately; reversed refunds are netted out. Currency and source are always \
-            grouping columns: amounts are never summed across currencies, estimates never mixed with store amounts.
+            tax) are printed in each currency's major units (10.99 USD, 1990 JPY): what the stores refunded \
+            (source store) or estimates from configured prices (source configured), each refund rounded half to \
+            even to the currency's minor unit, then added, so every total is the sum of the printed rows. A refund \
+            stays in the period it is booked in; a reversal is a negative entry in its own period. Refunds with an \
+            unknown amount are counted separately. Currency and source are always grouping columns: amounts are \
+            never summed across currencies, estimates never mixed with store amounts.
             Example: storerecon report refunds --from 2026-11-01 --to 2026-11-30 --by day,platform --format csv
             """
     )
@@ -38,14 +41,24 @@ struct ReportRefundsCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
-            "Group by any of day, platform, app, product, reason, currency, country, source (comma-separated; default day,platform)."
+            "Group by any of day, platform, app, product, reason, currency, country, source, environment (comma-separated; default day,platform)."
     )
     var by: String?
 
-    @Flag(name: .long, help: "One row per refund instead of groups (not with --by).")
+    @Option(
+        name: .long,
+        help:
+            "event: book each refund and reversal by when the store says it happened; recorded: by when storerecon first recorded it, so a closed month prints the same figures later."
+    )
+    var basis: String = "event"
+
+    @Option(name: .long, help: "production (real money), sandbox (Apple test purchases) or all.")
+    var environment: String = "production"
+
+    @Flag(name: .long, help: "One row per refund and per reversal instead of groups, streamed (not with --by).")
     var detail = false
 
-    @Option(name: .long, help: "table, csv, json or html.")
+    @Option(name: .long, help: "table, csv, json or html (amounts in major units: 10.99 USD, 1990 JPY).")
     var format: ReportFormat = .table
 
     @Option(name: .long, help: "Write to this file (atomically) instead of stdout.")
@@ -61,6 +74,15 @@ struct ReportRefundsCommand: AsyncParsableCommand {
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
         case table, csv, json, html
+
+        var format: RefundReport.Format {
+            switch self {
+            case .table: .table
+            case .csv: .csv
+            case .json: .json
+            case .html: .html
+            }
+        }
     }
 
     func run() async throws {
@@ -72,70 +94,51 @@ struct ReportRefundsCommand: AsyncParsableCommand {
             if detail, rates != nil {
                 throw ReconcilerError(.usage, "--rates applies to grouped reports, not --detail")
             }
-            let dimensions: [RefundReportOptions.Dimension]
-            var request: RefundReportOptions
             do {
-                dimensions = try RefundReportOptions.parseDimensions(by ?? "day,platform")
-                request = RefundReportOptions(
-                    from: from, to: to, by: dimensions, detail: detail,
-                    timeZone: runtime.configuration.reports.timeZone, apps: app == nil ? [] : apps)
-                try request.validate()
-            } catch let error as ReportError {
-                throw ReconcilerError(.usage, error.message)
-            }
-            if let rates {
-                // The file's content is input data (exit 1), not the command line.
-                guard let data = FileManager.default.contents(atPath: rates) else {
-                    throw ReconcilerError(.input, "--rates \(rates): cannot read the file")
-                }
+                let request = try self.request(timeZone: runtime.configuration.reports.timeZone, apps: apps)
+                let connection = try runtime.connect()
+                defer { connection.close() }
+                let sink = try output.map { try RefundReportOutput.file(atomicallyAt: $0) } ?? .standardOutput()
                 do {
-                    request.rates = try RefundRates.parse(String(decoding: data, as: UTF8.self))
-                } catch let error as ReportError {
-                    throw ReconcilerError(.input, error.message)
-                }
-            }
-            let connection = try runtime.connect()
-            defer { connection.close() }
-            let report: RefundReport
-            do {
-                report = try RefundReport.run(request, on: connection)
-            } catch let error as ReportError {
-                throw ReconcilerError(.configuration, error.message)
-            }
-            let text: String
-            switch format {
-            case .table: text = report.table()
-            case .csv: text = report.csv()
-            case .json: text = try report.json()
-            case .html: text = report.html()
-            }
-            if let output {
-                let url = URL(fileURLWithPath: output)
-                do {
-                    try Data(text.utf8).write(to: url, options: .atomic)
+                    try RefundReport.write(request, format: format.format, on: connection, to: sink)
+                    try sink.finish()
                 } catch {
-                    throw ReconcilerError(
-                        .failed, "--output \(output): cannot write the report (\(Self.reason(error)))")
+                    sink.discard()
+                    throw error
                 }
-                runtime.logger.info("wrote \(format.rawValue) report to \(url.path)")
-            } else {
-                FileHandle.standardOutput.write(Data(text.utf8))
+                if let output { runtime.logger.info("wrote \(format.rawValue) report to \(output)") }
+            } catch let error as ReportError {
+                throw Self.failure(error)
             }
         }
     }
 
-    /// The operating system's reason for a failed file write, as one short phrase.
-    static func reason(_ error: any Error) -> String {
-        var current = error as NSError
-        while let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError { current = underlying }
-        if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }
-        switch (error as NSError).code {
-        case CocoaError.fileWriteNoPermission.rawValue: return "permission denied"
-        case CocoaError.fileNoSuchFile.rawValue, CocoaError.fileWriteInvalidFileName.rawValue:
-            return "no such directory"
-        case CocoaError.fileWriteOutOfSpace.rawValue: return "no space left on the device"
-        case CocoaError.fileWriteVolumeReadOnly.rawValue: return "read-only file system"
-        default: return "error \((error as NSError).code)"
+    /// The request the options describe, its rates file read.
+    /// - Throws: `ReportError`: a request error for the options, an input error for the rates file.
+    func request(timeZone: String, apps: [String]) throws -> RefundReportOptions {
+        var request = RefundReportOptions(
+            from: from, to: to, by: try RefundReportOptions.parseDimensions(by ?? "day,platform"), detail: detail,
+            timeZone: timeZone, apps: app == nil ? [] : apps, basis: try RefundReportOptions.parseBasis(basis),
+            environment: try RefundReportOptions.parseEnvironment(environment))
+        try request.validate()
+        if let rates {
+            // The file's content is input data (exit 1), not the command line.
+            guard let data = FileManager.default.contents(atPath: rates) else {
+                throw ReportError("--rates \(rates): cannot read the file", code: .input)
+            }
+            request.rates = try RefundRates.parse(String(decoding: data, as: UTF8.self))
+        }
+        return request
+    }
+
+    /// The exit a report error ends with: 64 for the request, 78 for the configuration, 1 for an input file (a
+    /// missing rate included) or an output that cannot be written.
+    static func failure(_ error: ReportError) -> ReconcilerError {
+        switch error.code {
+        case .request: ReconcilerError(.usage, error.message)
+        case .input: ReconcilerError(.input, error.message)
+        case .configuration: ReconcilerError(.configuration, error.message)
+        case .failed: ReconcilerError(.failed, error.message)
         }
     }
 }

@@ -6,7 +6,8 @@ import Testing
 
 /// Two nights as cron runs them: `run nightly` while the store's clock is a day behind the host's, then the store's
 /// clock advanced the day and `run nightly` again, then `report refunds` against the scenario's truth, grouped the
-/// same way, with exact amounts.
+/// same way, with exact amounts: each refund rounded to its currency's minor unit, then added; a reversal a negative
+/// entry on the day of the reversal.
 ///
 /// storerecon reads the host's clock, so on the first night its Google window ends `sync.googleSkew` (a day and two
 /// minutes) back, where the store's "now" is, and on the second night `sync.appleOverlap` (two days) re-reads the
@@ -36,7 +37,8 @@ struct TwoNightsReportTests {
         var source: String
         var refunds = 0
         var quantity = 0
-        /// Exact sum while the truth is added up; rounded to the currency's minor unit by ``rounded()``.
+        /// Sum of the entries, each rounded to the currency's minor unit by ``rounded(_:_:)``, while the truth is
+        /// added up.
         var amountNanos: Int64 = 0
         var taxNanos: Int64 = 0
         var taxKnown = true
@@ -57,18 +59,28 @@ struct TwoNightsReportTests {
     /// ISO 4217 minor units of the scenario's currencies (written out here, not taken from storerecon's table).
     static let minorUnits = ["USD": 2, "EUR": 2, "JPY": 0, "GBP": 2, "KWD": 3, "INR": 2]
 
-    /// Exact nanos rounded half to even to `currency`'s minor unit, as decimal text.
-    static func rounded(_ nanos: Int64, _ currency: String) -> String {
+    /// Exact nanos (not negative) rounded half to even to `currency`'s minor unit, still in nanos.
+    static func rounded(_ nanos: Int64, _ currency: String) -> Int64 {
         let exponent = minorUnits[currency] ?? 2
         var step: Int64 = 1
         for _ in 0..<(9 - exponent) { step *= 10 }
         var (whole, remainder) = nanos.quotientAndRemainder(dividingBy: step)
         if remainder * 2 > step || (remainder * 2 == step && whole % 2 != 0) { whole += 1 }
-        guard exponent > 0 else { return String(whole) }
+        return whole * step
+    }
+
+    /// Nanos already rounded to `currency`'s minor unit, as decimal text.
+    static func text(_ nanos: Int64, _ currency: String) -> String {
+        let exponent = minorUnits[currency] ?? 2
+        var step: Int64 = 1
+        for _ in 0..<(9 - exponent) { step *= 10 }
+        let whole = nanos.magnitude / UInt64(step)
+        let sign = nanos < 0 ? "-" : ""
+        guard exponent > 0 else { return sign + String(whole) }
         var digits = String(whole)
         if digits.count <= exponent { digits = String(repeating: "0", count: exponent - digits.count + 1) + digits }
         digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -exponent))
-        return digits
+        return sign + digits
     }
 
     static func utcDay(_ millis: Int64) -> String {
@@ -89,12 +101,23 @@ struct TwoNightsReportTests {
         var known: Set<String> = []
         func add(
             day: String, platform: String, currency: String, source: String, quantity: Int, nanos: Int64?,
-            tax: Int64? = nil, reversed: Bool, family: Bool = false, notRevoked: Bool = false
+            tax: Int64? = nil, reversal: Bool = false, family: Bool = false, notRevoked: Bool = false
         ) {
             let key = "\(day)|\(platform)|\(currency)|\(source)"
             var group = groups[key] ?? Group(day: day, platform: platform, currency: currency, source: source)
-            if reversed {
+            if reversal {
+                // A negative entry: the refund's units and amount back out (a family revoke moved none).
                 group.reversed += 1
+                if !family {
+                    group.quantity -= quantity
+                    if let nanos {
+                        group.amountNanos -= rounded(nanos, currency)
+                        group.taxKnown = false
+                        known.insert(key)
+                    } else {
+                        group.unknownAmount += 1
+                    }
+                }
             } else if family {
                 group.familyRevokes += 1
             } else {
@@ -102,8 +125,8 @@ struct TwoNightsReportTests {
                 group.quantity += quantity
                 if notRevoked { group.notRevoked += 1 }
                 if let nanos {
-                    group.amountNanos += nanos
-                    if let tax { group.taxNanos += tax } else { group.taxKnown = false }
+                    group.amountNanos += rounded(nanos, currency)
+                    if let tax { group.taxNanos += rounded(tax, currency) } else { group.taxKnown = false }
                     known.insert(key)
                 } else {
                     group.unknownAmount += 1
@@ -122,7 +145,13 @@ struct TwoNightsReportTests {
             add(
                 day: utcDay(refund.revocationDate), platform: "apple", currency: refund.currency,
                 source: family ? "none" : "store", quantity: refund.quantity, nanos: family ? nil : nanos,
-                reversed: refund.reversedDate.map { $0 <= appleUpTo } ?? false, family: family)
+                family: family)
+            if let reversed = refund.reversedDate, reversed <= appleUpTo {
+                add(
+                    day: utcDay(reversed), platform: "apple", currency: refund.currency,
+                    source: family ? "none" : "store", quantity: refund.quantity, nanos: family ? nil : nanos,
+                    reversal: true, family: family)
+            }
         }
         // Google: what the Orders API says was refunded, from the scenario's facts: the buyer region's unit price
         // and tax times the units refunded (a part's own units; a whole-order void, what the parts left).
@@ -133,8 +162,7 @@ struct TwoNightsReportTests {
             let units = void.voidedQuantity ?? (void.orderQuantity - earlierParts.reduce(0) { $0 + $1.voidedQuantity! })
             add(
                 day: utcDay(void.voidedTimeMillis), platform: "google", currency: void.currency, source: "store",
-                quantity: units, nanos: void.unitPriceNanos * Int64(units), tax: void.unitTaxNanos * Int64(units),
-                reversed: false)
+                quantity: units, nanos: void.unitPriceNanos * Int64(units), tax: void.unitTaxNanos * Int64(units))
         }
         // Refunds Google made without revoking, of the orders storerecon re-read (when it last read them): the whole
         // order's regional price and tax.
@@ -142,7 +170,7 @@ struct TwoNightsReportTests {
             guard let asked = askedOrders[refund.orderId], refund.refundMillis <= asked else { continue }
             add(
                 day: utcDay(refund.refundMillis), platform: "google", currency: refund.currency, source: "store",
-                quantity: 1, nanos: refund.totalNanos, tax: refund.taxNanos, reversed: false, notRevoked: true)
+                quantity: 1, nanos: refund.totalNanos, tax: refund.taxNanos, notRevoked: true)
         }
         // A void the voided list has not shown yet (recorded late) is, in the order, a refund like those: seen when
         // the order is re-read, until the voided list shows it.
@@ -155,13 +183,13 @@ struct TwoNightsReportTests {
             add(
                 day: utcDay(void.voidedTimeMillis), platform: "google", currency: void.currency, source: "store",
                 quantity: 1, nanos: void.unitPriceNanos * Int64(void.orderQuantity),
-                tax: void.unitTaxNanos * Int64(void.orderQuantity), reversed: false, notRevoked: true)
+                tax: void.unitTaxNanos * Int64(void.orderQuantity), notRevoked: true)
         }
         return Set(
             groups.map { key, group in
                 var group = group
-                group.gross = known.contains(key) ? rounded(group.amountNanos, group.currency) : nil
-                group.tax = known.contains(key) && group.taxKnown ? rounded(group.taxNanos, group.currency) : nil
+                group.gross = known.contains(key) ? text(group.amountNanos, group.currency) : nil
+                group.tax = known.contains(key) && group.taxKnown ? text(group.taxNanos, group.currency) : nil
                 group.amountNanos = 0
                 group.taxNanos = 0
                 group.taxKnown = true

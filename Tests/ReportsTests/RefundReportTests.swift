@@ -16,7 +16,8 @@ struct RefundReportTests {
             """
             INSERT INTO app (id, platform, store_app_id) VALUES ('ios', 'apple', 'com.x'), ('droid', 'google', 'com.x')
             """)
-        // (app, platform, order, part, product, refunded_at, reason, type, quantity, amount, currency, reversed)
+        // (app, platform, order, part, product, refunded_at, reason, type, quantity, amount, currency, reversed).
+        // t3 is reversed on 15 December: a negative entry then, outside every range of these tests.
         let rows: [(String, String, String, String, String, String, String, String, Int, Int64?, String?, Bool)] = [
             ("ios", "apple", "t1", "", "premium", "2026-11-01T10:00:00Z", "other", "full", 1, 10990, "USD", false),
             (
@@ -42,7 +43,7 @@ struct RefundReportTests {
                                     refund_type, quantity, gross_amount, amount_precision, amount_source, currency,
                                     reversed_at, payload)
                 VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7, $8, $9, $10, CASE WHEN $10::bigint IS NOT NULL THEN 3 END,
-                        CASE WHEN $10::bigint IS NOT NULL THEN 'store' END, $11, CASE WHEN $12 THEN now() END, '{}')
+                        CASE WHEN $10::bigint IS NOT NULL THEN 'store' END, $11, CASE WHEN $12 THEN '2026-12-15T00:00:00Z'::timestamptz END, '{}')
                 """,
                 [row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11])
         }
@@ -55,20 +56,21 @@ struct RefundReportTests {
             uniqueKeysWithValues: report.groups.map {
                 ("\($0.keys["day"]!) \($0.keys["platform"]!) \($0.keys["currency"]!)", $0)
             })
+        // t3, reversed in December, stays a refund of 1 November.
         let appleUSD = try #require(keyed["2026-11-01 apple USD"])
-        #expect(appleUSD.refunds == 2)
-        #expect(appleUSD.grossNanos == Decimal(16_485_000_000))
-        #expect(appleUSD.reversed == 1)
+        #expect(appleUSD.refunds == 3)
+        #expect(appleUSD.grossNanos == Decimal(27_480_000_000))
+        #expect(appleUSD.reversed == 0)
         #expect(keyed["2026-11-02 apple EUR"]?.grossNanos == Decimal(4_990_000_000))
         let googleUnknown = try #require(keyed["2026-11-01 google unknown"])
         #expect(googleUnknown.refunds == 1 && googleUnknown.unknownAmount == 1 && googleUnknown.grossNanos == nil)
         #expect(keyed["2026-11-02 google USD"]?.quantity == 2)
         // 2026-11-03 is outside the range.
         #expect(report.groups.allSatisfy { $0.keys["day"] != "2026-11-03" })
-        // 10.99 + 5.495 = 16.485, rounded half to even once, at the end: 16.48 (not 10.99 + 5.50 = 16.49). Apple
+        // Each refund rounded half to even on its own, then added: 10.99 + 5.50 (5.495) + 10.99 = 27.48. Apple
         // states no tax, so tax and net are empty; an unknown amount is empty, never 0.00.
         let csv = report.csv()
-        #expect(csv.contains("2026-11-01,apple,USD,store,2,2,16.48,,,0,0,1,0\r\n"), "\(csv)")
+        #expect(csv.contains("2026-11-01,apple,USD,store,3,3,27.48,,,0,0,0,0\r\n"), "\(csv)")
         #expect(csv.contains("2026-11-01,google,unknown,none,1,1,,,,1,0,0,0\r\n"), "\(csv)")
         #expect(!csv.contains("0.00"))
     }
@@ -81,17 +83,20 @@ struct RefundReportTests {
             $0.reduce(0) { $0 + $1.refunds }
         }
         // 2026-11-02T05:00Z is Nov 1 in Los Angeles (PDT ends at 09:00Z that day); 07:59:59Z is still Nov 1 (PST).
-        #expect(days["2026-11-01"] == 5)
+        #expect(days["2026-11-01"] == 6)
         // 2026-11-03T08:00Z is the first second of Nov 3 in PST: outside the range.
         #expect(days["2026-11-02"] == nil)
     }
 
     @Test func detailListsEveryRefundIncludingReversed() throws {
-        let report = try RefundReport.run(
-            RefundReportOptions(from: "2026-11-01", to: "2026-11-03", detail: true), on: connection)
-        #expect(report.details.count == 7)
-        #expect(report.details.filter { $0.reversedAt != nil }.map(\.orderId) == ["t3"])
-        let csv = report.csv()
+        let options = RefundReportOptions(from: "2026-11-01", to: "2026-11-03", detail: true)
+        var details: [RefundReport.Detail] = []
+        try RefundReport.forEachDetail(options, on: connection) { details.append($0) }
+        #expect(details.count == 7)
+        #expect(details.filter { $0.reversedAt != nil }.map(\.orderId) == ["t3"])
+        let output = RefundReportOutput.memory()
+        try RefundReport.write(options, format: .csv, on: connection, to: output)
+        let csv = output.text
         #expect(csv.hasPrefix(RefundReport.detailColumns.joined(separator: ",") + "\r\n"))
         #expect(csv.contains("\"premium, \"\"gold\"\"\""))
         #expect(csv.contains(",partial_quantity,2,,,1.98,,,USD,,store,,,"), "\(csv)")
@@ -109,7 +114,7 @@ struct RefundReportTests {
         #expect(unknown["gross"] is NSNull && unknown["unknown_amount_refunds"] as? Int == 1)
         let table = report.table()
         #expect(table.contains("TOTAL"))
-        #expect(table.contains("minor units"))
+        #expect(table.contains("major units"))
         let html = report.html()
         #expect(html.contains("<svg"))
         #expect(html.contains("fill=\"#4a78c2\""))
@@ -174,9 +179,10 @@ struct RefundReportTests {
         #expect(error?.message.contains("weekday") == true)
     }
 
-    /// `--rates`: each day's sums at that day's rate, added up exactly and rounded once; worked by hand:
-    /// Apple USD 2026-11-01: (10.99 + 5.495) x 0.9 = 14.8365 EUR -> 14.84; Google USD 2026-11-02: 1.98 x 0.8 =
-    /// 1.584 EUR -> 1.58; Apple EUR 4.99 stays 4.99. Store total: 14.8365 + 1.584 + 4.99 = 21.4105 EUR -> 21.41.
+    /// `--rates`: each day's sums (of refunds rounded each) at that day's rate, added up exactly and rounded once
+    /// per row; worked by hand: Apple USD 2026-11-01: (10.99 + 5.50 + 10.99) x 0.9 = 24.732 EUR -> 24.73; Google USD
+    /// 2026-11-02: 1.98 x 0.8 = 1.584 EUR -> 1.58; Apple EUR 4.99 stays 4.99. Store total, the sum of the printed
+    /// rows: 24.73 + 1.58 + 4.99 = 31.30 EUR (not 31.306 -> 31.31).
     @Test func ratesConvertEachDayAtItsRateAndAMissingRateIsAnError() throws {
         let rates = try RefundRates.parse(
             "date,currency,rate_to_EUR\n2026-11-01,USD,0.9\n2026-11-02,USD,0.8\n2026-11-02,GBP,1.15\n")
@@ -188,14 +194,14 @@ struct RefundReportTests {
             csv.hasPrefix(
                 "platform,currency,source,refunds,quantity,gross,tax,net,unknown_amount_refunds,"
                     + "family_revokes,reversed_refunds,not_revoked_refunds,gross_EUR,tax_EUR,net_EUR\r\n"), "\(csv)")
-        #expect(csv.contains("apple,USD,store,2,2,16.48,,,0,0,1,0,14.84,,\r\n"), "\(csv)")
+        #expect(csv.contains("apple,USD,store,3,3,27.48,,,0,0,0,0,24.73,,\r\n"), "\(csv)")
         #expect(csv.contains("google,USD,store,1,2,1.98,,,0,0,0,0,1.58,,\r\n"), "\(csv)")
         #expect(csv.contains("apple,EUR,store,1,1,4.99,,,0,0,0,0,4.99,,\r\n"), "\(csv)")
         let totals = report.convertedTotals()
         #expect(totals.count == 1 && totals[0].0 == "store")
-        #expect(totals[0].1.convertedGrossNanos == Decimal(string: "21410500000"))
+        #expect(totals[0].1.convertedGrossNanos == Decimal(string: "31300000000"))
         let table = report.table()
-        #expect(table.contains("TOTAL in EUR (store): gross 21.41, tax unknown, net unknown"), "\(table)")
+        #expect(table.contains("TOTAL in EUR (store): gross 31.30, tax unknown, net unknown"), "\(table)")
         #expect(table.contains("rates used (1 unit in EUR): 2026-11-01 USD 0.9, 2026-11-02 USD 0.8"), "\(table)")
         let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any]
         let used = (json?["rates"] as? [String: Any])?["used"] as? [[String: Any]]
@@ -207,6 +213,8 @@ struct RefundReportTests {
                 on: connection)
         }
         #expect(error?.message.contains("no rate for USD on 2026-11-03") == true, "\(String(describing: error))")
+        // The rates file's content is input (exit 1, as the README says), not configuration.
+        #expect(error?.code == .input)
         for bad in [
             "day,currency,rate\n", "date,currency,rate_to_EUR\n2026-11-01,USD,-1\n",
             "date,currency,rate_to_EUR\n2026-13-01,USD,1\n", "date,currency,rate_to_EUR\n2026-11-01,USD,1e3\n",
@@ -280,8 +288,9 @@ struct RefundReportTests {
             RefundReportOptions(from: "2026-11-05", to: "2026-11-05", by: [.platform, .country]), on: connection)
         let csv = report.csv()
         #expect(csv.hasPrefix("platform,country,currency,source,refunds,quantity,gross,tax,net,"))
-        // 1.19 + 1.195 = 2.385 -> 2.38 (half to even); tax 0.19 + 0.1908 = 0.3808 -> 0.38; net 2.0042 -> 2.00.
-        #expect(csv.contains("google,DE,EUR,store,2,2,2.38,0.38,2.00,0,0,0,0\r\n"), "\(csv)")
+        // Each refund rounded half to even, then added: 1.19 + 1.20 (1.195) = 2.39; tax 0.19 + 0.19 (0.1908) = 0.38;
+        // net 2.39 - 0.38 = 2.01.
+        #expect(csv.contains("google,DE,EUR,store,2,2,2.39,0.38,2.01,0,0,0,0\r\n"), "\(csv)")
         // JPY has no minor unit: 1500.5 -> 1500 (even), tax 136.409... -> 136, net 1364.09... -> 1364.
         #expect(csv.contains("google,JP,JPY,store,1,1,1500,136,1364,0,0,0,0\r\n"), "\(csv)")
         #expect(csv.contains("google,KW,KWD,store,1,1,3.250,0.000,3.250,0,0,0,0\r\n"), "\(csv)")
@@ -289,9 +298,11 @@ struct RefundReportTests {
         #expect(csv.contains("google,,EUR,configured,1,2,9.98,,,0,0,0,0\r\n"), "\(csv)")
         // A family revoke moves no money: not a refund, no amount.
         #expect(csv.contains("apple,,USD,none,0,0,,,,0,1,0,0\r\n"), "\(csv)")
-        let detail = try RefundReport.run(
-            RefundReportOptions(from: "2026-11-05", to: "2026-11-05", detail: true), on: connection)
-        let rows = detail.csv()
+        let output = RefundReportOutput.memory()
+        try RefundReport.write(
+            RefundReportOptions(from: "2026-11-05", to: "2026-11-05", detail: true), format: .csv, on: connection,
+            to: output)
+        let rows = output.text
         #expect(rows.contains(",1.19,0.19,1.00,EUR,DE,store,,"), "\(rows)")
         #expect(rows.contains(",family_revoke,1,,,,,,USD,,,revoked (family),"), "\(rows)")
     }

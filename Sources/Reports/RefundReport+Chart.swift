@@ -1,0 +1,177 @@
+import Foundation
+
+extension RefundReport {
+    /// What one bar of the chart covers: a day up to 60 days, a week (from Monday) up to a year, a month up to ten
+    /// years, a year beyond; so a long range keeps bars wide enough to read.
+    enum ChartPeriod: String, Equatable {
+        case day, week, month, year
+
+        /// The period for a range of `days` days.
+        static func forRange(days: Int) -> ChartPeriod {
+            switch days {
+            case ...60: .day
+            case ...366: .week
+            case ...3660: .month
+            default: .year
+            }
+        }
+    }
+
+    /// One bar: its label under the axis, its tooltip, and its refunds per platform.
+    struct ChartBar: Equatable {
+        var label: String
+        var title: String
+        var counts: [String: Int] = [:]
+    }
+
+    /// Average width of a digit or dash at the labels' font size (10 px sans-serif), rounded up, in pixels.
+    static let labelCharacterWidth = 7
+    /// Space kept between two labels, in pixels.
+    static let labelGap = 6
+
+    /// The range split into bars of ``ChartPeriod``, each holding the refunds of its days.
+    func chartBars() -> (ChartPeriod, [ChartBar]) {
+        guard let first = CivilDay(options.from), let last = CivilDay(options.to) else { return (.day, []) }
+        let period = ChartPeriod.forRange(days: last.number - first.number + 1)
+        func index(_ day: CivilDay) -> Int {
+            switch period {
+            case .day: day.number - first.number
+            case .week: (day.monday - first.monday) / 7
+            case .month: (day.year - first.year) * 12 + day.month - first.month
+            case .year: day.year - first.year
+            }
+        }
+        var bars: [ChartBar] = []
+        var day = first
+        while day.number <= last.number {
+            let end: CivilDay
+            switch period {
+            case .day: end = day
+            case .week: end = CivilDay(number: min(last.number, day.monday + 6))
+            case .month: end = CivilDay(number: min(last.number, day.number + day.daysLeftInMonth))
+            case .year: end = CivilDay(number: min(last.number, day.number + day.daysLeftInYear))
+            }
+            let label =
+                switch period {
+                case .day, .week: String(day.text.suffix(5))
+                case .month: String(day.text.prefix(7))
+                case .year: String(day.text.prefix(4))
+                }
+            bars.append(ChartBar(label: label, title: end == day ? day.text : "\(day.text) to \(end.text)"))
+            day = CivilDay(number: end.number + 1)
+        }
+        for point in daily {
+            guard let pointDay = CivilDay(point.day), bars.indices.contains(index(pointDay)) else { continue }
+            bars[index(pointDay)].counts[point.platform, default: 0] += point.refunds
+        }
+        return (period, bars)
+    }
+
+    static let platformColours = ["apple": "#4a78c2", "google": "#3aa757"]
+
+    /// Stacked bars: one per period of the range, a segment per platform; every label readable, none overlapping.
+    func chartSVG() -> String {
+        let (period, bars) = chartBars()
+        let platforms = Array(Set(daily.map(\.platform))).sorted()
+        let busiest = max(1, bars.map { $0.counts.values.reduce(0, +) }.max() ?? 1)
+        // Four whole-number gridlines, evenly spaced; the axis ends at the fourth, at or above the busiest bar, and
+        // bars are drawn on that scale so each gridline's label is its true height.
+        let tick = (busiest + 3) / 4
+        let maximum = tick * 4
+        let barWidth = max(4, min(40, 900 / max(1, bars.count)))
+        let chartHeight = 240
+        let left = 50
+        let width = left + barWidth * bars.count + 20
+        // A label every `step` bars, so that two labels are at least a label's width (and a gap) apart.
+        let labelWidth = (bars.map(\.label.count).max() ?? 0) * Self.labelCharacterWidth + Self.labelGap
+        let step = max(1, (labelWidth + barWidth - 1) / barWidth)
+        let caption = "Refunds per \(period == .week ? "week (from Monday)" : period.rawValue) per platform"
+        var svg = """
+            <figure><figcaption>\(caption)</figcaption>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(chartHeight + 60)" role="img" \
+            aria-label="\(caption)">
+
+            """
+        for level in 0...4 {
+            let y = chartHeight - chartHeight * level / 4 + 10
+            svg += "<line x1=\"\(left)\" x2=\"\(width - 10)\" y1=\"\(y)\" y2=\"\(y)\" stroke=\"#eee\"/>"
+            svg +=
+                "<text x=\"\(left - 6)\" y=\"\(y + 4)\" font-size=\"11\" text-anchor=\"end\">\(tick * level)</text>\n"
+        }
+        for (index, bar) in bars.enumerated() {
+            var top = chartHeight + 10
+            let x = left + index * barWidth
+            for platform in platforms {
+                let count = bar.counts[platform] ?? 0
+                guard count > 0 else { continue }
+                let height = max(1, chartHeight * count / maximum)
+                top -= height
+                let colour = Self.platformColours[platform] ?? "#999"
+                svg += "<rect x=\"\(x + 1)\" y=\"\(top)\" width=\"\(barWidth - 2)\" height=\"\(height)\" "
+                svg += "fill=\"\(colour)\"><title>\(Self.escape(bar.title)) \(Self.escape(platform)): \(count)</title>"
+                svg += "</rect>\n"
+            }
+            if index % step == 0 {
+                svg += "<text x=\"\(x + barWidth / 2)\" y=\"\(chartHeight + 26)\" font-size=\"10\" "
+                svg += "text-anchor=\"middle\">\(Self.escape(bar.label))</text>\n"
+            }
+        }
+        svg += "</svg>\n<div class=\"legend\">"
+        for platform in platforms {
+            svg += "<span style=\"background:\(Self.platformColours[platform] ?? "#999")\"></span>"
+            svg += Self.escape(platform)
+        }
+        return svg + "</div></figure>\n"
+    }
+}
+
+/// A calendar day as a day number (days since 1970-01-01, proleptic Gregorian): plain arithmetic, no time zone.
+struct CivilDay: Equatable {
+    let number: Int
+    let year: Int
+    let month: Int
+    let day: Int
+
+    /// Parses `YYYY-MM-DD`.
+    init?(_ text: String) {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
+        // Howard Hinnant's days_from_civil.
+        let y = parts[1] <= 2 ? parts[0] - 1 : parts[0]
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (parts[1] + (parts[1] > 2 ? -3 : 9)) + 2) / 5 + parts[2] - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        self.init(number: era * 146_097 + dayOfEra - 719_468)
+    }
+
+    /// The day `number` days after 1970-01-01.
+    init(number: Int) {
+        // Howard Hinnant's civil_from_days.
+        let z = number + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        self.number = number
+        day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        month = shifted < 10 ? shifted + 3 : shifted - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    }
+
+    /// `YYYY-MM-DD`.
+    var text: String {
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(String(repeating: "0", count: max(0, 4 - String(year).count)))\(year)-\(two(month))-\(two(day))"
+    }
+
+    /// The day number of this day's week's Monday (1970-01-01 was a Thursday).
+    var monday: Int { number - ((number % 7 + 7 + 3) % 7) }
+
+    /// Days after this one in its month.
+    var daysLeftInMonth: Int { RefundReportOptions.daysIn(month: month, year: year) - day }
+
+    /// Days after this one in its year.
+    var daysLeftInYear: Int { (CivilDay("\(year)-12-31")?.number ?? number) - number }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Postgres
+
+extension RefundReport {
+    /// The parameters every report query starts with: `$1` from date, `$2` to date (inclusive), `$3` time zone,
+    /// `$4` app ids (empty: all), `$5` environment filter.
+    static func rangeParameters(_ options: RefundReportOptions) -> [any PostgresEncodable] {
+        [
+            options.from, options.to, options.timeZone, PostgresTextArray(options.apps),
+            options.environment.rawValue,
+        ]
+    }
+
+    /// `$6`, `$7`: the currencies whose minor unit is known and their ISO 4217 exponents, for rounding each entry.
+    static var roundingParameters: [any PostgresEncodable] {
+        let table = Money.minorUnits.sorted { $0.key < $1.key }
+        return [PostgresTextArray(table.map(\.key)), PostgresArray(table.map(\.value))]
+    }
+
+    /// The ledger as accounting entries booked in the range: every refund once, on its own time, and every reversal
+    /// once more, on the reversal's time, with `sign` -1. The booking time is the store's (`event`) or when
+    /// storerecon first recorded the entry (`recorded`; a reversal is recorded when both it and its refund are).
+    /// Uses `$1` ... `$5` (``rangeParameters(_:)``); the range is computed in the report's zone by PostgreSQL's own
+    /// time-zone data, so DST days have their true length. The SQL text varies only by the basis, never by data.
+    static func entries(_ basis: RefundReportOptions.Basis) -> String {
+        let refundAt = basis == .event ? "r.refunded_at" : "r.recorded_at"
+        let reversalRecorded = "greatest(r.recorded_at, coalesce(v.recorded_at, r.reversed_at))"
+        let reversalAt = basis == .event ? "r.reversed_at" : reversalRecorded
+        func select(_ entry: RefundReport.Entry, at: String, recorded: String, sign: Int) -> String {
+            """
+            SELECT '\(entry.rawValue)'::text AS entry, \(sign) AS sign, \(at) AS booked_at, \(recorded) AS recorded_at,
+                   r.refunded_at, r.reversed_at, r.platform, r.app_id, r.order_id, r.part_key, r.original_id,
+                   r.product_id, r.reason_code, r.reason_label, r.refund_type, r.quantity, r.percentage_milli,
+                   r.price_milli, r.currency, r.buyer_country, r.amount_source, r.amount_note, r.revoked,
+                   lower(coalesce(r.environment, 'production')) AS environment,
+                   \(nanosSQL("r.gross_amount")) AS gross_exact, \(nanosSQL("r.tax_amount")) AS tax_exact
+            """
+        }
+        let filter = """
+            AND (cardinality($4::text[]) = 0 OR r.app_id = ANY ($4::text[]))
+            AND ($5::text = 'all'
+                 OR ($5::text = 'production') = (lower(coalesce(r.environment, 'production')) = 'production'))
+            """
+        return """
+            entry AS (
+                \(select(.refund, at: refundAt, recorded: "r.recorded_at", sign: 1))
+                FROM refund r
+                WHERE \(refundAt) >= ($1::date::timestamp AT TIME ZONE $3)
+                  AND \(refundAt) < (($2::date + 1)::timestamp AT TIME ZONE $3)
+                  \(filter)
+                UNION ALL
+                \(select(.reversal, at: reversalAt, recorded: reversalRecorded, sign: -1))
+                FROM refund r
+                LEFT JOIN apple_refund_reversal v
+                    ON r.platform = 'apple' AND v.app_id = r.app_id AND v.transaction_id = r.order_id
+                WHERE r.reversed_at IS NOT NULL
+                  AND \(reversalAt) >= ($1::date::timestamp AT TIME ZONE $3)
+                  AND \(reversalAt) < (($2::date + 1)::timestamp AT TIME ZONE $3)
+                  \(filter)
+            )
+            """
+    }
+
+    /// The entries with their amounts rounded, each on its own, half to even to the currency's minor unit (`$6`,
+    /// `$7`: ``roundingParameters``; a currency they do not list stays exact) and signed: `gross`, `tax` in nanos.
+    static func roundedEntries(_ basis: RefundReportOptions.Basis) -> String {
+        """
+        WITH \(entries(basis)), minor AS (
+            SELECT * FROM unnest($6::text[], $7::int[]) AS m(currency, exponent)
+        ), rounded AS (
+            SELECT e.*, m.exponent,
+                   e.sign * report_round_half_even(e.gross_exact, coalesce(m.exponent, 9)) AS gross,
+                   e.sign * report_round_half_even(e.tax_exact, coalesce(m.exponent, 9)) AS tax
+            FROM entry e LEFT JOIN minor m ON m.currency = upper(e.currency)
+        )
+        """
+    }
+
+    /// An amount column as exact nanos (`numeric`): the stored integer scaled from its precision to 9 digits.
+    static func nanosSQL(_ column: String) -> String {
+        "(\(column)::numeric * (10::numeric ^ (9 - r.amount_precision)))"
+    }
+
+    // Entries that move money (a family revoke moves none).
+    static let moves = "refund_type <> 'family_revoke'"
+
+    /// `$8` ... `$16`: whether to group by each ``RefundReportOptions/Dimension`` (in `allCases` order). The grouping
+    /// is chosen by parameters, not by building SQL text. Sums are exact (`numeric`, of entries already rounded)
+    /// and returned as integer nanos text.
+    static func groupQuery(_ basis: RefundReportOptions.Basis) -> String {
+        """
+        \(roundedEntries(basis))
+        SELECT CASE WHEN $8 THEN to_char((booked_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') END AS day,
+               CASE WHEN $9 THEN platform END AS platform,
+               CASE WHEN $10 THEN app_id END AS app,
+               CASE WHEN $11 THEN coalesce(product_id, '') END AS product,
+               CASE WHEN $12 THEN reason_label END AS reason,
+               CASE WHEN $13 THEN coalesce(currency, 'unknown') END AS currency,
+               CASE WHEN $14 THEN coalesce(buyer_country, '') END AS country,
+               CASE WHEN $15 THEN coalesce(amount_source, 'none') END AS source,
+               CASE WHEN $16 THEN environment END AS environment,
+               count(*) FILTER (WHERE entry = 'refund' AND \(moves)) AS refunds,
+               coalesce(sum(sign * quantity) FILTER (WHERE \(moves)), 0) AS quantity,
+               trunc(sum(gross) FILTER (WHERE \(moves)))::text AS gross_nanos,
+               CASE WHEN count(*) FILTER (WHERE \(moves) AND gross IS NOT NULL AND tax IS NULL) = 0
+                    THEN trunc(sum(tax) FILTER (WHERE \(moves) AND gross IS NOT NULL))::text
+               END AS tax_nanos,
+               count(*) FILTER (WHERE \(moves) AND gross IS NULL) AS unknown_amount,
+               count(*) FILTER (WHERE entry = 'refund' AND NOT (\(moves))) AS family_revokes,
+               count(*) FILTER (WHERE entry = 'refund' AND \(moves) AND NOT revoked) AS not_revoked,
+               count(*) FILTER (WHERE entry = 'reversal') AS reversed
+        FROM rounded
+        GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+        ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+        """
+    }
+
+    /// One row per entry, in booking order, for `--detail`. `price_nanos` is the sale's own price in the entry's
+    /// currency, rounded to its minor unit: Apple's signed `price` (the total for the quantity bought), Google's
+    /// order total from the Orders API; `NULL` when storerecon does not know it in that currency.
+    static func detailQuery(_ basis: RefundReportOptions.Basis) -> String {
+        """
+        \(roundedEntries(basis))
+        SELECT e.entry, e.booked_at, to_char((e.booked_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day,
+               e.refunded_at, e.recorded_at, e.reversed_at, e.platform, e.app_id, e.order_id, e.part_key,
+               e.original_id, e.product_id, e.reason_code, e.reason_label, e.refund_type, e.sign * e.quantity AS quantity,
+               e.percentage_milli, e.currency, e.buyer_country, e.amount_source, e.amount_note, e.environment,
+               trunc(e.gross)::text AS gross_nanos, trunc(e.tax)::text AS tax_nanos,
+               trunc(report_round_half_even(
+                   CASE WHEN e.platform = 'apple' AND e.amount_source = 'store' THEN e.price_milli::numeric * 1000000
+                        WHEN o.status = 'ok' AND o.currency = e.currency THEN o.total_nanos::numeric
+                   END, coalesce(e.exponent, 9)))::text AS price_nanos
+        FROM rounded e
+        LEFT JOIN google_order o ON e.platform = 'google' AND o.app_id = e.app_id AND o.order_id = e.order_id
+        ORDER BY e.booked_at, e.app_id, e.order_id, e.part_key, e.entry
+        """
+    }
+
+    /// Refunds per day and platform (the chart), with the entries whose amount is unknown and those whose store
+    /// states no tax (the report's notes).
+    static func dailyQuery(_ basis: RefundReportOptions.Basis) -> String {
+        """
+        WITH \(entries(basis))
+        SELECT to_char((booked_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day, platform,
+               count(*) FILTER (WHERE entry = 'refund' AND \(moves)) AS refunds,
+               count(*) FILTER (WHERE \(moves) AND gross_exact IS NULL) AS unknown_amount,
+               count(*) FILTER (WHERE \(moves) AND gross_exact IS NOT NULL AND tax_exact IS NULL) AS tax_unstated
+        FROM entry
+        GROUP BY 1, 2
+        ORDER BY 1, 2
+        """
+    }
+}
