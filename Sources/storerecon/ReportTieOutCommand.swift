@@ -68,13 +68,28 @@ struct ReportTieOutCommand: AsyncParsableCommand {
                     try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
                 } catch {
                     throw ReconcilerError(
-                        .failed, "--output \(output): cannot write the report (\(ReportRefundsCommand.reason(error)))")
+                        .failed, "--output \(output): cannot write the report (\(Self.reason(error)))")
                 }
                 runtime.logger.info("wrote \(format.rawValue) tie-out to \(output)")
             } else {
                 FileHandle.standardOutput.write(Data(text.utf8))
             }
             runtime.logger.info("tie-out \(month): \(report.lines.count) lines, \(report.differing) not matched")
+        }
+    }
+
+    /// The operating system's reason for a failed file write, as one short phrase.
+    static func reason(_ error: any Error) -> String {
+        var current = error as NSError
+        while let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError { current = underlying }
+        if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }
+        switch (error as NSError).code {
+        case CocoaError.fileWriteNoPermission.rawValue: return "permission denied"
+        case CocoaError.fileNoSuchFile.rawValue, CocoaError.fileWriteInvalidFileName.rawValue:
+            return "no such directory"
+        case CocoaError.fileWriteOutOfSpace.rawValue: return "no space left on the device"
+        case CocoaError.fileWriteVolumeReadOnly.rawValue: return "read-only file system"
+        default: return "error \((error as NSError).code)"
         }
     }
 }

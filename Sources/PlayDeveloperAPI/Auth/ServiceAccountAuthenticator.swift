@@ -31,7 +31,8 @@ public actor ServiceAccountAuthenticator {
         app: String, key: ServiceAccountKey, tokenURL: URL? = nil, transport: any HTTPTransport,
         quotaGate: any QuotaGate, retryPolicy: RetryPolicy = PlayDeveloperClient.Configuration.defaultRetryPolicy,
         retriesThrottled: Bool = true, requestTimeout: Double = 30,
-        renewalShare: Double = 1.0 / 12, runtime: PlayRuntime = .live, logger: Logger = Logger(label: "storerecon.play"),
+        renewalShare: Double = 1.0 / 12, runtime: PlayRuntime = .live,
+        logger: Logger = Logger(label: "storerecon.play"),
         scope: String = ServiceAccountAuthenticator.androidPublisherScope
     ) {
         self.scope = scope
