@@ -42,8 +42,11 @@ public struct GoogleOrderStore: Sendable {
 
     /// Order ids waiting for an amount from earlier runs (not fetched, or pending), oldest refund first.
     /// With `fetchedBefore`, orders fetched since then (in the same run: still pending at Google) are left out.
+    /// - Parameter refusedToo: also the orders the Orders API refused for want of permission less than a day ago (a
+    ///   backfill run after the permission was granted asks them at once; the nightly sync waits a day).
     public func backlog(
-        limit: Int, since: Date? = nil, fetchedBefore: Date? = nil, on connection: PostgresConnection
+        limit: Int, since: Date? = nil, fetchedBefore: Date? = nil, refusedToo: Bool = false,
+        on connection: PostgresConnection
     ) throws -> [String] {
         try connection.query(
             """
@@ -53,14 +56,18 @@ public struct GoogleOrderStore: Sendable {
               AND ($3::timestamptz IS NULL OR r.refunded_at >= $3)
               AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
                    OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at)
-                   OR (o.status = 'no_permission' AND o.fetched_at < now() - interval '1 day')
+                   OR (o.status = 'no_permission' AND ($5 OR o.fetched_at < now() - interval '1 day'))
                    -- An order set aside for refunding more than it charged: asked again until Google corrects it.
                    OR r.amount_note = 'over_refunded')
               AND ($4::timestamptz IS NULL OR o.order_id IS NULL OR o.fetched_at < $4)
             GROUP BY r.order_id
             ORDER BY min(r.refunded_at), r.order_id
             LIMIT $2
-            """, [appId, limit, since.map(PostgresTimestamp.format), fetchedBefore.map(PostgresTimestamp.format)]
+            """,
+            [
+                appId, limit, since.map(PostgresTimestamp.format), fetchedBefore.map(PostgresTimestamp.format),
+                refusedToo,
+            ]
         ).map { try $0.decode("order_id") }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Postgres
 
 extension RefundReport {
@@ -60,21 +61,39 @@ extension RefundReport {
         return Detail(
             entry: entry, bookedAt: try row.decode("booked_at"), day: try row.decode("day"),
             refundedAt: try row.decode("refunded_at"), recordedAt: try row.decode("recorded_at"),
-            platform: try row.decode("platform"), app: try row.decode("app_id"), orderId: try row.decode("order_id"),
+            platform: try vocabulary(row, "platform"), app: try row.decode("app_id"),
+            orderId: try row.decode("order_id"),
             part: try row.decode("part_key"), originalId: try row.decodeIfPresent("original_id"),
             product: try row.decodeIfPresent("product_id"), reasonCode: try row.decodeIfPresent("reason_code"),
-            reason: try row.decode("reason_label"), type: try row.decode("refund_type"),
+            reason: try row.decode("reason_label"), type: try vocabulary(row, "refund_type"),
             quantity: try row.decode("quantity"), percentageMilli: try row.decodeIfPresent("percentage_milli"),
             priceNanos: try nanos(row, "price_nanos"), grossNanos: try nanos(row, "gross_nanos"),
             taxNanos: try nanos(row, "tax_nanos"), currency: try row.decodeIfPresent("currency"),
-            country: try row.decodeIfPresent("buyer_country"), source: try row.decodeIfPresent("amount_source"),
-            note: try row.decodeIfPresent("amount_note"), reversedAt: try row.decodeIfPresent("reversed_at"),
+            country: try row.decodeIfPresent("buyer_country"), source: try vocabularyIfPresent(row, "amount_source"),
+            note: try vocabularyIfPresent(row, "amount_note"), reversedAt: try row.decodeIfPresent("reversed_at"),
             environment: try row.decode("environment"))
     }
 
+    /// A ledger column read as the ledger's vocabulary (its CHECK allows only these values).
+    private static func vocabulary<Value: RawRepresentable>(_ row: PostgresRow, _ column: String) throws -> Value
+    where Value.RawValue == String {
+        let text: String = try row.decode(column)
+        guard let value = Value(rawValue: text) else {
+            throw ReportError("\(column): unexpected value \(text.debugDescription)", code: .failed)
+        }
+        return value
+    }
+
+    private static func vocabularyIfPresent<Value: RawRepresentable>(_ row: PostgresRow, _ column: String) throws
+        -> Value?
+    where Value.RawValue == String {
+        guard try row.decodeIfPresent(column, as: String.self) != nil else { return nil }
+        return try vocabulary(row, column) as Value
+    }
+
     /// A detail row's note as shown: an Apple family revoke reads "revoked (family)" (no money moved).
-    static func noteText(_ note: String?) -> String? {
-        note == "family_revoke" ? "revoked (family)" : note
+    static func noteText(_ note: AmountNote?) -> String? {
+        note == .familyRevoke ? "revoked (family)" : note?.rawValue
     }
 
     /// A detail row's cells, in ``detailColumns`` order. Amounts are printed in the currency's major units with its
@@ -86,13 +105,13 @@ extension RefundReport {
             return .text(Money.format(nanos: nanos, currency: currency))
         }
         return [
-            .text(PostgresTimestampText.iso(detail.refundedAt)), .text(detail.day), .text(detail.platform),
+            .text(PostgresTimestampText.iso(detail.refundedAt)), .text(detail.day), .text(detail.platform.rawValue),
             .text(detail.app), .text(detail.orderId), .text(detail.part), text(detail.originalId),
             text(detail.product), detail.reasonCode.map(Cell.number) ?? .unknown, .text(detail.reason),
-            .text(detail.type), .number(detail.quantity),
+            .text(detail.type.rawValue), .number(detail.quantity),
             text(detail.percentageMilli.map { Money.units(Int64($0)) }), money(detail.priceNanos),
             money(detail.grossNanos), money(detail.taxNanos), money(detail.netNanos), text(detail.currency),
-            text(detail.country), text(detail.source), text(noteText(detail.note)),
+            text(detail.country), text(detail.source?.rawValue), text(noteText(detail.note)),
             text(detail.reversedAt.map(PostgresTimestampText.iso)), .text(detail.environment),
             .text(detail.entry.rawValue), .text(PostgresTimestampText.iso(detail.recordedAt)),
         ]

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Postgres
 
 /// The refund report: the ledger's refunds and reversals as accounting entries, grouped (or listed) over a date
@@ -68,7 +69,7 @@ public struct RefundReport: Sendable {
         public var refundedAt: Date
         /// When storerecon first recorded the entry.
         public var recordedAt: Date
-        public var platform: String
+        public var platform: RefundPlatform
         public var app: String
         public var orderId: String
         public var part: String
@@ -76,7 +77,7 @@ public struct RefundReport: Sendable {
         public var product: String?
         public var reasonCode: Int?
         public var reason: String
-        public var type: String
+        public var type: RefundKind
         /// Units refunded; negative on a reversal.
         public var quantity: Int
         public var percentageMilli: Int?
@@ -92,9 +93,9 @@ public struct RefundReport: Sendable {
         /// The buyer's country (Google orders), ISO 3166-1 alpha-2.
         public var country: String?
         /// `store` (what the store said) or `configured` (estimated from configured prices); `nil` without amount.
-        public var source: String?
+        public var source: AmountSource?
         /// Why the amount is missing or provisional (`pending`, `order_not_found`, `family_revoke`, ...).
-        public var note: String?
+        public var note: AmountNote?
         public var reversedAt: Date?
         /// `production`, `sandbox`, `xcode` or `localtesting`.
         public var environment: String

@@ -43,10 +43,12 @@ struct ChaosCrashTests {
     @Test func fiftyKillsEachFollowedByARerunEndEqualToAnUninterruptedRun() async throws {
         try await StoreSimulator.withRunning(Chaos.options) { simulator in
             let (expected, full) = try await Chaos.timedReference(simulator)
+            try await Chaos.waitForVoidedWindow(simulator)
             simulator.resetStatistics()
             var random = ChaosRandom(seed: 0xC4A0_5001)
             var killed = 0
             for round in 0..<Self.rounds {
+                try await Chaos.waitForVoidedWindow(simulator)
                 let stores = try await Chaos.stores(simulator, prefix: "chaoskill")
                 var bound = full
                 for _ in 0..<Self.killsPerRound {

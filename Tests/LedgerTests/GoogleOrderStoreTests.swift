@@ -135,4 +135,18 @@ import Testing
         let intake = RefundRecord.intake(page, receivedAt: Date(timeIntervalSince1970: 1_800_000_000))
         #expect(intake.quarantined.first?.reason.contains("in the future") == true)
     }
+
+    /// Issue 27 item 7: an order the Orders API refused for want of permission waits a day in the nightly backlog,
+    /// but `backfill google-orders` (run after the permission was granted) asks it at once.
+    @Test func aBackfillAsksOrdersRefusedForPermissionAtOnce() throws {
+        let connection = try Self.database("ledger_refused")
+        defer { connection.close() }
+        let order = OrderHistoryBuilder(currency: "USD", total: "1.99", tax: "0", quantity: 1)
+        try Self.void(order, [(nil, Self.t0)], on: connection)
+        let store = GoogleOrderStore(appId: "droid")
+        #expect(try store.backlog(limit: 10, on: connection) == [order.orderId])
+        try store.mark([order.orderId], status: .noPermission, on: connection)
+        #expect(try store.backlog(limit: 10, on: connection).isEmpty)
+        #expect(try store.backlog(limit: 10, refusedToo: true, on: connection) == [order.orderId])
+    }
 }

@@ -61,10 +61,11 @@ public struct GoogleOrderAmounts: Sendable {
 
     /// `storerecon backfill google-orders`: asks for every refund in the ledger still without the store's amount
     /// (refunded since `since`), 1000 orders a call, oldest first, each order once per run, with a progress line.
-    /// Resumable: every call's orders commit as they come.
+    /// Orders refused for want of the financial permission are asked at once (the operator runs it after granting
+    /// the permission). Resumable: every call's orders commit as they come.
     public func backfill(since: Date?, in environment: JobEnvironment) async throws -> Summary {
         var pricing = Pricing(amounts: self, purpose: .backfill)
-        let asked = try await priceBacklog(since: since, pricing: &pricing, in: environment)
+        let asked = try await priceBacklog(since: since, refusedToo: true, pricing: &pricing, in: environment)
         environment.progress?.finish()
         let summary = pricing.summary
         environment.logger.info(
@@ -77,14 +78,15 @@ public struct GoogleOrderAmounts: Sendable {
     /// the asking stopped; returns how many orders were asked. A run that stored pages and was killed before their
     /// orders were asked leaves them all here, so the next run prices them all, not a share.
     func priceBacklog(
-        since: Date?, fetchedBefore: Date? = nil, pricing: inout Pricing, in environment: JobEnvironment
+        since: Date?, fetchedBefore: Date? = nil, refusedToo: Bool = false, pricing: inout Pricing,
+        in environment: JobEnvironment
     ) async throws -> Int {
         var asked = Set<String>()
         while !pricing.summary.stopped {
             try environment.checkShutdown()
             let ids = try orders.backlog(
                 limit: Self.backfillRound + asked.count, since: since, fetchedBefore: fetchedBefore,
-                on: environment.connection
+                refusedToo: refusedToo, on: environment.connection
             ).filter { !asked.contains($0) }
             guard !ids.isEmpty else { break }
             let round = Array(ids.prefix(Self.backfillRound))
