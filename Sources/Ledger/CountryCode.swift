@@ -1,9 +1,11 @@
 /// ISO 3166-1 country codes: Apple's storefronts are alpha-3 (`DEU`), Google's buyer countries and the reports are
-/// alpha-2 (`DE`). The table is ISO 3166-1 as Debian's iso-codes package lists it (249 countries).
+/// alpha-2 (`DE`), and so are Apple's financial reports. The table is ISO 3166-1 as Debian's iso-codes package lists it (249 countries).
 public enum CountryCode {
-    /// The alpha-2 code of an alpha-3 one (`DEU` -> `DE`), or `nil` for a code ISO 3166-1 does not list.
+    /// The alpha-2 code of an alpha-3 one (`DEU` -> `DE`; an alpha-2 code as it is, upper case), or `nil` for a code
+    /// ISO 3166-1 does not list.
     public static func alpha2(fromAlpha3 code: String) -> String? {
-        alpha2ByAlpha3[code.uppercased()]
+        let upper = code.uppercased()
+        return upper.count == 2 && upper.allSatisfy(\.isLetter) ? upper : alpha2ByAlpha3[upper]
     }
 
     static let alpha2ByAlpha3: [String: String] = [

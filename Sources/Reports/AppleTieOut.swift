@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Postgres
 
 /// Apple's tie-out of one app over one FINANCIAL report's own period (Apple's fiscal month, from the rows' Start and
@@ -83,7 +84,8 @@ struct AppleTieOut {
         for row in rows {
             let storefront: String = try row.decode("storefront")
             let key = Self.key(
-                try row.decode("product"), CountryCode.alpha2(storefront) ?? storefront, try row.decode("currency"))
+                try row.decode("product"), CountryCode.alpha2(fromAlpha3: storefront) ?? storefront,
+                try row.decode("currency"))
             let day: String = try row.decode("day")
             var side = sides[key] ?? LedgerSide()
             let outside = day == before || day == after
