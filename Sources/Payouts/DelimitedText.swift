@@ -2,6 +2,9 @@ import Foundation
 
 /// Splits delimited text into records: RFC 4180 CSV (quoted fields, doubled quotes, line breaks inside quotes) or
 /// Apple's tab-separated rows (no quoting). CRLF and LF both end a record; a UTF-8 byte order mark is skipped.
+///
+/// Reads the bytes in place: a field becomes a `String` straight from its bytes (a million-row report is 20 million
+/// fields), and only a quoted field with doubled quotes is copied to drop them.
 struct DelimitedText {
     /// One record and the line it starts on (1-based).
     struct Record {
@@ -9,16 +12,14 @@ struct DelimitedText {
         var fields: [String]
     }
 
-    let bytes: [UInt8]
+    let data: Data
     let separator: UInt8
     let quoting: Bool
     let file: String
 
     /// Prepares to read `data`.
     init(_ data: Data, separator: UInt8, quoting: Bool, file: String) {
-        var bytes = [UInt8](data)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        self.bytes = bytes
+        self.data = data
         self.separator = separator
         self.quoting = quoting
         self.file = file
@@ -28,57 +29,104 @@ struct DelimitedText {
     /// - Throws: ``PayoutError`` (`.badFile`) for text that is not UTF-8 or a quote left open; whatever `body`
     ///   throws.
     func forEachRecord(_ body: (Record) throws -> Void) throws {
-        var index = 0
-        var line = 1
-        let count = bytes.count
-        while index < count {
-            let start = line
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var reader = Reader(bytes: bytes, separator: separator, quoting: quoting, file: file)
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
             var fields: [String] = []
-            var field: [UInt8] = []
-            var quoted = false
-            var ended = false
-            while index < count && !ended {
-                let byte = bytes[index]
-                if quoted {
-                    if byte == 0x22 {
-                        if index + 1 < count && bytes[index + 1] == 0x22 {
-                            field.append(0x22)
-                            index += 1
-                        } else {
-                            quoted = false
-                        }
-                    } else {
-                        if byte == 0x0A { line += 1 }
-                        field.append(byte)
-                    }
-                } else if byte == separator {
-                    fields.append(try text(field, line: line, column: fields.count + 1))
-                    field.removeAll(keepingCapacity: true)
-                } else if byte == 0x0A {
-                    ended = true
-                } else if byte == 0x0D && index + 1 < count && bytes[index + 1] == 0x0A {
-                    index += 1
-                    ended = true
-                } else if byte == 0x22 && quoting && field.isEmpty {
-                    quoted = true
-                } else {
-                    field.append(byte)
-                }
-                index += 1
+            while reader.index < bytes.count {
+                let start = reader.line
+                fields.removeAll(keepingCapacity: true)
+                try reader.readRecord(into: &fields)
+                try body(Record(line: start, fields: fields))
+                reader.line += 1
             }
-            if quoted {
-                throw PayoutError(.badFile, "a quoted field is never closed", file: file, line: start)
-            }
-            fields.append(try text(field, line: line, column: fields.count + 1))
-            try body(Record(line: start, fields: fields))
-            line += 1
         }
     }
 
-    private func text(_ field: [UInt8], line: Int, column: Int) throws -> String {
-        guard let value = String(validating: field, as: UTF8.self) else {
-            throw PayoutError(.badFile, "the field is not UTF-8 text", file: file, line: line, column: column)
+    /// The cursor over the bytes.
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let separator: UInt8
+        let quoting: Bool
+        let file: String
+        var index = 0
+        var line = 1
+
+        /// Reads one record's fields, leaving `index` after its line end.
+        mutating func readRecord(into fields: inout [String]) throws {
+            let count = bytes.count
+            while true {
+                let value = try readField(column: fields.count + 1)
+                fields.append(value)
+                guard index < count else { return }
+                let byte = bytes[index]
+                index += 1
+                if byte == separator { continue }
+                if byte == 0x0D { index += 1 }  // CRLF: readField stopped only at a CR followed by LF
+                return
+            }
         }
-        return value
+
+        /// Reads one field, leaving `index` on the separator or line end that follows it (or at the end).
+        mutating func readField(column: Int) throws -> String {
+            let count = bytes.count
+            let start = index
+            if quoting && index < count && bytes[index] == 0x22 {
+                return try readQuoted(column: column)
+            }
+            while index < count {
+                let byte = bytes[index]
+                if byte == separator || byte == 0x0A { break }
+                if byte == 0x0D && index + 1 < count && bytes[index + 1] == 0x0A { break }
+                index += 1
+            }
+            return try text(UnsafeBufferPointer(rebasing: bytes[start..<index]), column: column)
+        }
+
+        /// A quoted field: doubled quotes stand for one, line breaks are part of the value. Bytes after the closing
+        /// quote up to the separator are kept, as a lenient reader of Excel-made files does.
+        mutating func readQuoted(column: Int) throws -> String {
+            let count = bytes.count
+            let opened = line
+            index += 1
+            var start = index
+            var copied: [UInt8]?
+            while true {
+                guard index < count else {
+                    throw PayoutError(.badFile, "a quoted field is never closed", file: file, line: opened)
+                }
+                let byte = bytes[index]
+                if byte == 0x0A { line += 1 }
+                if byte != 0x22 {
+                    index += 1
+                    continue
+                }
+                if index + 1 < count && bytes[index + 1] == 0x22 {
+                    copied = (copied ?? []) + bytes[start...index]
+                    index += 2
+                    start = index
+                    continue
+                }
+                break
+            }
+            var value = (copied ?? []) + bytes[start..<index]
+            index += 1
+            while index < count {
+                let byte = bytes[index]
+                if byte == separator || byte == 0x0A { break }
+                if byte == 0x0D && index + 1 < count && bytes[index + 1] == 0x0A { break }
+                value.append(byte)
+                index += 1
+            }
+            return try value.withUnsafeBufferPointer { try text($0, column: column) }
+        }
+
+        private func text(_ field: UnsafeBufferPointer<UInt8>, column: Int) throws -> String {
+            guard let value = String(validating: field, as: UTF8.self) else {
+                throw PayoutError(.badFile, "the field is not UTF-8 text", file: file, line: line, column: column)
+            }
+            return value
+        }
     }
 }

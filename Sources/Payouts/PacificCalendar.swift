@@ -18,8 +18,7 @@ public enum PacificCalendar {
         let parts = month.split(separator: "-").compactMap { Int($0) }
         let year = parts.first ?? 1970
         let number = parts.count > 1 ? parts[1] : 1
-        let lengths = [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        let last = lengths[max(0, min(11, number - 1))]
+        let last = days(inMonth: number, of: year)
         return (String(format: "%04d-%02d-01", year, number), String(format: "%04d-%02d-%02d", year, number, last))
     }
 
@@ -32,35 +31,64 @@ public enum PacificCalendar {
     }
 
     /// Google's `Oct 3, 2026` and `4:05:06 AM PDT` as a moment (PDT is UTC−7, PST UTC−8; another zone name or none
-    /// reads the time as US Pacific). Integer arithmetic: a million rows must not build a million calendars.
+    /// reads the time as US Pacific). Integer arithmetic over the bytes: a million rows must not build a million
+    /// calendars or formatted strings.
     static func googleDate(_ date: String, time: String) -> Date? {
-        let dateParts = date.split(whereSeparator: { $0 == " " || $0 == "," })
-        guard dateParts.count == 3, let month = monthNames.firstIndex(of: String(dateParts[0].prefix(3))),
-            let day = Int(dateParts[1]), let year = Int(dateParts[2]), (1...31).contains(day),
-            day <= Int(bounds(ofMonth: String(format: "%04d-%02d", year, month + 1)).1.suffix(2))!
-        else { return nil }
+        guard let (year, month, day) = googleDay(date) else { return nil }
         var seconds = 0
         var offset: Int?
         if !time.isEmpty {
-            let timeParts = time.split(separator: " ")
-            let clock = timeParts.first?.split(separator: ":").compactMap { Int($0) } ?? []
-            guard clock.count == 3, (1...12).contains(clock[0]), (0...59).contains(clock[1]),
-                (0...60).contains(clock[2])
-            else { return nil }
-            let meridiem = timeParts.count > 1 ? timeParts[1].uppercased() : ""
-            guard meridiem == "AM" || meridiem == "PM" else { return nil }
-            seconds = (clock[0] % 12 + (meridiem == "PM" ? 12 : 0)) * 3600 + clock[1] * 60 + clock[2]
-            if timeParts.count > 2 {
-                switch timeParts[2] {
-                case "PDT": offset = -7 * 3600
-                case "PST": offset = -8 * 3600
-                default: break
-                }
+            guard let (clock, zoneName) = googleTime(time) else { return nil }
+            seconds = clock
+            switch zoneName {
+            case "PDT": offset = -7 * 3600
+            case "PST": offset = -8 * 3600
+            default: break
             }
         }
-        let local = Double(daysFromCivil(year, month + 1, day) * 86_400 + seconds)
+        let local = Double(daysFromCivil(year, month, day) * 86_400 + seconds)
         let zoneOffset = offset ?? zone.secondsFromGMT(for: Date(timeIntervalSince1970: local + 8 * 3600))
         return Date(timeIntervalSince1970: local - Double(zoneOffset))
+    }
+
+    /// `Oct 3, 2026` as (2026, 10, 3), or `nil` when it is not a real day.
+    private static func googleDay(_ text: String) -> (Int, Int, Int)? {
+        let parts = text.utf8.split(whereSeparator: { $0 == 0x20 || $0 == 0x2C })
+        guard parts.count == 3, parts[0].count >= 3,
+            let month = monthNames.firstIndex(where: { $0.utf8.elementsEqual(parts[0].prefix(3)) }),
+            let day = number(parts[1]), let year = number(parts[2]), day >= 1, day <= days(inMonth: month + 1, of: year)
+        else { return nil }
+        return (year, month + 1, day)
+    }
+
+    /// `4:05:06 AM PDT` as seconds since midnight and the zone name (empty when none).
+    private static func googleTime(_ text: String) -> (Int, Substring)? {
+        let parts = text.split(separator: " ")
+        let clock = parts.first?.utf8.split(separator: 0x3A).compactMap(number) ?? []
+        guard clock.count == 3, (1...12).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]),
+            parts.count > 1
+        else { return nil }
+        let meridiem = parts[1].uppercased()
+        guard meridiem == "AM" || meridiem == "PM" else { return nil }
+        let hour = clock[0] % 12 + (meridiem == "PM" ? 12 : 0)
+        return (hour * 3600 + clock[1] * 60 + clock[2], parts.count > 2 ? parts[2] : "")
+    }
+
+    /// Decimal digits (at most 9) as a number.
+    private static func number(_ digits: some Collection<UInt8>) -> Int? {
+        guard !digits.isEmpty, digits.count <= 9 else { return nil }
+        var value = 0
+        for byte in digits {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
+    }
+
+    /// The number of days in `month` (1-12) of `year`.
+    static func days(inMonth month: Int, of year: Int) -> Int {
+        let lengths = [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return lengths[max(0, min(11, month - 1))]
     }
 
     /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
@@ -79,8 +107,7 @@ public enum PacificCalendar {
         guard parts.count == 3, parts[2].count == 4, let month = Int(parts[0]), let day = Int(parts[1]),
             let year = Int(parts[2]), (1...12).contains(month)
         else { return nil }
-        let (_, last) = bounds(ofMonth: String(format: "%04d-%02d", year, month))
-        guard day >= 1, day <= Int(last.suffix(2))! else { return nil }
+        guard day >= 1, day <= days(inMonth: month, of: year) else { return nil }
         return String(format: "%04d-%02d-%02d", year, month, day)
     }
 }

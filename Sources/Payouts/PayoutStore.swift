@@ -33,9 +33,11 @@ public struct PayoutStore {
             var replacedCount = 0
             if let row = existing.first {
                 if try row.decode("checksum", as: String.self) == report.checksum { return .unchanged }
+                let oldId = try row.decode("id", as: Int64.self)
+                // The rows have no foreign key (migration 0013): they go with their report here.
+                try connection.execute("DELETE FROM payout_report_row WHERE report_id = $1", [oldId])
                 let count = try connection.query(
-                    "DELETE FROM payout_report WHERE id = $1 RETURNING replaced_count",
-                    [try row.decode("id", as: Int64.self)])
+                    "DELETE FROM payout_report WHERE id = $1 RETURNING replaced_count", [oldId])
                 replacedCount = try count[0].decode("replaced_count", as: Int.self) + 1
             }
             let inserted = try connection.query(
@@ -65,29 +67,17 @@ public struct PayoutStore {
             """
         ) { writer in
             for row in rows {
-                try writer.writeRow([
+                for value in [
                     id, String(row.line), row.kind, row.orderId, row.productId, row.country,
                     row.bookedAt.map(PostgresTimestamp.format), row.refundType, row.quantity.map(String.init),
                     row.amountCurrency, row.amountNanos.map(String.init), row.merchantCurrency,
-                    row.merchantNanos.map(String.init), Self.arrayLiteral(row.raw),
-                ])
+                    row.merchantNanos.map(String.init),
+                ] {
+                    try writer.field(value)
+                }
+                try writer.textArrayField(row.raw)
+                try writer.endRow()
             }
         }
-    }
-
-    /// A PostgreSQL array literal of text (`{"a","b"}`), every element quoted and escaped.
-    static func arrayLiteral(_ values: [String]) -> String {
-        var text = "{"
-        for (index, value) in values.enumerated() {
-            if index > 0 { text += "," }
-            text += "\""
-            if value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 }) {
-                text += value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            } else {
-                text += value
-            }
-            text += "\""
-        }
-        return text + "}"
     }
 }

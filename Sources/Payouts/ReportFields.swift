@@ -8,10 +8,22 @@ struct ReportFields {
     let columns: [String: Int]
     let fields: [String]
 
-    /// The raw value of `name` (trimmed of surrounding spaces).
+    /// The raw value of `name` (trimmed of surrounding spaces and tabs).
     func text(_ name: String) -> String {
         guard let index = columns[name], index < fields.count else { return "" }
-        return fields[index].trimmingCharacters(in: .whitespaces)
+        return Self.trimmed(fields[index])
+    }
+
+    /// `value` without leading and trailing ASCII spaces and tabs; the same string when it has none (the common case
+    /// costs two byte reads, not Foundation's character-set walk).
+    static func trimmed(_ value: String) -> String {
+        let utf8 = value.utf8
+        guard let first = utf8.first, let last = utf8.last else { return value }
+        func blank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        guard blank(first) || blank(last) else { return value }
+        guard let start = utf8.firstIndex(where: { !blank($0) }), let end = utf8.lastIndex(where: { !blank($0) })
+        else { return "" }
+        return String(value[start...end])
     }
 
     /// The value, or `nil` when empty.
@@ -57,33 +69,50 @@ struct ReportFields {
     func country(_ name: String) throws -> String? {
         let value = text(name)
         if value.isEmpty { return nil }
-        guard value.count == 2, value.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+        let letters = Array(value.utf8)
+        guard letters.count == 2, letters.allSatisfy({ (0x41...0x5A).contains($0 & 0xDF) }) else {
             throw error(name, "expected a two-letter country code, found \"\(value.prefix(40))\"")
         }
-        return value.uppercased()
+        return letters.allSatisfy({ $0 < 0x5B }) ? value : value.uppercased()
     }
 
     /// Parses `-12.345` into nanos; at most 9 decimals, no exponent, no thousands separator.
     static func nanos(_ text: String) -> Int64? {
-        var digits = Substring(text)
+        var utf8 = Substring(text).utf8
         var negative = false
-        if digits.first == "-" || digits.first == "+" {
-            negative = digits.first == "-"
-            digits = digits.dropFirst()
+        if let sign = utf8.first, sign == 0x2D || sign == 0x2B {
+            negative = sign == 0x2D
+            utf8 = utf8.dropFirst()
         }
-        let parts = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, !whole.isEmpty || parts.count == 2,
-            whole.allSatisfy({ $0.isASCII && $0.isNumber })
-        else { return nil }
-        let fraction = parts.count == 2 ? parts[1] : ""
-        guard fraction.count <= 9, fraction.allSatisfy({ $0.isASCII && $0.isNumber }),
-            !(whole.isEmpty && fraction.isEmpty)
-        else { return nil }
-        guard let units = Int64(whole.isEmpty ? "0" : String(whole)),
-            let fractionValue = Int64(fraction + String(repeating: "0", count: 9 - fraction.count))
-        else { return nil }
+        var units: Int64 = 0
+        var fraction: Int64 = 0
+        var fractionDigits = 0
+        var digits = 0
+        var seenPoint = false
+        for byte in utf8 {
+            if byte == 0x2E {
+                guard !seenPoint else { return nil }
+                seenPoint = true
+                continue
+            }
+            guard (0x30...0x39).contains(byte) else { return nil }
+            let digit = Int64(byte - 0x30)
+            digits += 1
+            if seenPoint {
+                fractionDigits += 1
+                guard fractionDigits <= 9 else { return nil }
+                fraction = fraction * 10 + digit
+            } else {
+                let (times, overflow) = units.multipliedReportingOverflow(by: 10)
+                let (sum, overflowSum) = times.addingReportingOverflow(digit)
+                guard !overflow, !overflowSum else { return nil }
+                units = sum
+            }
+        }
+        guard digits > 0 else { return nil }
+        for _ in fractionDigits..<9 { fraction *= 10 }
         let (scaled, overflow) = units.multipliedReportingOverflow(by: 1_000_000_000)
-        let (sum, overflowSum) = scaled.addingReportingOverflow(fractionValue)
+        let (sum, overflowSum) = scaled.addingReportingOverflow(fraction)
         guard !overflow, !overflowSum else { return nil }
         return negative ? -sum : sum
     }

@@ -57,6 +57,7 @@ extension PostgresQuotaGate {
         let policy = self.policy
         let reset = policy.throttleStreakReset.seconds
         let random = Double.random(in: 0...1, using: &generator)
+        let widening = Self.marginWidening(policy.limit(app: app, api: api))
         return try await withConnection { connection in
             try connection.transaction { connection in
                 let streakRow = try connection.query(
@@ -79,10 +80,15 @@ extension PostgresQuotaGate {
                     SET blocked_reason = CASE
                             WHEN blocked_until IS NULL OR blocked_until < clock_timestamp() + make_interval(secs => $3)
                             THEN $4 ELSE blocked_reason END,
-                        blocked_until = greatest(blocked_until, clock_timestamp() + make_interval(secs => $3))
+                        blocked_until = greatest(blocked_until, clock_timestamp() + make_interval(secs => $3)),
+                        margin_extra_ms = least($6::integer, greatest(2 * margin_extra_ms, $5::integer)),
+                        margin_widened_at = clock_timestamp()
                     WHERE app_id = $1 AND api = $2
                     RETURNING blocked_until
-                    """, [app, api.rawValue, block.duration.seconds, block.reason])
+                    """,
+                    [
+                        app, api.rawValue, block.duration.seconds, block.reason, widening.step, widening.most,
+                    ])
                 try connection.execute(
                     """
                     INSERT INTO quota_day AS d (app_id, api, pacific_day, throttled)
@@ -92,6 +98,17 @@ extension PostgresQuotaGate {
                 return (try blocked[0].decode("blocked_until", as: Date.self), block)
             }
         }
+    }
+
+    /// How a throttle widens the (app, API)'s latency margin, in milliseconds: to 10 % of its shortest window at
+    /// first, doubling with each further throttle, never past 25 % of it (migration 0014 narrows it again over quiet
+    /// windows). A throttled granted call means calls arrived later than the margin allowed: a loaded host, a slow
+    /// path to the store. Widening at once by a tenth of the window makes a second refusal unlikely, at the cost of a
+    /// tenth of the rate until the windows stay quiet.
+    static func marginWidening(_ limit: QuotaLimit?) -> (step: Int, most: Int) {
+        guard let shortest = limit?.enforcedWindows.map(\.window).min() else { return (0, 0) }
+        let milliseconds = shortest.seconds * 1000
+        return (Int((milliseconds / 10).rounded()), Int((milliseconds / 4).rounded()))
     }
 
     /// Marks today's Pacific day spent for (app, API), as the store said.

@@ -12,6 +12,9 @@ public struct QuotaGateStatistics: Sendable, Hashable {
     public var waited = Duration.zero
     /// Round trips that failed on a lost or unreachable database and were tried again on a new connection.
     public var reconnects = 0
+    /// Grants that reached this process later than their window's latency margin (a loaded host) and were taken
+    /// again rather than sent late.
+    public var retaken = 0
 
     /// Creates empty statistics.
     public init() {}

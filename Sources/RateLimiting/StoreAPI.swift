@@ -30,6 +30,15 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// App Store Connect API `financeReports`: 3500 per key per rolling hour.
     public static let appleFinanceReports = StoreAPI(rawValue: "apple.financereports")
 
+    /// Whether the store counts this API's calls in windows short enough that a call arriving a few hundred
+    /// milliseconds late can meet a full one (Google's 30 per 30 s). Apple's App Store Server API publishes its
+    /// limits per second but enforces them "on an hourly basis" (`shared/stores.md`): there, pacing per second is
+    /// courtesy, and a late arrival costs nothing.
+    public var countsShortWindows: Bool {
+        ![.appleRefundHistory, .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory]
+            .contains(self)
+    }
+
     public var description: String { rawValue }
 }
 

@@ -45,6 +45,22 @@ struct PayoutStoreTests {
         #expect(try stored.decode("checksum", as: String.self) == report.checksum)
     }
 
+    /// Raw values reach the `text[]` column byte for byte, whatever COPY and array literals escape.
+    @Test func rawValuesWithQuotesBackslashesTabsAndLineBreaksAreKeptExactly() throws {
+        let raw = ["say \"hi\"", "C:\\dir\\", "a\tb", "line\r\nbreak", "", "{x,y}", "NULL", "Ünïcødé 😀"]
+        let report = PayoutReport(
+            store: .google, reportKey: "earnings_202610_1-1.zip", month: "2026-10", periodStart: "2026-10-01",
+            periodEnd: "2026-10-31", sourceName: "by hand", checksum: "c1",
+            rows: [PayoutRow(line: 2, kind: "x", raw: raw)])
+        try PayoutStore(connection: connection).store(report, app: "droid")
+        let rows = try connection.query("SELECT raw[1] AS v FROM payout_report_row")
+        #expect(rows.count == 1)
+        for (index, value) in raw.enumerated() {
+            let stored = try connection.query("SELECT raw[$1] AS v FROM payout_report_row", [index + 1])[0]
+            #expect(try stored.decode("v", as: String.self) == value, "element \(index + 1)")
+        }
+    }
+
     @Test func aReissuedReportReplacesTheOldOneWhole() throws {
         let report = try EarningsReportParser.parse(
             zip: try Fixture.data("earnings_202610_1234567890-1.zip"), name: "earnings_202610_1234567890-1.zip")

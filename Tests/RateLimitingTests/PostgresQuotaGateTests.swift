@@ -60,8 +60,6 @@ struct PostgresQuotaGateTests {
         #expect(times.maximumInAnyHalfOpenWindow(limit.enforcedWindow) <= limit.count)
         #expect(times.maximumInAnyClosedWindow(limit.window) <= limit.count)
         #expect(try #require(times.smallestSpan(ofGrants: limit.count)) >= limit.enforcedWindow)
-        #expect(grants.map(\.usedToday).sorted() == Array(1...80))
-
         let published = Double(limit.count) / limit.window.secondsValue
         let ratio = try #require(times.sustainedRate(burst: limit.count)) / published
         var statistics = QuotaGateStatistics()
@@ -70,16 +68,44 @@ struct PostgresQuotaGateTests {
             statistics.attempts += each.attempts
             statistics.attemptTime += each.attemptTime
             statistics.waits += each.waits
+            statistics.retaken += each.retaken
             await gate.close()
         }
+        // Every grant is counted once in the day; a grant retaken on a loaded host is counted and left unused.
+        let used = grants.map(\.usedToday)
+        #expect(Set(used).count == 80 && used.max() == 80 + statistics.retaken)
         let meanMilliseconds = try #require(statistics.meanAttemptRoundTrip).secondsValue * 1000
         print(
             "quota: 4 gates, \(limit) (enforced over \(limit.enforcedWindow)): achieved ÷ allowed rate = "
                 + String(format: "%.3f", ratio)
                 + " (at most \(String(format: "%.3f", limit.sustainedRate / published))), "
                 + "\(statistics.attempts) attempts, mean round trip " + String(format: "%.3f ms", meanMilliseconds))
-        // A loose floor: the machine is shared; the figure itself is printed above.
-        #expect(ratio >= 0.8)
+        // A loose floor: the machine is shared; the figure itself is printed above. Grants retaken because the host
+        // stalled them past the margin use the window too, unseen here.
+        #expect(ratio >= 0.8 || statistics.retaken > 0)
+    }
+
+    /// A grant that reaches its caller later than its window's margin would be sent late, and the store would
+    /// count it inside the next window: it is left counted and taken again, at most twice per call. With a margin
+    /// shorter than any database round trip every grant is late, so every call takes three.
+    @Test func aGrantLaterThanItsMarginIsTakenAgainTwiceAtMost() async throws {
+        let conninfo = try Self.database("qretake")
+        let late = RateLimit(100, per: .seconds(10), margin: .nanoseconds(1))
+        let gate = PostgresQuotaGate(conninfo: conninfo, policy: Self.policy(QuotaLimit(windows: [late])))
+        var used: [Int] = []
+        for _ in 0..<3 {
+            used.append(try await gate.acquireGrant(app: "a", api: Self.api, purpose: .incremental).usedToday)
+        }
+        #expect(used == [3, 6, 9])
+        #expect(await gate.statistics.retaken == 6)
+        // Apple enforces per hour: its grants are never retaken, whatever the margin.
+        let apple = PostgresQuotaGate(
+            conninfo: conninfo,
+            policy: QuotaPolicy(defaultLimits: QuotaLimits([.appleRefundHistory: QuotaLimit(windows: [late])])))
+        _ = try await apple.acquireGrant(app: "a", api: .appleRefundHistory, purpose: .incremental)
+        #expect(await apple.statistics.retaken == 0)
+        await gate.close()
+        await apple.close()
     }
 
     @Test func everyWindowOfAnAPIHolds() async throws {
@@ -126,6 +152,43 @@ struct PostgresQuotaGateTests {
         #expect(usage.day == PacificDay(containing: Date()).description)
         // Another app's budget is its own.
         try await second.acquire(app: "b", api: Self.api, purpose: .incremental)
+    }
+
+    /// A store's throttle widens the (app, API)'s margin for every process: a tenth of the shortest window, doubled
+    /// by each further throttle up to a quarter; ten of the longest windows without a throttle halve it again.
+    @Test func aThrottleWidensTheMarginForEveryGateAndQuietWindowsNarrowIt() async throws {
+        let conninfo = try Self.database("qlearn")
+        let limit = RateLimit(2, per: .seconds(1), margin: .milliseconds(25))
+        let policy = Self.policy(QuotaLimit(windows: [limit]))
+        let reporter = PostgresQuotaGate(conninfo: conninfo, policy: policy)
+        let other = PostgresQuotaGate(conninfo: conninfo, policy: policy)
+        let watcher = try PostgresConnection(conninfo: conninfo)
+        defer { watcher.close() }
+        func extra() throws -> Int {
+            try watcher.query("SELECT margin_extra_ms AS m FROM quota_bucket WHERE app_id = 'a'")[0].decode("m")
+        }
+        var learnt: [Int] = []
+        for _ in 0..<3 {
+            await reporter.report(app: "a", api: Self.api, feedback: .throttled(retryAfter: 0.001))
+            learnt.append(try extra())
+        }
+        #expect(learnt == [100, 200, 250])
+        // The other gate spaces its calls by the window, the configured margin and the learnt one.
+        try watcher.execute("UPDATE quota_bucket SET blocked_until = NULL WHERE app_id = 'a'")
+        let first = try await other.acquireGrant(app: "a", api: Self.api, purpose: .incremental)
+        _ = try await other.acquireGrant(app: "a", api: Self.api, purpose: .incremental)
+        let attempt = try await other.attempt(app: "a", api: Self.api, purpose: .incremental)
+        let after: Date = try watcher.query("SELECT clock_timestamp() AS t")[0].decode("t")
+        #expect(attempt.grant == nil)
+        // The window opens at the first grant + 1 s + 25 ms + 250 ms; the attempt was answered before `after`.
+        let opensAfter = attempt.wait.secondsValue + after.timeIntervalSince(first.grantedAt)
+        #expect(opensAfter >= 1.274, "\(attempt.wait)")
+        // Ten quiet windows (10 s) later the next attempt halves it.
+        try watcher.execute("UPDATE quota_bucket SET margin_widened_at = now() - interval '11 seconds'")
+        _ = try await other.attempt(app: "a", api: Self.api, purpose: .incremental)
+        #expect(try extra() == 125)
+        await reporter.close()
+        await other.close()
     }
 
     @Test func aBackfillStopsAtItsShareAndLeavesTheRestToIncrementalSyncs() async throws {

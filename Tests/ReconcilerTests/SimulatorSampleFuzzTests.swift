@@ -58,6 +58,7 @@ struct SimulatorSampleFuzzTests {
         options.voidedEnumEncoding = .mixed
         // One throttled answer, for a real Retry-After.
         options.quotas.appleRefundHistoryPerSecond = 1
+        options.quotas.appleEnforcement = .perSecond
         return try await StoreSimulator.withRunning(options) { simulator in
             let capture = Capture()
             let truth = simulator.groundTruth()

@@ -110,6 +110,7 @@ struct QuotaTests {
     func appleRateLimit() async throws {
         var options = TestKeys.options()
         options.quotas.appleRefundHistoryPerSecond = 3
+        options.quotas.appleEnforcement = .perSecond
         options.quotas.appleSandboxFactor = 1.0 / 3
         try await StoreSimulator.withRunning(options) { sim in
             let client = TestClient(sim)

@@ -33,6 +33,17 @@ public struct QuotaOptions: Sendable, Equatable, Codable {
     public var appleSandboxFactor = 0.1
     /// Length of Apple's "second" window in seconds (1; scale up to make limits easier to hit in tests).
     public var appleWindowSeconds = 1.0
+    /// How Apple counts its per-second limits.
+    public enum AppleEnforcement: String, Sendable, Codable {
+        /// As Apple documents it: the limits are published per second and "enforced on an hourly basis", so the
+        /// simulator refuses a call only past `rate × 3600` in a rolling hour (a burst inside one second is not
+        /// refused, nor is a call a loaded host sent a little late).
+        case hourly
+        /// Strictly per `appleWindowSeconds`: for tests of the 429 answer and of per-second pacing.
+        case perSecond
+    }
+    /// How Apple's limits are counted (`hourly`, as Apple documents).
+    public var appleEnforcement = AppleEnforcement.hourly
     /// Google's over-quota answer.
     public var googleStyle = GoogleStyle.tooManyRequests
     /// Count quota windows on the wall clock instead of the simulator clock (as storerecon's own limiter does).
@@ -45,9 +56,10 @@ public struct QuotaOptions: Sendable, Equatable, Codable {
     func rules(for endpoint: SimulatorEndpoint, sandbox: Bool) -> [QuotaRule] {
         let minute = Int64(minuteWindowSeconds * 1000)
         func apple(_ perSecond: Double) -> [QuotaRule] {
-            let window = appleWindowSeconds * 1000
-            let limit = max(1, Int((perSecond * appleWindowSeconds * (sandbox ? appleSandboxFactor : 1)).rounded()))
-            return [QuotaRule(limit: limit, window: .rolling(millis: Int64(window)), name: "Requests per second")]
+            let seconds = appleEnforcement == .hourly ? 3600 : appleWindowSeconds
+            let limit = max(1, Int((perSecond * seconds * (sandbox ? appleSandboxFactor : 1)).rounded()))
+            let name = appleEnforcement == .hourly ? "Requests per hour" : "Requests per second"
+            return [QuotaRule(limit: limit, window: .rolling(millis: Int64(seconds * 1000)), name: name)]
         }
         switch endpoint {
         case .googleToken, .googleStorage:

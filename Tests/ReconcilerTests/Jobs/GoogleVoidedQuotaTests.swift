@@ -35,8 +35,10 @@ struct GoogleVoidedQuotaTests {
             #expect(result.exitCode == 0, "\(result.error ?? "")")
             #expect(try harness.storedVoids() == expected)
             let statistics = try #require(harness.voidedStatistics())
-            #expect(statistics.refused == 0, "the store refused calls: storerecon went over the window")
-            #expect(statistics.granted == pages, "every call was a page: no retries, nothing wasted")
+            // The rule on a loaded host: a granted call that arrived later than the margin is refused once, and the
+            // refusal widens the margin (migration 0014). An idle host sees none.
+            #expect(statistics.refused <= 1, "the store refused calls: storerecon went over the window")
+            #expect(statistics.granted == pages, "every granted call was a page: nothing wasted")
             // Never more than 5 in any 2 s, counted by the store on its own clock.
             let most = simulator.maxGranted(app: appId, endpoint: .googleVoidedPurchases, inAnyMillis: 2000)
             #expect(most <= 5)
