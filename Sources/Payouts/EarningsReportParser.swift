@@ -23,17 +23,41 @@ public enum EarningsReportParser {
     public static func parse(zip archive: Data, name: String, generation: String? = nil) throws -> PayoutReport {
         let entry = try ZipArchive.singleEntry(of: archive, file: name)
         let rows = try parseCSV(entry.data, file: "\(name) (\(entry.name))")
-        let month = try month(name: name, rows: rows, file: name)
+        var report = header(
+            name: name, month: try month(name: name, rows: rows, file: name), archive: archive, generation: generation)
+        report.rows = rows
+        return report
+    }
+
+    /// Reads an earnings zip row by row, when its name tells the month (`earnings_YYYYMM_...`, as Google names
+    /// them); `nil` otherwise (``parse(zip:name:generation:)`` then learns the month from the rows).
+    /// - Throws: ``PayoutError`` (`.badFile`) for a damaged zip; the rows throw for a bad row.
+    public static func stream(zip archive: Data, name: String, generation: String? = nil) throws -> PayoutStream? {
+        guard let month = month(inName: name) else { return nil }
+        let entry = try ZipArchive.singleEntry(of: archive, file: name)
+        let file = "\(name) (\(entry.name))"
+        return PayoutStream(header: header(name: name, month: month, archive: archive, generation: generation)) {
+            body in try forEachRow(entry.data, file: file, body)
+        }
+    }
+
+    private static func header(name: String, month: String, archive: Data, generation: String?) -> PayoutReport {
         let (start, end) = PacificCalendar.bounds(ofMonth: month)
         let fileName = String(name.split(separator: "/").last ?? Substring(name))
         return PayoutReport(
             store: .google, reportKey: fileName, month: month, periodStart: start, periodEnd: end, sourceName: name,
-            checksum: PayoutReport.checksum(of: archive), generation: generation, rows: rows)
+            checksum: PayoutReport.checksum(of: archive), generation: generation, rows: [])
     }
 
     /// Parses the CSV inside the zip.
     static func parseCSV(_ data: Data, file: String) throws -> [PayoutRow] {
         var rows: [PayoutRow] = []
+        try forEachRow(data, file: file) { rows.append($0) }
+        return rows
+    }
+
+    /// Calls `body` with each row of the CSV, in file order.
+    static func forEachRow(_ data: Data, file: String, _ body: (PayoutRow) throws -> Void) throws {
         var columns: [String: Int]?
         try DelimitedText(data, separator: 0x2C, quoting: true, file: file).forEachRecord { record in
             guard let known = columns else {
@@ -41,10 +65,9 @@ public enum EarningsReportParser {
                 return
             }
             if record.fields == [""] { return }
-            rows.append(try row(ReportFields(file: file, line: record.line, columns: known, fields: record.fields)))
+            try body(try row(ReportFields(file: file, line: record.line, columns: known, fields: record.fields)))
         }
         guard columns != nil else { throw PayoutError(.badFile, "the file is empty (no header row)", file: file) }
-        return rows
     }
 
     private static func header(_ record: DelimitedText.Record, file: String) throws -> [String: Int] {
@@ -88,16 +111,20 @@ public enum EarningsReportParser {
 
     /// The month from the name (`earnings_202610_...`), else from the rows' Pacific dates.
     static func month(name: String, rows: [PayoutRow], file: String) throws -> String {
-        if let range = name.range(of: #"earnings_[0-9]{6}"#, options: .regularExpression) {
-            let digits = name[range].suffix(6)
-            let month = "\(digits.prefix(4))-\(digits.suffix(2))"
-            if let monthNumber = Int(digits.suffix(2)), (1...12).contains(monthNumber) { return month }
-        }
+        if let month = month(inName: name) { return month }
         guard let first = rows.first?.bookedAt else {
             throw PayoutError(
                 .badFile, "cannot tell the report's month: no rows, and the name is not earnings_YYYYMM_...",
                 file: file)
         }
         return PacificCalendar.month(of: first)
+    }
+
+    /// `YYYY-MM` from an `earnings_YYYYMM_...` name, or `nil`.
+    static func month(inName name: String) -> String? {
+        guard let range = name.range(of: #"earnings_[0-9]{6}"#, options: .regularExpression) else { return nil }
+        let digits = name[range].suffix(6)
+        guard let monthNumber = Int(digits.suffix(2)), (1...12).contains(monthNumber) else { return nil }
+        return "\(digits.prefix(4))-\(digits.suffix(2))"
     }
 }

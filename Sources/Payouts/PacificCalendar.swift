@@ -31,58 +31,97 @@ public enum PacificCalendar {
     }
 
     /// Google's `Oct 3, 2026` and `4:05:06 AM PDT` as a moment (PDT is UTC−7, PST UTC−8; another zone name or none
-    /// reads the time as US Pacific). Integer arithmetic over the bytes: a million rows must not build a million
-    /// calendars or formatted strings.
+    /// reads the time as US Pacific). Read byte by byte with integer arithmetic: a million rows must not build a
+    /// million calendars, formatted strings or split arrays.
     static func googleDate(_ date: String, time: String) -> Date? {
-        guard let (year, month, day) = googleDay(date) else { return nil }
+        var date = date
+        var time = time
+        guard let (year, month, day) = date.withUTF8({ googleDay(ByteCursor(bytes: $0)) }) else { return nil }
         var seconds = 0
         var offset: Int?
         if !time.isEmpty {
-            guard let (clock, zoneName) = googleTime(time) else { return nil }
+            guard let (clock, zoneOffset) = time.withUTF8({ googleTime(ByteCursor(bytes: $0)) }) else { return nil }
             seconds = clock
-            switch zoneName {
-            case "PDT": offset = -7 * 3600
-            case "PST": offset = -8 * 3600
-            default: break
-            }
+            offset = zoneOffset
         }
         let local = Double(daysFromCivil(year, month, day) * 86_400 + seconds)
         let zoneOffset = offset ?? zone.secondsFromGMT(for: Date(timeIntervalSince1970: local + 8 * 3600))
         return Date(timeIntervalSince1970: local - Double(zoneOffset))
     }
 
-    /// `Oct 3, 2026` as (2026, 10, 3), or `nil` when it is not a real day.
-    private static func googleDay(_ text: String) -> (Int, Int, Int)? {
-        let parts = text.utf8.split(whereSeparator: { $0 == 0x20 || $0 == 0x2C })
-        guard parts.count == 3, parts[0].count >= 3,
-            let month = monthNames.firstIndex(where: { $0.utf8.elementsEqual(parts[0].prefix(3)) }),
-            let day = number(parts[1]), let year = number(parts[2]), day >= 1, day <= days(inMonth: month + 1, of: year)
+    private static let monthBytes = monthNames.map { Array($0.utf8) }
+
+    /// `Oct 3, 2026` (or `October 3, 2026`) as (2026, 10, 3), or `nil` when it is not a real day.
+    private static func googleDay(_ text: ByteCursor) -> (Int, Int, Int)? {
+        var cursor = text
+        let name = cursor.word()
+        guard name.count >= 3,
+            let month = monthBytes.firstIndex(where: { $0.elementsEqual(name.prefix(3)) })
         else { return nil }
+        cursor.skip { $0 == 0x20 || $0 == 0x2C }
+        guard let day = cursor.number() else { return nil }
+        cursor.skip { $0 == 0x20 || $0 == 0x2C }
+        guard let year = cursor.number(), cursor.atEnd, day >= 1, day <= days(inMonth: month + 1, of: year) else {
+            return nil
+        }
         return (year, month + 1, day)
     }
 
-    /// `4:05:06 AM PDT` as seconds since midnight and the zone name (empty when none).
-    private static func googleTime(_ text: String) -> (Int, Substring)? {
-        let parts = text.split(separator: " ")
-        let clock = parts.first?.utf8.split(separator: 0x3A).compactMap(number) ?? []
-        guard clock.count == 3, (1...12).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]),
-            parts.count > 1
+    /// `4:05:06 AM PDT` as seconds since midnight and the zone's offset from UTC (`nil` for another name or none).
+    private static func googleTime(_ text: ByteCursor) -> (Int, Int?)? {
+        var cursor = text
+        guard let hour = cursor.number(), cursor.take(0x3A), let minute = cursor.number(), cursor.take(0x3A),
+            let second = cursor.number(), (1...12).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        let meridiem = parts[1].uppercased()
-        guard meridiem == "AM" || meridiem == "PM" else { return nil }
-        let hour = clock[0] % 12 + (meridiem == "PM" ? 12 : 0)
-        return (hour * 3600 + clock[1] * 60 + clock[2], parts.count > 2 ? parts[2] : "")
+        cursor.skip { $0 == 0x20 }
+        let meridiem = cursor.word()
+        guard meridiem.count == 2, let first = meridiem.first.map({ $0 & 0xDF }), first == 0x41 || first == 0x50,
+            meridiem.last.map({ $0 & 0xDF }) == 0x4D
+        else { return nil }  // AM or PM, any case
+        let clock = (hour % 12 + (first == 0x50 ? 12 : 0)) * 3600 + minute * 60 + second
+        cursor.skip { $0 == 0x20 }
+        let zoneName = cursor.word()
+        let offset: Int? =
+            zoneName.elementsEqual("PDT".utf8) ? -7 * 3600 : zoneName.elementsEqual("PST".utf8) ? -8 * 3600 : nil
+        return (clock, offset)
     }
 
-    /// Decimal digits (at most 9) as a number.
-    private static func number(_ digits: some Collection<UInt8>) -> Int? {
-        guard !digits.isEmpty, digits.count <= 9 else { return nil }
-        var value = 0
-        for byte in digits {
-            guard (0x30...0x39).contains(byte) else { return nil }
-            value = value * 10 + Int(byte - 0x30)
+    /// A read position in a short run of bytes.
+    private struct ByteCursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        var atEnd: Bool { index >= bytes.count }
+
+        /// Moves past every byte that matches.
+        mutating func skip(_ matches: (UInt8) -> Bool) {
+            while index < bytes.count && matches(bytes[index]) { index += 1 }
         }
-        return value
+
+        /// Takes `byte` if it is next.
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        /// The bytes up to the next space or comma.
+        mutating func word() -> Slice<UnsafeBufferPointer<UInt8>> {
+            let start = index
+            skip { $0 != 0x20 && $0 != 0x2C }
+            return bytes[start..<index]
+        }
+
+        /// One to nine decimal digits as a number.
+        mutating func number() -> Int? {
+            let start = index
+            var value = 0
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]), index - start < 9 {
+                value = value * 10 + Int(bytes[index] - 0x30)
+                index += 1
+            }
+            return index > start ? value : nil
+        }
     }
 
     /// The number of days in `month` (1-12) of `year`.

@@ -13,6 +13,21 @@ public enum PayoutFile {
         return try parse(data, name: path, store: store)
     }
 
+    /// Reads the file at `path` for storing row by row (``PayoutStore/store(_:app:)-(PayoutStream,_)``): a Google
+    /// earnings zip named as Google names them is parsed while it is stored; any other report is parsed whole first.
+    /// - Throws: ``PayoutError`` (`.badFile`) naming the file; a bad row throws when the rows are read.
+    public static func stream(path: String, store: PayoutReport.Store) throws -> PayoutStream {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PayoutError(.badFile, "cannot read the file (missing or not readable)", file: path)
+        }
+        if store == .google, data.starts(with: [0x50, 0x4B]),
+            let stream = try EarningsReportParser.stream(zip: data, name: path)
+        {
+            return stream
+        }
+        return PayoutStream(try parse(data, name: path, store: store))
+    }
+
     /// Parses a report's bytes.
     public static func parse(_ data: Data, name: String, store: PayoutReport.Store) throws -> PayoutReport {
         let isZip = data.starts(with: [0x50, 0x4B])

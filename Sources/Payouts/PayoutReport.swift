@@ -49,6 +49,29 @@ public struct PayoutReport: Sendable, Equatable {
     }
 }
 
+/// A report whose rows are read while they are stored (a million-row earnings report is parsed into the database
+/// row by row, the parsing and PostgreSQL's work side by side, instead of held whole first).
+public struct PayoutStream {
+    /// The report's facts; its `rows` are empty.
+    public var header: PayoutReport
+    /// Reads the rows in file order, calling the argument with each; throws ``PayoutError`` for a bad row.
+    public var rows: ((PayoutRow) throws -> Void) throws -> Void
+
+    /// A stream over a report already read whole.
+    public init(_ report: PayoutReport) {
+        var header = report
+        header.rows = []
+        self.header = header
+        self.rows = { body in for row in report.rows { try body(row) } }
+    }
+
+    /// A stream of `header`'s report whose rows `rows` reads.
+    public init(header: PayoutReport, rows: @escaping ((PayoutRow) throws -> Void) throws -> Void) {
+        self.header = header
+        self.rows = rows
+    }
+}
+
 /// One row of a financial report: the values the tie-out reads, decoded where the row entered, and the raw values.
 public struct PayoutRow: Sendable, Equatable {
     /// Line number in the file (1 is the header).

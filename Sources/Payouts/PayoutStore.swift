@@ -22,7 +22,17 @@ public struct PayoutStore {
     /// - Throws: `PostgresError`.
     @discardableResult
     public func store(_ report: PayoutReport, app: String) throws -> Outcome {
-        try connection.transaction { connection in
+        try store(PayoutStream(report), app: app).outcome
+    }
+
+    /// Stores a report for `app` while its rows are read, in one transaction: rows and all, or nothing (a bad row
+    /// aborts the COPY and the transaction).
+    /// - Returns: what was done, and the rows stored (0 when unchanged).
+    /// - Throws: `PostgresError`; ``PayoutError`` for a bad row.
+    @discardableResult
+    public func store(_ stream: PayoutStream, app: String) throws -> (outcome: Outcome, rows: Int) {
+        let report = stream.header
+        return try connection.transaction { connection in
             // Two processes loading the same report wait for each other instead of failing on the unique key.
             try connection.execute(
                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
@@ -32,7 +42,7 @@ public struct PayoutStore {
                 [app, report.store.rawValue, report.reportKey])
             var replacedCount = 0
             if let row = existing.first {
-                if try row.decode("checksum", as: String.self) == report.checksum { return .unchanged }
+                if try row.decode("checksum", as: String.self) == report.checksum { return (.unchanged, 0) }
                 let oldId = try row.decode("id", as: Int64.self)
                 // The rows have no foreign key (migration 0013): they go with their report here.
                 try connection.execute("DELETE FROM payout_report_row WHERE report_id = $1", [oldId])
@@ -49,24 +59,27 @@ public struct PayoutStore {
                 """,
                 [
                     app, report.store.rawValue, report.reportKey, report.month, report.periodStart, report.periodEnd,
-                    report.sourceName, report.checksum, report.generation, report.rows.count, replacedCount,
+                    report.sourceName, report.checksum, report.generation, 0, replacedCount,
                 ])
             let id = try inserted[0].decode("id", as: Int64.self)
-            try copyRows(report.rows, reportId: id, on: connection)
-            return existing.isEmpty ? .inserted : .replaced
+            let count = try copyRows(stream.rows, reportId: id, on: connection)
+            try connection.execute("UPDATE payout_report SET row_count = $2 WHERE id = $1", [id, count])
+            return (existing.isEmpty ? .inserted : .replaced, count)
         }
     }
 
-    private func copyRows(_ rows: [PayoutRow], reportId: Int64, on connection: PostgresConnection) throws {
+    private func copyRows(
+        _ rows: ((PayoutRow) throws -> Void) throws -> Void, reportId: Int64, on connection: PostgresConnection
+    ) throws -> Int {
         let id = String(reportId)
-        try connection.copyIn(
+        return try connection.copyIn(
             """
             COPY payout_report_row (report_id, line, kind, order_id, product_id, country, booked_at, refund_type,
                                     quantity, amount_currency, amount_nanos, merchant_currency, merchant_nanos, raw)
             FROM STDIN
             """
         ) { writer in
-            for row in rows {
+            try rows { row in
                 for value in [
                     id, String(row.line), row.kind, row.orderId, row.productId, row.country,
                     row.bookedAt.map(PostgresTimestamp.format), row.refundType, row.quantity.map(String.init),

@@ -65,8 +65,11 @@ public struct PayoutSync {
                 }
                 let data = try await client.download(bucket: bucket, name: object.name, purpose: purpose)
                 summary.fetched += 1
-                let report = try EarningsReportParser.parse(zip: data, name: object.name, generation: object.generation)
-                try store(report, dryRun: dryRun, into: &summary)
+                let stream =
+                    try EarningsReportParser.stream(zip: data, name: object.name, generation: object.generation)
+                    ?? PayoutStream(
+                        try EarningsReportParser.parse(zip: data, name: object.name, generation: object.generation))
+                try store(stream, dryRun: dryRun, into: &summary)
             }
         case .apple(let client, let vendorNumber):
             let first = try month ?? firstMonth()
@@ -88,18 +91,21 @@ public struct PayoutSync {
                 summary.fetched += 1
                 let report = try FinanceReportParser.parse(
                     gzip: data, name: "financeReports \(vendorNumber) \(reportDate)")
-                try store(report, dryRun: dryRun, into: &summary)
+                try store(PayoutStream(report), dryRun: dryRun, into: &summary)
             }
         }
         return summary
     }
 
-    private func store(_ report: PayoutReport, dryRun: Bool, into summary: inout Summary) throws {
+    private func store(_ stream: PayoutStream, dryRun: Bool, into summary: inout Summary) throws {
+        let report = stream.header
         guard !dryRun else {
-            logger.info("dry run: would store \(report.sourceName) (\(report.rows.count) rows)")
+            var count = 0
+            try stream.rows { _ in count += 1 }
+            logger.info("dry run: would store \(report.sourceName) (\(count) rows)")
             return
         }
-        switch try PayoutStore(connection: connection).store(report, app: app) {
+        switch try PayoutStore(connection: connection).store(stream, app: app).outcome {
         case .inserted: summary.inserted += 1
         case .unchanged: summary.unchanged += 1
         case .replaced:

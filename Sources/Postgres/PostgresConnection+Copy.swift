@@ -59,12 +59,12 @@ public struct CopyWriter: ~Copyable {
     /// Appends the next field of the current row; `nil` is NULL.
     public mutating func field(_ value: String?) throws {
         startField()
-        guard let value else {
+        guard var value else {
             buffer.append(92)
             buffer.append(78)
             return
         }
-        for byte in value.utf8 { try append(byte) }
+        try value.withUTF8 { try appendEscaped($0, arrayElement: false) }
     }
 
     /// Appends the next field of the current row as a PostgreSQL `text[]` literal, every element quoted.
@@ -74,15 +74,27 @@ public struct CopyWriter: ~Copyable {
         for (index, value) in values.enumerated() {
             if index > 0 { buffer.append(0x2C) }
             buffer.append(0x22)
-            for byte in value.utf8 {
-                // Inside the array literal a backslash and a quote are escaped with a backslash, which COPY's own
-                // escaping then doubles.
-                if byte == 0x5C || byte == 0x22 { try append(0x5C) }
-                try append(byte)
-            }
+            var value = value
+            try value.withUTF8 { try appendEscaped($0, arrayElement: true) }
             buffer.append(0x22)
         }
         buffer.append(0x7D)
+    }
+
+    /// Copies `bytes` into the buffer, runs without special bytes at once. Inside an array literal a backslash and
+    /// a quote are escaped with a backslash, which COPY's own escaping then doubles.
+    private mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, arrayElement: Bool) throws {
+        var start = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x0E || byte == 0x5C || (arrayElement && byte == 0x22) else { continue }
+            guard byte == 0 || byte == 9 || byte == 10 || byte == 13 || byte == 0x5C || byte == 0x22 else { continue }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            if arrayElement && (byte == 0x5C || byte == 0x22) { try append(0x5C) }
+            try append(byte)
+            start = index + 1
+        }
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
     }
 
     /// Ends the current row.

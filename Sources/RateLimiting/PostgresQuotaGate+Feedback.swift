@@ -106,7 +106,7 @@ extension PostgresQuotaGate {
     /// path to the store. Widening at once by a tenth of the window makes a second refusal unlikely, at the cost of a
     /// tenth of the rate until the windows stay quiet.
     static func marginWidening(_ limit: QuotaLimit?) -> (step: Int, most: Int) {
-        guard let shortest = limit?.enforcedWindows.map(\.window).min() else { return (0, 0) }
+        guard let shortest = limit?.windows.map(\.window).min() else { return (0, 0) }
         let milliseconds = shortest.seconds * 1000
         return (Int((milliseconds / 10).rounded()), Int((milliseconds / 4).rounded()))
     }

@@ -64,9 +64,9 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
         // The log counts a call when the database grants it, the store when the request arrives: a grant that took
         // longer than the tightest margin to reach this process (a loaded host stalled it) would arrive late enough
         // to meet the next window's calls. Such a grant is left counted, unused, and taken again, a few times at
-        // most so that a host slower than every margin still makes progress.
-        let margin =
-            api.countsShortWindows ? policy.limit(app: app, api: api)?.enforcedWindows.map(\.margin).min() : nil
+        // most so that a host slower than every margin still makes progress. The margins are the store's windows'
+        // (a window split to fit the log has a proportionally smaller one, which no arrival time is judged by).
+        let margin = api.countsShortWindows ? policy.limit(app: app, api: api)?.windows.map(\.margin).min() : nil
         var retakes = 0
         while true {
             try Task.checkCancellation()
