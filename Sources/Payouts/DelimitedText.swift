@@ -75,13 +75,15 @@ struct DelimitedText {
             if quoting && index < count && bytes[index] == 0x22 {
                 return try readQuoted(column: column)
             }
+            var high: UInt8 = 0
             while index < count {
                 let byte = bytes[index]
                 if byte == separator || byte == 0x0A { break }
                 if byte == 0x0D && index + 1 < count && bytes[index + 1] == 0x0A { break }
+                high |= byte
                 index += 1
             }
-            return try text(UnsafeBufferPointer(rebasing: bytes[start..<index]), column: column)
+            return try text(UnsafeBufferPointer(rebasing: bytes[start..<index]), column: column, ascii: high < 0x80)
         }
 
         /// A quoted field: doubled quotes stand for one, line breaks are part of the value. Bytes after the closing
@@ -119,10 +121,13 @@ struct DelimitedText {
                 value.append(byte)
                 index += 1
             }
-            return try value.withUnsafeBufferPointer { try text($0, column: column) }
+            return try value.withUnsafeBufferPointer { try text($0, column: column, ascii: false) }
         }
 
-        private func text(_ field: UnsafeBufferPointer<UInt8>, column: Int) throws -> String {
+        /// The field as a string. ASCII needs no validation, and `String(validating:)` is not specialized here: it
+        /// would look its generic metadata up for each of a report's twenty million fields.
+        private func text(_ field: UnsafeBufferPointer<UInt8>, column: Int, ascii: Bool) throws -> String {
+            if ascii { return String(decoding: field, as: UTF8.self) }
             guard let value = String(validating: field, as: UTF8.self) else {
                 throw PayoutError(.badFile, "the field is not UTF-8 text", file: file, line: line, column: column)
             }

@@ -65,7 +65,9 @@ public enum EarningsReportParser {
                 return
             }
             if record.fields == [""] { return }
-            try body(try row(ReportFields(file: file, line: record.line, columns: known, fields: record.fields)))
+            try body(
+                try row(
+                    ReportFields(file: file, line: record.line, columns: known, fields: record.fields)))
         }
         guard columns != nil else { throw PayoutError(.badFile, "the file is empty (no header row)", file: file) }
     }
@@ -82,31 +84,45 @@ public enum EarningsReportParser {
         return Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) })
     }
 
+    /// The columns the rows are read by, at their fixed places (the header must be exactly ``columns``).
+    private enum Column: Int {
+        case description = 0, transactionDate = 1, transactionTime = 2, transactionType = 4, refundType = 5
+        case skuId = 9, buyerCountry = 11, buyerCurrency = 14, amount = 15, merchantCurrency = 17
+        case merchantAmount = 18
+
+        static let all: [ReportFields.Column] = (0..<EarningsReportParser.columns.count).map {
+            ReportFields.Column(name: EarningsReportParser.columns[$0], index: $0)
+        }
+
+        var field: ReportFields.Column { Self.all[rawValue] }
+    }
+
     private static func row(_ fields: ReportFields) throws -> PayoutRow {
         guard fields.fields.count >= columns.count else {
             throw PayoutError(
                 .badFile, "expected \(columns.count) fields, found \(fields.fields.count)", file: fields.file,
                 line: fields.line)
         }
-        let order = fields.text("Description")
-        guard !order.isEmpty else { throw fields.error("Description", "the order id is empty") }
-        let kind = fields.text("Transaction Type")
-        guard !kind.isEmpty else { throw fields.error("Transaction Type", "empty") }
-        let date = fields.text("Transaction Date")
-        let time = fields.text("Transaction Time")
+        let order = fields.text(Column.description.field)
+        guard !order.isEmpty else { throw fields.error(Column.description.field, "the order id is empty") }
+        let kind = fields.text(Column.transactionType.field)
+        guard !kind.isEmpty else { throw fields.error(Column.transactionType.field, "empty") }
+        let date = fields.text(Column.transactionDate.field)
+        let time = fields.text(Column.transactionTime.field)
         guard let booked = PacificCalendar.googleDate(date, time: time) else {
             throw fields.error(
-                "Transaction Date",
+                Column.transactionDate.field,
                 "expected a date like \"Oct 3, 2026\" and a time like \"4:05:06 AM PDT\", "
                     + "found \"\(date.prefix(20))\" \"\(time.prefix(20))\"")
         }
         return PayoutRow(
-            line: fields.line, kind: kind, orderId: order, productId: fields.optional("Sku Id"),
-            country: try fields.country("Buyer Country"), bookedAt: booked, refundType: fields.optional("Refund Type"),
-            amountCurrency: try fields.currency("Buyer Currency"),
-            amountNanos: try fields.nanos("Amount (Buyer Currency)"),
-            merchantCurrency: try fields.currency("Merchant Currency"),
-            merchantNanos: try fields.nanos("Amount (Merchant Currency)"), raw: fields.fields)
+            line: fields.line, kind: kind, orderId: order, productId: fields.optional(Column.skuId.field),
+            country: try fields.country(Column.buyerCountry.field), bookedAt: booked,
+            refundType: fields.optional(Column.refundType.field),
+            amountCurrency: try fields.currency(Column.buyerCurrency.field),
+            amountNanos: try fields.nanos(Column.amount.field),
+            merchantCurrency: try fields.currency(Column.merchantCurrency.field),
+            merchantNanos: try fields.nanos(Column.merchantAmount.field), raw: fields.fields)
     }
 
     /// The month from the name (`earnings_202610_...`), else from the rows' Pacific dates.

@@ -1,18 +1,31 @@
 import Foundation
 
-/// Reads the values of one report row by column name, turning each bad value into an error that names the file,
-/// line and column.
+/// Reads the values of one report row by column, turning each bad value into an error that names the file, line
+/// and column.
 struct ReportFields {
+    /// A column: its name (for errors) and its position (`nil` when the header lacks it).
+    struct Column {
+        let name: String
+        let index: Int?
+    }
+
     let file: String
     let line: Int
     let columns: [String: Int]
     let fields: [String]
 
-    /// The raw value of `name` (trimmed of surrounding spaces and tabs).
-    func text(_ name: String) -> String {
-        guard let index = columns[name], index < fields.count else { return "" }
+    /// The column called `name` in this file's header. A format whose header must be exactly its columns (Google's)
+    /// names them by position instead: no hashing for each value of a million rows.
+    func column(_ name: String) -> Column { Column(name: name, index: columns[name]) }
+
+    /// The raw value (trimmed of surrounding spaces and tabs); empty when the row or header lacks the column.
+    func text(_ column: Column) -> String {
+        guard let index = column.index, index < fields.count else { return "" }
         return Self.trimmed(fields[index])
     }
+
+    /// The raw value of `name`.
+    func text(_ name: String) -> String { text(column(name)) }
 
     /// `value` without leading and trailing ASCII spaces and tabs; the same string when it has none (the common case
     /// costs two byte reads, not Foundation's character-set walk).
@@ -27,25 +40,34 @@ struct ReportFields {
     }
 
     /// The value, or `nil` when empty.
-    func optional(_ name: String) -> String? {
-        let value = text(name)
+    func optional(_ column: Column) -> String? {
+        let value = text(column)
         return value.isEmpty ? nil : value
     }
 
-    /// An error at `name`'s column.
-    func error(_ name: String, _ problem: String) -> PayoutError {
+    /// The value of `name`, or `nil` when empty.
+    func optional(_ name: String) -> String? { optional(column(name)) }
+
+    /// An error at the column.
+    func error(_ column: Column, _ problem: String) -> PayoutError {
         PayoutError(
-            .badFile, "\(name): \(problem)", file: file, line: line, column: columns[name].map { $0 + 1 })
+            .badFile, "\(column.name): \(problem)", file: file, line: line, column: column.index.map { $0 + 1 })
     }
 
+    /// An error at `name`'s column.
+    func error(_ name: String, _ problem: String) -> PayoutError { error(column(name), problem) }
+
     /// A decimal amount (`-4.99`, `1200`) as exact nanos.
-    func nanos(_ name: String) throws -> Int64 {
-        let value = text(name)
+    func nanos(_ column: Column) throws -> Int64 {
+        let value = text(column)
         guard let nanos = Self.nanos(value) else {
-            throw error(name, "expected a decimal number, found \"\(value.prefix(40))\"")
+            throw error(column, "expected a decimal number, found \"\(value.prefix(40))\"")
         }
         return nanos
     }
+
+    /// A decimal amount of `name`.
+    func nanos(_ name: String) throws -> Int64 { try nanos(column(name)) }
 
     /// A whole number.
     func integer(_ name: String) throws -> Int {
@@ -57,24 +79,30 @@ struct ReportFields {
     }
 
     /// An ISO 4217 currency code.
-    func currency(_ name: String) throws -> String {
-        let value = text(name)
+    func currency(_ column: Column) throws -> String {
+        let value = text(column)
         guard CurrencyCode.known.contains(value) else {
-            throw error(name, "unknown currency \"\(value.prefix(40))\" (expected an ISO 4217 code such as USD)")
+            throw error(column, "unknown currency \"\(value.prefix(40))\" (expected an ISO 4217 code such as USD)")
         }
         return value
     }
 
+    /// The currency of `name`.
+    func currency(_ name: String) throws -> String { try currency(column(name)) }
+
     /// An ISO 3166-1 alpha-2 country code (upper-cased), or `nil` when empty.
-    func country(_ name: String) throws -> String? {
-        let value = text(name)
+    func country(_ column: Column) throws -> String? {
+        let value = text(column)
         if value.isEmpty { return nil }
         let letters = Array(value.utf8)
         guard letters.count == 2, letters.allSatisfy({ (0x41...0x5A).contains($0 & 0xDF) }) else {
-            throw error(name, "expected a two-letter country code, found \"\(value.prefix(40))\"")
+            throw error(column, "expected a two-letter country code, found \"\(value.prefix(40))\"")
         }
         return letters.allSatisfy({ $0 < 0x5B }) ? value : value.uppercased()
     }
+
+    /// The country of `name`.
+    func country(_ name: String) throws -> String? { try country(column(name)) }
 
     /// Parses `-12.345` into nanos; at most 9 decimals, no exponent, no thousands separator.
     static func nanos(_ text: String) -> Int64? {

@@ -101,7 +101,7 @@ public struct CopyWriter: ~Copyable {
     public mutating func endRow() throws {
         buffer.append(10)
         fieldsInRow = 0
-        if buffer.count >= 262_144 { try flush() }
+        if buffer.count >= 65_536 { try flush() }
     }
 
     private mutating func startField() {
