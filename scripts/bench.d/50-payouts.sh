@@ -45,7 +45,10 @@ psql -q -d bench_payouts <<SQL
 INSERT INTO app (id, platform, store_app_id) VALUES ('bench-android', 'google', 'com.bench') ON CONFLICT DO NOTHING;
 INSERT INTO refund (app_id, platform, order_id, product_id, refunded_at, refund_type, quantity, gross_amount,
                     tax_amount, amount_precision, amount_source, currency, buyer_country, payload)
-SELECT 'bench-android', 'google', format('GPA.%s-0000-0000-%s', lpad(i::text, 4, '0'), lpad(i::text, 5, '0')),
+-- The report's ids: Python's {i:04d} and {i:05d} pad to at least 4 and 5 digits and never cut (lpad would).
+SELECT 'bench-android', 'google',
+       format('GPA.%s-0000-0000-%s', lpad(i::text, greatest(4, length(i::text)), '0'),
+              lpad(i::text, greatest(5, length(i::text)), '0')),
        'pro_monthly', timestamptz '2026-10-01 12:00:00-07' + (i % 30) * interval '1 day', 'full', 1,
        CASE WHEN i % 10 = 0 THEN 5000000000 ELSE 4990000000 END, 0, 9, 'store', 'USD', 'US', '{}'
 FROM generate_series(0, $payout_rows - 1) AS i;

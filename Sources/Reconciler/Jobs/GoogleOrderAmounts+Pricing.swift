@@ -27,11 +27,26 @@ extension GoogleOrderAmounts {
             let answer = try await client.batchGetOrdersAnswer(
                 packageName: app.storeAppId, orderIds: ids, purpose: purpose)
             var body = String(decoding: answer.body, as: UTF8.self)
-            // jsonb refuses the escaped NUL character that JSON allows: the kept payload reads U+FFFD instead.
-            if body.contains("\\u0000") { body = body.replacingOccurrences(of: "\\u0000", with: "\\ufffd") }
+            // jsonb refuses the escaped NUL character that JSON allows: the kept payload reads U+FFFD instead. Looked
+            // for in the bytes first: Foundation's `contains` on a megabyte answer cost a sixth of the sync.
+            if Self.holdsEscapedNul(answer.body) {
+                body = body.replacingOccurrences(of: "\\u0000", with: "\\ufffd")
+            }
             return OrdersAnswer(ids: ids, result: .success((answer.orders, body)))
         } catch {
             return OrdersAnswer(ids: ids, result: .failure(error))
+        }
+    }
+
+    /// Whether the JSON text holds `\u0000` (an escaped NUL).
+    static func holdsEscapedNul(_ body: Data) -> Bool {
+        let pattern: [UInt8] = Array("\\u0000".utf8)
+        return body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            guard bytes.count >= pattern.count else { return false }
+            for index in 0...(bytes.count - pattern.count) where bytes[index] == 0x5C {
+                if (1..<pattern.count).allSatisfy({ bytes[index + $0] == pattern[$0] }) { return true }
+            }
+            return false
         }
     }
 
