@@ -76,7 +76,9 @@ extension GoogleOrderStore {
             UPDATE refund r SET gross_amount = p.gross, tax_amount = p.tax, amount_precision = p.precision,
                 amount_source = p.source, currency = coalesce(p.currency, r.currency), quantity = p.quantity,
                 amount_note = p.note, buyer_country = coalesce(p.country, r.buyer_country),
-                product_id = coalesce(r.product_id, p.product), refund_reason = p.reason
+                product_id = coalesce(r.product_id, p.product), refund_reason = p.reason,
+                -- The unit price of a configured estimate goes when the store's amount replaces the estimate.
+                price_milli = CASE WHEN p.source = 'store' THEN NULL ELSE r.price_milli END
             FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::smallint[], $6::text[], $7::text[], $8::int[],
                         $9::text[], $10::text[], $11::text[], $12::text[])
                 AS p(id, gross, tax, precision, source, currency, quantity, note, country, product, reason)

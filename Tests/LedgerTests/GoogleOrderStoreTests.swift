@@ -22,7 +22,9 @@ import Testing
 
     /// Stores voided rows of `order` (`units` nil: the whole order) as a voided page would.
     static func void(
-        _ order: OrderHistoryBuilder, _ rows: [(units: Int?, millis: Int64)], on connection: PostgresConnection
+        _ order: OrderHistoryBuilder, _ rows: [(units: Int?, millis: Int64)],
+        prices: ConfiguredPrices = ConfiguredPrices(),
+        on connection: PostgresConnection
     ) throws {
         let json = rows.map { row in
             #"{"purchaseToken":"token-\#(order.orderId)","orderId":"\#(order.orderId)","voidedTimeMillis":"\#(row.millis)""#
@@ -33,7 +35,7 @@ import Testing
         let intake = RefundRecord.intake(page, receivedAt: Date(timeIntervalSince1970: 1_800_000_000))
         #expect(intake.quarantined.isEmpty)
         _ = try connection.transaction { connection in
-            try RefundLedger(appId: "droid").upsert(intake.records, runId: nil, on: connection)
+            try RefundLedger(appId: "droid", prices: prices).upsert(intake.records, runId: nil, on: connection)
         }
     }
 
@@ -113,6 +115,33 @@ import Testing
         #expect(try estimate.decode("gross_amount") as Int64 == 1_500_000)
         #expect(try estimate.decode("currency") as String == "JPY")
         #expect(try estimate.decode("amount_source") as String == "configured")
+    }
+
+    /// A voided row of an order already known (its currency too) is estimated at the configured unit price; when
+    /// the order then says what it refunded, the store's amount replaces the estimate and nothing of it stays: the
+    /// row equals one priced by the store at once (a chaos run found the configured unit price left behind).
+    @Test func theStoresAmountReplacesAnEstimateWhole() throws {
+        let connection = try Self.database("ledger_estimate_replaced")
+        defer { connection.close() }
+        let prices = ConfiguredPrices(["coins": ["JPY": 1_500_000]])
+        var order = OrderHistoryBuilder(currency: "JPY", total: "1500", tax: "136", quantity: 1)
+        try Self.void(order, [(nil, Self.t0)], on: connection)
+        // The row as the ledger's upsert writes an estimate (`RefundLedger`, a record marked estimated).
+        try connection.execute(
+            """
+            UPDATE refund SET gross_amount = 1500000, amount_precision = 3, amount_source = 'configured',
+                              price_milli = 1500000, currency = 'JPY'
+            """)
+        order.state = "REFUNDED"
+        order.fullRefund("1500", tax: "136", at: Self.t0 + 1000)
+        _ = try Self.store(order, prices: prices, on: connection)
+        let priced = try connection.query(
+            "SELECT gross_amount, amount_precision, amount_source, price_milli FROM refund")[0]
+        // JPY 1500 in nanos, as the store's amounts are kept.
+        #expect(try priced.decode("gross_amount") as Int64 == 1_500_000_000_000)
+        #expect(try priced.decode("amount_precision") as Int == 9)
+        #expect(try priced.decode("amount_source") as String == "store")
+        #expect(try priced.decodeIfPresent("price_milli", as: Int64.self) == nil)
     }
 
     /// Issue 27 item 4: impossible voided rows go to the quarantine, with their reason.
