@@ -15,6 +15,26 @@ public struct QuarantineEntry: Codable, Sendable, Equatable {
     public var resolution: String?
     public var resolutionNote: String?
     public var raw: String
+
+    /// Creates an entry (the table's columns, for rendering and tests).
+    public init(
+        id: Int64, app: String, job: String, naturalKey: String?, reason: String, sqlState: String?,
+        quarantinedAt: Date, lastSeenAt: Date, seenCount: Int, resolution: String?, resolutionNote: String?,
+        raw: String
+    ) {
+        self.id = id
+        self.app = app
+        self.job = job
+        self.naturalKey = naturalKey
+        self.reason = reason
+        self.sqlState = sqlState
+        self.quarantinedAt = quarantinedAt
+        self.lastSeenAt = lastSeenAt
+        self.seenCount = seenCount
+        self.resolution = resolution
+        self.resolutionNote = resolutionNote
+        self.raw = raw
+    }
 }
 
 /// What the operator's commands read and change in the `quarantine` table.

@@ -7,6 +7,12 @@ import Foundation
 /// and `infinity` / `-infinity` (read as `Date.distantFuture` / `Date.distantPast`); also RFC 3339's lower-case `t`
 /// and `z`. A time without an offset is read as UTC (``hasOffset(_:)`` tells whether it had one).
 public enum PostgresTimestamp {
+    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ`: how every time a person reads is printed (logs, `status`,
+    /// reports, `quarantine list`, backfill progress), to the millisecond, the stores' own precision.
+    public static func millis(_ date: Date) -> String {
+        String(format(date).prefix(23)) + "Z"
+    }
+
     /// Formats a date as `YYYY-MM-DDTHH:MM:SS.ffffffZ`.
     public static func format(_ date: Date) -> String {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())

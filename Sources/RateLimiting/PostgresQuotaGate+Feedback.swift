@@ -23,7 +23,7 @@ extension PostgresQuotaGate {
                     level: capped ? .warning : .info,
                     "store throttled calls: blocking them for every process",
                     metadata: [
-                        "app": "\(app)", "api": "\(api)", "blockedUntil": "\(PostgresTimestamp.format(until))",
+                        "app": "\(app)", "api": "\(api)", "blockedUntil": "\(PostgresTimestamp.millis(until))",
                         "reason": "\(block.reason)",
                     ])
             case .dailyQuotaExhausted:

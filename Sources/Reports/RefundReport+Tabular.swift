@@ -258,7 +258,7 @@ extension RefundReport {
 enum PostgresTimestampText {
     static func iso(_ date: Date) -> String {
         // "2026-11-22T04:32:50.123456Z" -> "2026-11-22T04:32:50.123Z"
-        String(PostgresTimestamp.format(date).dropLast(4)) + "Z"
+        PostgresTimestamp.millis(date)
     }
 }
 

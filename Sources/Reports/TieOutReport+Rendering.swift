@@ -73,31 +73,17 @@ extension TieOutReport {
         var text =
             "Tie-out \(month) (amounts in major units, positive for money given back; difference = ledger - report)\n"
         for app in missingReports { text += "no financial report loaded for \(app) in \(month)\n" }
-        text += Self.align([Self.totalColumns] + totals.map(Self.cells))
+        text += TextColumns.align([Self.totalColumns] + totals.map(Self.cells))
         if !payoutCosts.isEmpty {
             text += "\nRefunds' cost in payouts (merchant currency)\n"
-            text += Self.align(
+            text += TextColumns.align(
                 [["store", "app", "currency", "cost"]]
                     + payoutCosts.map { [$0.store, $0.app, $0.currency, Self.amount($0.nanos, $0.currency)] })
         }
         if detail {
-            text += "\n" + Self.align([Self.detailColumns] + lines.map(Self.cells))
+            text += "\n" + TextColumns.align([Self.detailColumns] + lines.map(Self.cells))
         }
         return text
-    }
-
-    static func align(_ rows: [[String]]) -> String {
-        guard let header = rows.first else { return "" }
-        var widths = header.map(\.count)
-        for row in rows {
-            for (index, cell) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], cell.count)
-            }
-        }
-        return rows.map { row in
-            row.enumerated().map { index, cell in cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n") + "\n"
     }
 }
 

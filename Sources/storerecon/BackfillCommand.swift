@@ -179,9 +179,9 @@ extension BackfillAppleRefundsCommand {
     static func describe(_ app: String, _ progress: AppleBackfillProgress?) -> String {
         guard let progress else { return "\(app): no backfill started" }
         let state =
-            progress.canceledAt.map { "canceled \(PostgresTimestamp.format($0))" }
-            ?? progress.finishedAt.map { "finished \(PostgresTimestamp.format($0))" } ?? "pending"
-        return "\(app): backfill started \(PostgresTimestamp.format(progress.startedAt)), \(state): "
+            progress.canceledAt.map { "canceled \(PostgresTimestamp.millis($0))" }
+            ?? progress.finishedAt.map { "finished \(PostgresTimestamp.millis($0))" } ?? "pending"
+        return "\(app): backfill started \(PostgresTimestamp.millis(progress.startedAt)), \(state): "
             + "\(progress.queued) customers queued, \(progress.done) done, \(progress.left) left"
     }
 }

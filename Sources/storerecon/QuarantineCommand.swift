@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RateLimiting
 import Reconciler
+import Reports
 
 /// `storerecon quarantine list | retry | drop`.
 struct QuarantineCommand: AsyncParsableCommand {
@@ -35,32 +36,9 @@ struct QuarantineCommand: AsyncParsableCommand {
                 let connection = try runtime.connect()
                 defer { connection.close() }
                 let entries = try QuarantineRetry.list(app: app, all: all, on: connection)
-                switch format {
-                case .json:
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                    encoder.dateEncodingStrategy = .iso8601
-                    print(String(decoding: try encoder.encode(entries), as: UTF8.self))
-                case .table:
-                    print(Self.table(entries))
-                }
+                let text = format == .json ? try QuarantineListing.json(entries) : QuarantineListing.table(entries)
+                print(text, terminator: "")
             }
-        }
-
-        static func table(_ entries: [QuarantineRetry.Entry]) -> String {
-            guard !entries.isEmpty else { return "no quarantined rows" }
-            let formatter = ISO8601DateFormatter()
-            var lines = ["id\tapp\tjob\tkey\tseen\tlast seen\tstate\treason"]
-            for entry in entries {
-                let key = entry.naturalKey.map { $0.count > 40 ? String($0.prefix(37)) + "..." : $0 } ?? "-"
-                let state = entry.resolution ?? "open"
-                let reason = entry.reason.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(
-                    of: "\t", with: " ")
-                lines.append(
-                    "\(entry.id)\t\(entry.app)\t\(entry.job)\t\(key)\t\(entry.seenCount)\t"
-                        + "\(formatter.string(from: entry.lastSeenAt))\t\(state)\t\(reason)")
-            }
-            return lines.joined(separator: "\n")
         }
     }
 

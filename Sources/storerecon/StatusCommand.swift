@@ -62,7 +62,7 @@ enum StatusJSON {
 
     /// `2026-11-22T04:32:50.123Z`.
     static func rfc3339(_ date: Date) -> String {
-        String(PostgresTimestamp.format(date).dropLast(4)) + "Z"
+        PostgresTimestamp.millis(date)
     }
 }
 
@@ -147,13 +147,17 @@ enum StatusTable {
                 }
             }
             for state in app.subscriptionStates {
-                let name = state.state == "unknown" ? "not checked yet" : state.state
+                // The JSON's names, with a gloss where the name alone would mislead.
+                let name = state.state == "unknown" ? "unknown (not checked yet)" : state.state
                 lines.append("  subscriptions \(name)\(state.entitled ? " (entitled)" : ""): \(state.count)")
             }
             if app.refunds > 0, !app.refundAmounts.isEmpty {
-                let parts = ["store", "pending", "estimated", "unknown", "order_not_found", "no_permission"]
-                    .map { "\($0.replacingOccurrences(of: "_", with: " ")) \(app.refundAmounts[$0] ?? 0)" }
-                lines.append("  refund amounts: " + parts.joined(separator: ", "))
+                func counts(_ names: [String]) -> String {
+                    names.map { "\($0) \(app.refundAmounts[$0] ?? 0)" }.joined(separator: ", ")
+                }
+                lines.append(
+                    "  refund amounts of \(app.refunds): \(counts(StatusReport.amountBuckets)); "
+                        + "of the unknown or estimated: \(counts(StatusReport.amountNotes))")
             }
         }
         if !report.tableCounts.isEmpty {

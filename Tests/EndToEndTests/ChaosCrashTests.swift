@@ -9,7 +9,8 @@ import Testing
 /// passed, whatever the kills cut.
 @Suite("chaos: SIGKILL at random points of a nightly run")
 struct ChaosCrashTests {
-    static let rounds = 5
+    /// Three rounds in the suite (30 kills); `STORERECON_CHAOS_ROUNDS=N` plays more.
+    static let rounds = ProcessInfo.processInfo.environment["STORERECON_CHAOS_ROUNDS"].flatMap { Int($0) } ?? 3
     static let killsPerRound = 10
 
     /// Starts a nightly run and kills it after `delay` seconds unless it ended first. Returns whether it was killed
@@ -36,7 +37,7 @@ struct ChaosCrashTests {
         return (false, ran)
     }
 
-    /// Five fresh databases, ten kills on each back to back (each run resumes what the killed one before left), then
+    /// Fresh databases (``rounds``), ten kills on each back to back (each run resumes what the killed one before left), then
     /// one clean run and the comparison. The first delay of a round is drawn over an uninterrupted run's duration;
     /// when a run ends before its kill, later delays are drawn over that shorter run, so kills keep landing inside
     /// the work that is left (until none is, and they land in a run that only checks).

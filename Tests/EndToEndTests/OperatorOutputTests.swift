@@ -236,13 +236,52 @@ struct OperatorOutputTests {
         let status = try run(["status"])
         let text = status.stdout
         #expect(text.contains("last google_voided: ok at 2026-11-22T04:05:00.000Z"), "\(text)")
-        #expect(text.contains("subscriptions not checked yet: 1"), "\(text)")
+        #expect(text.contains("subscriptions unknown (not checked yet): 1"), "\(text)")
         #expect(!text.contains("(entitled)"), "\(text)")
         #expect(text.contains("checkpoint google_voided: 3 days 5 h behind"), "\(text)")
         #expect(text.contains("quota today google.voidedpurchases:"), "\(text)")
         #expect(text.contains("0 held back, 0 throttled"), "\(text)")
         #expect(!text.contains("apple."), "an Apple API in a Google app's status: \(text)")
         #expect(!text.contains("refused"), "\(text)")
+    }
+
+    /// Every refund is in one amount bucket (Apple family revokes included), and the text names them as the JSON
+    /// does.
+    @Test func statusRefundAmountsAddUpUnderTheJSONsNames() throws {
+        #expect(try run(["migrate"]).status == 0)
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        try connection.executeScript(
+            """
+            INSERT INTO app (id, platform, store_app_id) VALUES ('demo-ios', 'apple', 'com.example.demo');
+            INSERT INTO refund (app_id, platform, order_id, refunded_at, refund_type, payload, gross_amount,
+                                amount_source, amount_note)
+            VALUES ('demo-ios', 'apple', 't1', now(), 'full', '{}', 990, 'store', NULL),
+                   ('demo-ios', 'apple', 't2', now(), 'family_revoke', '{}', NULL, NULL, 'family_revoke'),
+                   ('demo-ios', 'apple', 't3', now(), 'full', '{}', NULL, NULL, NULL),
+                   ('demo-ios', 'apple', 't4', now(), 'full', '{}', 500, 'configured', 'order_not_found');
+            """)
+        try """
+        database:
+          url: "\(conninfo)"
+        apps:
+          - { id: demo-ios, platform: apple, bundleId: com.example.demo, environment: sandbox, issuerId: i, keyId: k,
+              privateKeyFile: /nonexistent.p8, rootCertificates: [/nonexistent.cer] }
+        """.write(to: directory.appendingPathComponent("ios.yaml"), atomically: true, encoding: .utf8)
+        let status = try run(["status", "--config", "ios.yaml"])
+        let text = status.stdout
+        #expect(!text.isEmpty, "\(status.stderr)")
+        #expect(
+            text.contains(
+                "refund amounts of 4: store 1, pending 0, estimated 1, unknown 1, family_revoke 1; "
+                    + "of the unknown or estimated: order_not_found 1, no_permission 0"), "\(text)")
+        let json = try run(["status", "--config", "ios.yaml", "--format", "json"]).stdout
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let app = try #require((object["apps"] as? [[String: Any]])?.first)
+        let amounts = try #require(app["refundAmounts"] as? [String: Int])
+        let buckets = ["store", "pending", "estimated", "unknown", "family_revoke"]
+        #expect(buckets.map { amounts[$0] ?? -1 }.reduce(0, +) == app["refunds"] as? Int)
+        for name in amounts.keys { #expect(text.contains(" \(name) "), "the text lacks the JSON's \(name)") }
     }
 
     @Test func statusJSONTimesAreRFC3339() throws {

@@ -239,6 +239,6 @@ public struct GoogleVoidedSync: Sendable {
     }
 
     static func text(_ date: Date) -> String {
-        String(PostgresTimestamp.format(date).prefix(19)) + "Z"
+        PostgresTimestamp.millis(date)
     }
 }

@@ -181,6 +181,10 @@ struct RecheckStore: Sendable {
             return (nil, oldToken, [])
         }
         let root = previous.chainRootStoreId ?? previous.storeId
+        if previous.state == .unknown {
+            try markUnanswered(previous, replacedBy: successor, root: root, now: now, dryRun: dryRun, on: connection)
+            return (previous.productId, root, [])
+        }
         var transitions: [RecordedTransition] = []
         if previous.state != .replaced || previous.entitled || previous.replacedByStoreId != successor.storeId {
             if !dryRun {
@@ -203,6 +207,25 @@ struct RecheckStore: Sendable {
             }
         }
         return (previous.productId, root, transitions)
+    }
+
+    /// A token the stores never answered for yet (state `unknown`) that a successor names: it stops granting and
+    /// joins the chain at once, but its state and its first transition wait for its own answer (flagged, so it is
+    /// due tonight or next night), which `settle` keeps replaced. Whichever of the two tokens a recheck reaches
+    /// first, and wherever a crash cuts between them, the log then reads the same: one `first_seen` to replaced
+    /// with the old token's own order.
+    private func markUnanswered(
+        _ previous: StoredSubscription, replacedBy successor: StoredSubscription, root: String, now: Date,
+        dryRun: Bool, on connection: PostgresConnection
+    ) throws {
+        guard !dryRun else { return }
+        try connection.execute(
+            """
+            UPDATE subscription SET entitled = false, replaced_by_store_id = $2, chain_root_store_id = $3,
+                flagged_at = coalesce(flagged_at, $4), flag_reason = coalesce(flag_reason, 'replaced'),
+                updated_at = now()
+            WHERE id = $1
+            """, [previous.id, successor.storeId, root, now])
     }
 
     private func recordMissing(

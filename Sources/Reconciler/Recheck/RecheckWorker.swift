@@ -72,7 +72,10 @@ final class RecheckWorker {
         case .missing:
             summary.missing += 1
             context.counters.add("missing")
-            context.logger.warning("\(name): the store does not know it any more; marked missing")
+            // A dry run writes nothing: its "would record" line says what a real run would mark.
+            if !context.dryRun {
+                context.logger.warning("\(name): the store does not know it any more; marked missing")
+            }
         case .unknownState(let raw):
             summary.unknownStates += 1
             context.counters.add("unknown_state")

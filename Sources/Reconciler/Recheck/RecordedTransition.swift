@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// One status change the recheck job recorded (or, with `--dry-run`, would record).
 public struct RecordedTransition: Sendable, Equatable {
@@ -43,6 +44,6 @@ public struct RecordedTransition: Sendable, Equatable {
 
     private static func text(_ date: Date?) -> String {
         guard let date else { return "-" }
-        return date.formatted(.iso8601)
+        return PostgresTimestamp.millis(date)
     }
 }

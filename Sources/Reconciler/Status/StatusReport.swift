@@ -30,9 +30,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var quotaToday: [QuotaUsage] = []
         /// What stops calls now: stores' throttling answers, a spent day, a configured cap reached.
         public var quotaBlocks: [QuotaBlock] = []
-        /// Refunds by what is known of their amount: `store` (settled), `pending` (Google has not settled it),
-        /// `estimated` (configured prices), `unknown`, and of the unknown or estimated ones `order_not_found` and
-        /// `no_permission`.
+        /// Refunds by what is known of their amount, each in one of ``StatusReport/amountBuckets`` (they add up to
+        /// `refunds`): `store` (settled), `pending` (Google has not settled it), `estimated` (configured prices),
+        /// `unknown`, `family_revoke` (Apple Family Sharing: nothing was charged to the member); and of the unknown
+        /// or estimated ones, ``StatusReport/amountNotes``: `order_not_found` and `no_permission`.
         public var refundAmounts: [String: Int] = [:]
         /// Quarantined rows not yet acknowledged (retried into the ledger or dropped), per job.
         public var quarantined: [Quarantine.OpenCount] = []
@@ -78,6 +79,11 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var entitled: Bool
         public var count: Int
     }
+
+    /// The refund-amount buckets of ``AppStatus/refundAmounts``: every refund is in exactly one.
+    public static let amountBuckets = ["store", "pending", "estimated", "unknown", "family_revoke"]
+    /// Why the unknown or estimated amounts are not the store's (counted apart from the buckets).
+    public static let amountNotes = ["order_not_found", "no_permission"]
 
     /// Whether the schema is exactly current.
     public var schemaCurrent: Bool
@@ -133,15 +139,22 @@ public struct StatusReport: Codable, Sendable, Equatable {
             try gatherJobs(into: &status, configuration: configuration, on: connection)
             let amounts = try connection.query(
                 """
-                SELECT count(*) FILTER (WHERE amount_source = 'store' AND amount_note IS DISTINCT FROM 'pending') AS store,
-                       count(*) FILTER (WHERE amount_note = 'pending') AS pending,
-                       count(*) FILTER (WHERE amount_source = 'configured') AS estimated,
-                       count(*) FILTER (WHERE gross_amount IS NULL AND refund_type <> 'family_revoke') AS unknown,
+                SELECT count(*) FILTER (WHERE bucket = 'store') AS store,
+                       count(*) FILTER (WHERE bucket = 'pending') AS pending,
+                       count(*) FILTER (WHERE bucket = 'estimated') AS estimated,
+                       count(*) FILTER (WHERE bucket = 'unknown') AS unknown,
+                       count(*) FILTER (WHERE bucket = 'family_revoke') AS family_revoke,
                        count(*) FILTER (WHERE amount_note = 'order_not_found') AS order_not_found,
                        count(*) FILTER (WHERE amount_note = 'no_permission') AS no_permission
-                FROM refund WHERE app_id = $1
+                FROM (SELECT amount_note,
+                             CASE WHEN refund_type = 'family_revoke' THEN 'family_revoke'
+                                  WHEN amount_note = 'pending' THEN 'pending'
+                                  WHEN amount_source = 'store' THEN 'store'
+                                  WHEN amount_source = 'configured' THEN 'estimated'
+                                  ELSE 'unknown' END AS bucket
+                      FROM refund WHERE app_id = $1) r
                 """, [app.id])[0]
-            for column in ["store", "pending", "estimated", "unknown", "order_not_found", "no_permission"] {
+            for column in Self.amountBuckets + Self.amountNotes {
                 status.refundAmounts[column] = try amounts.decode(column, as: Int.self)
             }
             if let denied = status.refundAmounts["no_permission"], denied > 0 {
@@ -163,8 +176,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
             }
             for gap in status.gaps {
                 report.attention.append(
-                    "\(app.id): \(gap.job) gap #\(gap.id) \(PostgresTimestamp.format(gap.from)) – "
-                        + "\(PostgresTimestamp.format(gap.to)) could not be fetched (older than the store keeps); "
+                    "\(app.id): \(gap.job) gap #\(gap.id) \(PostgresTimestamp.millis(gap.from)) – "
+                        + "\(PostgresTimestamp.millis(gap.to)) could not be fetched (older than the store keeps); "
                         + "once dealt with: storerecon gaps acknowledge \(gap.id)")
             }
             status.quarantined = try Quarantine.openCounts(app: app.id, on: connection)

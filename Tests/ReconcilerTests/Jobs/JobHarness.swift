@@ -19,10 +19,14 @@ struct JobHarness: Sendable {
         gate = PostgresQuotaGate(conninfo: stores.conninfo, policy: policy, clock: ContinuousClock())
     }
 
-    func runner(shutdown: ShutdownSignal = ShutdownSignal(), dryRun: Bool = false) -> JobRunner {
-        var logger = Logger(label: "test")
+    func runner(shutdown: ShutdownSignal = ShutdownSignal(), dryRun: Bool = false, logger given: Logger? = nil)
+        -> JobRunner
+    {
+        var logger = given ?? Logger(label: "test")
         // STORERECON_TEST_LOG=debug shows a job's timeline (every store call and page) when a test needs reading.
-        logger.logLevel = ProcessInfo.processInfo.environment["STORERECON_TEST_LOG"] == "debug" ? .debug : .warning
+        if given == nil {
+            logger.logLevel = ProcessInfo.processInfo.environment["STORERECON_TEST_LOG"] == "debug" ? .debug : .warning
+        }
         return JobRunner(
             configuration: stores.configuration, gate: gate, shutdown: shutdown, dryRun: dryRun, quiet: true,
             logger: logger, now: stores.now)

@@ -119,11 +119,19 @@ struct OddDataTests {
             #expect(states == ["23514"])
             #expect(try harness.checkpoint().highWater != nil, "the window drained")
 
-            try harness.connection().execute("ALTER TABLE refund DROP CONSTRAINT test_no_seven")
             let connection = try harness.connection()
             let retry = QuarantineRetry(
                 configuration: harness.stores.configuration, connection: connection, logger: Logger(label: "test")
             ) { _ in throw ReconcilerError(.failed, "no Apple app here") }
+            // A retry before the fix keeps each row where it is: same id, still open, counted once more.
+            let before = try QuarantineRetry.list(app: nil, all: true, on: connection)
+            let early = try await retry.retry(id: nil, app: nil)
+            #expect(early.landed == 0 && early.stillRefused == refused.count)
+            let after = try QuarantineRetry.list(app: nil, all: true, on: connection)
+            #expect(after.map(\.id) == before.map(\.id), "a retry renumbered the rows it could not store")
+            #expect(after.allSatisfy { $0.resolution == nil })
+
+            try harness.connection().execute("ALTER TABLE refund DROP CONSTRAINT test_no_seven")
             let first = try #require(try QuarantineRetry.list(app: nil, all: false, on: connection).first)
             #expect(try QuarantineRetry.drop(id: first.id, reason: "checked by hand", on: connection))
             let outcome = try await retry.retry(id: nil, app: nil)

@@ -107,6 +107,12 @@ struct RecheckBehaviourTests {
                     VALUES ($1, $2, 'com.example.basic.monthly', $3, $3)
                     """, [app, storeId, now.addingTimeInterval(3600)])
             }
+            // A dry run says what it would do, never that it did it.
+            let dry = Lines()
+            _ = try await harness.recheck(dryRun: true, logger: dry.logger, output: dry.append)
+            #expect(dry.all.filter { $0.hasPrefix("would record: ") && $0.contains("-> missing") }.count == 2)
+            #expect(!dry.all.contains { $0.contains("marked") }, "\(dry.all)")
+            #expect(try harness.rows().values.allSatisfy { $0.state != "missing" })
             harness.simulator.resetStatistics()
             let results = try await harness.recheck()
             #expect(results.values.allSatisfy { $0.exitCode == 0 && $0.counts["missing"] == 1 })

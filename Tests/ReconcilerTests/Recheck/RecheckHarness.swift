@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Postgres
 import Reconciler
 import StoreSimulator
@@ -21,13 +22,13 @@ struct RecheckHarness {
     }
 
     /// One recheck of every configured app, through the JobRunner as the CLI runs it.
-    func recheck(dryRun: Bool = false, output: @escaping @Sendable (String) -> Void = { _ in }) async throws
-        -> [String: JobRunner.Result]
-    {
+    func recheck(
+        dryRun: Bool = false, logger: Logger? = nil, output: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws -> [String: JobRunner.Result] {
         var results: [String: JobRunner.Result] = [:]
         let configuration = stores.configuration
         for app in configuration.apps {
-            results[app.id] = try await jobs.runner(dryRun: dryRun).run(
+            results[app.id] = try await jobs.runner(dryRun: dryRun, logger: logger).run(
                 job: ExpiryRecheck.job, app: app, waitForLock: false
             ) { environment in
                 try await Self.body(app: app, configuration: configuration, output: output)(environment)
@@ -171,4 +172,28 @@ final class Lines: Sendable {
     private let lines = Mutex<[String]>([])
     var all: [String] { lines.withLock { $0 } }
     func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    /// A logger whose messages (info and above) are appended here.
+    var logger: Logger {
+        Logger(label: "test") { _ in LinesLogHandler(lines: self) }
+    }
+}
+
+/// The log handler of ``Lines/logger``.
+struct LinesLogHandler: LogHandler {
+    let lines: Lines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
+        lines.append("\(level): \(message)")
+    }
 }
