@@ -86,7 +86,21 @@ struct ServeCommand: AsyncParsableCommand {
         try await StoreSimulator.serve(options) { simulator in
             let bound = simulator.baseURL.port ?? written
             if bound != written {
-                try? directory.writeEndpoints(spec: spec, keys: keys, settings: settings, port: bound)
+                // Said on stderr (stdout carries only the URL, for scripts): the operator's files changed.
+                do {
+                    try directory.writeEndpoints(
+                        spec: spec, keys: keys, settings: settings, port: bound, replacing: written)
+                    FileHandle.standardError.write(
+                        Data(
+                            ("storesim: listening on port \(bound), not \(written) as init wrote: the simulator URLs in "
+                                + "\(directory.url.path)/storerecon.yaml and play-sa.json now name \(bound) "
+                                + "(the rest of the files is unchanged)\n").utf8))
+                } catch {
+                    FileHandle.standardError.write(
+                        Data(
+                            ("storesim: listening on port \(bound), but \(directory.url.path)/storerecon.yaml could not "
+                                + "be updated (it still names \(written)): \(error)\n").utf8))
+                }
             }
             // Unbuffered, so a script waiting for the URL sees it at once.
             FileHandle.standardOutput.write(Data((simulator.baseURL.absoluteString + "\n").utf8))

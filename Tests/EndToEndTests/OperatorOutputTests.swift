@@ -37,6 +37,28 @@ struct OperatorOutputTests {
         return try String(contentsOf: root.appendingPathComponent("cron").appendingPathComponent(name), encoding: .utf8)
     }
 
+    /// The Runbook's install steps create every directory a shipped unit writes to (a missing `ReadWritePaths=`
+    /// fails the unit at start) and enable every shipped timer.
+    @Test func theRunbookPreparesWhatTheUnitsNeed() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let runbook = try String(contentsOf: root.appendingPathComponent("Runbook.md"), encoding: .utf8)
+        let files = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("cron").path)
+        for unit in files where unit.hasSuffix(".service") {
+            for line in try Self.shipped(unit).split(separator: "\n") where line.hasPrefix("ReadWritePaths=") {
+                for path in line.dropFirst("ReadWritePaths=".count).split(separator: " ") {
+                    #expect(
+                        runbook.range(of: "install -d [^\n]*\(path)", options: .regularExpression) != nil,
+                        "\(unit) writes to \(path), which the Runbook never creates")
+                }
+            }
+        }
+        let enable = try #require(runbook.split(separator: "\n").first { $0.contains("systemctl enable") })
+        for timer in files where timer.hasSuffix(".timer") {
+            #expect(enable.contains(timer), "the Runbook does not enable \(timer)")
+        }
+    }
+
     /// Runs storerecon from a shell with the `UMask=` of the shipped nightly unit (0077).
     func runUnderUmask0077(_ arguments: [String], environment: [String: String] = [:]) throws -> Int32 {
         let unit = try Self.shipped("storerecon-nightly.service")

@@ -69,8 +69,15 @@ struct AdminAndSetupTests {
             try JSONSerialization.jsonObject(
                 with: try Data(contentsOf: URL(fileURLWithPath: path + "/play-sa.json"))) as? [String: Any]
         #expect(serviceAccount?["token_uri"] as? String == "http://127.0.0.1:9123/token")
-        try directory.writeEndpoints(spec: spec, keys: keys, settings: settings, port: 9200)
+        // `serve` on another port changes the URLs and keeps what the operator added (as scripts/demo does).
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path + "/storerecon.yaml"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("sync: { appleSweepCustomers: 100 }\n".utf8))
+        try handle.close()
+        try directory.writeEndpoints(spec: spec, keys: keys, settings: settings, port: 9200, replacing: 9123)
         let rewritten = try ConfigurationLoader(environment: [:]).load(path: path + "/storerecon.yaml")
         #expect(rewritten.apps.first { $0.platform == .google }?.baseURL == "http://127.0.0.1:9200")
+        #expect(rewritten.apps.first { $0.platform == .apple }?.sandboxBaseURL == "http://127.0.0.1:9200/sandbox")
+        #expect(rewritten.sync.appleSweepCustomers == 100, "the operator's edit was lost")
     }
 }

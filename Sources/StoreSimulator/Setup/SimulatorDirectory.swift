@@ -76,12 +76,21 @@ public struct SimulatorDirectory: Sendable {
     }
 
     /// Writes the two files that name the port: `play-sa.json` and `storerecon.yaml`.
-    public func writeEndpoints(spec: ScenarioSpec, keys: SimulatorKeys, settings: ServeSettings, port: Int) throws {
+    /// - Parameter oldPort: the port the files name now (`serve` bound another): an existing `storerecon.yaml` then
+    ///   keeps every edit made to it, and only its simulator URLs change.
+    public func writeEndpoints(
+        spec: ScenarioSpec, keys: SimulatorKeys, settings: ServeSettings, port: Int, replacing oldPort: Int? = nil
+    ) throws {
         let base = "http://\(settings.host):\(port)"
         try writeSecret(keys.serviceAccount.json(tokenURI: base + "/token"), to: file("play-sa.json"))
-        let yaml = StoreReconConfigWriter(
-            spec: spec, keys: keys, directory: url, baseURL: base, databaseURL: settings.databaseURL
-        ).yaml()
+        let yaml: String
+        if let oldPort, let existing = try? String(contentsOf: file("storerecon.yaml"), encoding: .utf8) {
+            yaml = existing.replacingOccurrences(of: "http://\(settings.host):\(oldPort)", with: base)
+        } else {
+            yaml = StoreReconConfigWriter(
+                spec: spec, keys: keys, directory: url, baseURL: base, databaseURL: settings.databaseURL
+            ).yaml()
+        }
         try Data(yaml.utf8).write(to: file("storerecon.yaml"))
     }
 
