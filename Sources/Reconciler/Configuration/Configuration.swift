@@ -172,68 +172,6 @@ public struct SyncConfig: Decodable, Sendable, Equatable {
     }
 }
 
-/// One entry of `products:`: a tier for upgrade/downgrade classification and prices for Google refunds.
-public struct ProductConfig: Decodable, Sendable, Equatable {
-    /// Higher tiers are upgrades.
-    public var tier: Int?
-    /// The product's price in milliunits of `currency` (the single-currency form of `prices`).
-    public var priceMilli: Int64?
-    /// ISO 4217 currency of `priceMilli`.
-    public var currency: String?
-    /// The product's price per ISO 4217 currency, in milliunits (`prices: {USD: 9.99, JPY: 1500}` in the file).
-    public var prices: [String: Int64]
-
-    enum CodingKeys: String, CodingKey, CaseIterable { case tier, priceMilli, currency, prices }
-
-    /// Creates a product entry.
-    public init(tier: Int? = nil, priceMilli: Int64? = nil, currency: String? = nil, prices: [String: Int64] = [:]) {
-        self.tier = tier
-        self.priceMilli = priceMilli
-        self.currency = currency
-        self.prices = prices
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try rejectUnknownKeys(decoder, CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        tier = try container.decodeIfPresent(Int.self, forKey: .tier)
-        priceMilli = try container.decodeIfPresent(Int64.self, forKey: .priceMilli)
-        currency = try container.decodeIfPresent(String.self, forKey: .currency)?.uppercased()
-        prices = [:]
-        for (code, text) in try container.decodeIfPresent([String: String].self, forKey: .prices) ?? [:] {
-            guard code.count == 3, code.allSatisfy({ $0.isLetter && $0.isASCII }) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .prices, in: container, debugDescription: "\(code): expected an ISO 4217 currency code")
-            }
-            guard let milli = Self.milli(text) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .prices, in: container,
-                    debugDescription: "\(code): \(text) is not a price (a number with at most 3 decimals, e.g. 9.99)")
-            }
-            prices[code.uppercased()] = milli
-        }
-    }
-
-    /// Every configured price by currency: `prices`, and `priceMilli` in `currency`.
-    public var pricesByCurrency: [String: Int64] {
-        var all = prices
-        if let priceMilli, let currency, all[currency] == nil { all[currency] = priceMilli }
-        return all
-    }
-
-    /// `"9.99"` as milliunits (9990), exactly; `nil` for anything but a non-negative number of at most 3 decimals.
-    static func milli(_ text: String) -> Int64? {
-        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        guard let units = Int64(parts[0]), units >= 0, parts[0].allSatisfy(\.isNumber) else { return nil }
-        let fraction = parts.count == 2 ? parts[1] : ""
-        guard fraction.count <= 3, fraction.allSatisfy(\.isNumber), parts.count == 1 || !fraction.isEmpty,
-            let thousandths = Int64(fraction + String(repeating: "0", count: 3 - fraction.count))
-        else { return nil }
-        let (scaled, overflow) = units.multipliedReportingOverflow(by: 1000)
-        return overflow ? nil : scaled + thousandths
-    }
-}
-
 /// `reports:`.
 public struct ReportsConfig: Decodable, Sendable, Equatable {
     /// The IANA time zone that report dates are in (default UTC).

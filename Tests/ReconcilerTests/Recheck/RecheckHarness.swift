@@ -190,10 +190,7 @@ struct LinesLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        lines.append("\(level): \(message)")
+    func log(event: LogEvent) {
+        lines.append("\(event.level): \(event.message)")
     }
 }
