@@ -6,25 +6,15 @@ import Testing
 /// Runs the built `storerecon` binary as cron would and checks exit codes, output and the database.
 @Suite("storerecon binary: migrate, import, status")
 struct CommandLineTests {
-    let conninfo: String
-    let directory: URL
-    let storerecon: BuiltExecutable
+    let workspace: CommandWorkspace
+    var conninfo: String { workspace.conninfo }
+    var directory: URL { workspace.directory }
+    var storerecon: BuiltExecutable { workspace.storerecon }
 
-    init() throws {
-        conninfo = try TestDatabase.create(prefix: "cli")
-        storerecon = try BuiltExecutable("storerecon")
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try """
-        database:
-          url: "\(conninfo)"
-        apps:
-          - { id: demo-android, platform: google, packageName: com.example.demo, serviceAccountFile: /nonexistent.json }
-        """.write(to: directory.appendingPathComponent("storerecon.yaml"), atomically: true, encoding: .utf8)
-    }
+    init() throws { workspace = try CommandWorkspace(prefix: "cli") }
 
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> BuiltExecutable.Outcome {
-        try storerecon.run(arguments, environment: environment, directory: directory)
+        try workspace.run(arguments, environment: environment)
     }
 
     /// Each command's help lists only the options it honours: --dry-run and --metrics-file on the commands that

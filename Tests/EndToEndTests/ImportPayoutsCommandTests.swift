@@ -8,24 +8,19 @@ import Testing
 /// while it is stored, so a bad row must abort the load it is part of).
 @Suite("storerecon import payouts on the command line")
 struct ImportPayoutsCommandTests {
-    let conninfo: String
-    let directory: URL
-    let storerecon: BuiltExecutable
+    let workspace: CommandWorkspace
+    var conninfo: String { workspace.conninfo }
+    var directory: URL { workspace.directory }
+    var storerecon: BuiltExecutable { workspace.storerecon }
     /// `Tests/PayoutsTests/Fixtures`, read from the source tree.
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("PayoutsTests/Fixtures")
 
     init() throws {
-        conninfo = try TestDatabase.create(prefix: "importpayouts")
-        storerecon = try BuiltExecutable("storerecon")
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("importpayouts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try """
-        database:
-          url: "\(conninfo)"
-        apps:
-          - { id: acme-android, platform: google, packageName: com.acme.app, serviceAccountFile: /nonexistent.json }
-        """.write(to: directory.appendingPathComponent("storerecon.yaml"), atomically: true, encoding: .utf8)
+        workspace = try CommandWorkspace(
+            prefix: "importpayouts",
+            app: "{ id: acme-android, platform: google, packageName: com.acme.app, "
+                + "serviceAccountFile: /nonexistent.json }")
     }
 
     func importing(_ files: [String]) async throws -> BuiltExecutable.Outcome {

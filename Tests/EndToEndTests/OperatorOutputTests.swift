@@ -9,25 +9,15 @@ import Testing
 @Suite("storerecon tells its operator the truth, safely")
 struct OperatorOutputTests {
     static let password = "S3cretPW-e2e"
-    let conninfo: String
-    let directory: URL
-    let storerecon: BuiltExecutable
+    let workspace: CommandWorkspace
+    var conninfo: String { workspace.conninfo }
+    var directory: URL { workspace.directory }
+    var storerecon: BuiltExecutable { workspace.storerecon }
 
-    init() throws {
-        conninfo = try TestDatabase.create(prefix: "ops")
-        storerecon = try BuiltExecutable("storerecon")
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ops-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try """
-        database:
-          url: "\(conninfo)"
-        apps:
-          - { id: demo-android, platform: google, packageName: com.example.demo, serviceAccountFile: /nonexistent.json }
-        """.write(to: directory.appendingPathComponent("storerecon.yaml"), atomically: true, encoding: .utf8)
-    }
+    init() throws { workspace = try CommandWorkspace(prefix: "ops") }
 
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> BuiltExecutable.Outcome {
-        try storerecon.run(arguments, environment: environment, directory: directory)
+        try workspace.run(arguments, environment: environment)
     }
 
     /// The shipped files in `cron/`.

@@ -7,25 +7,15 @@ import Testing
 /// printed, and the new options.
 @Suite("storerecon report refunds on the command line")
 struct ReportCommandTests {
-    let conninfo: String
-    let directory: URL
-    let storerecon: BuiltExecutable
+    let workspace: CommandWorkspace
+    var conninfo: String { workspace.conninfo }
+    var directory: URL { workspace.directory }
+    var storerecon: BuiltExecutable { workspace.storerecon }
 
-    init() throws {
-        conninfo = try TestDatabase.create(prefix: "reportcli")
-        storerecon = try BuiltExecutable("storerecon")
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("reportcli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try """
-        database:
-          url: "\(conninfo)"
-        apps:
-          - { id: demo-android, platform: google, packageName: com.example.demo, serviceAccountFile: /nonexistent.json }
-        """.write(to: directory.appendingPathComponent("storerecon.yaml"), atomically: true, encoding: .utf8)
-    }
+    init() throws { workspace = try CommandWorkspace(prefix: "reportcli") }
 
     func run(_ arguments: [String]) async throws -> BuiltExecutable.Outcome {
-        try await storerecon.run(arguments, directory: directory)
+        try await workspace.run(arguments)
     }
 
     /// One Google refund of 9.99 USD on 3 November, recorded on 20 November, nothing else.
