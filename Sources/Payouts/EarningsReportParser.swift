@@ -46,7 +46,7 @@ public enum EarningsReportParser {
         let fileName = String(name.split(separator: "/").last ?? Substring(name))
         return PayoutReport(
             store: .google, reportKey: fileName, month: month, periodStart: start, periodEnd: end, sourceName: name,
-            checksum: PayoutReport.checksum(of: archive), generation: generation, rows: [])
+            checksum: PayoutReport.checksum(of: archive), generation: generation, file: archive, rows: [])
     }
 
     /// Parses the CSV inside the zip.
@@ -64,17 +64,15 @@ public enum EarningsReportParser {
                 columns = try header(record, file: file)
                 return
             }
-            if record.fields == [""] { return }
-            try body(
-                try row(
-                    ReportFields(file: file, line: record.line, columns: known, fields: record.fields)))
+            if record.isBlankLine { return }
+            try body(try row(ReportFields(file: file, line: record.line, columns: known, record: record)))
         }
         guard columns != nil else { throw PayoutError(.badFile, "the file is empty (no header row)", file: file) }
     }
 
     private static func header(_ record: DelimitedText.Record, file: String) throws -> [String: Int] {
         for (index, expected) in columns.enumerated() {
-            let found = index < record.fields.count ? record.fields[index].trimmingCharacters(in: .whitespaces) : ""
+            let found = index < record.count ? record[index].trimmingCharacters(in: .whitespaces) : ""
             guard found == expected else {
                 throw PayoutError(
                     .badFile, "wrong header: expected \"\(expected)\", found \"\(found.prefix(40))\"", file: file,
@@ -98,9 +96,9 @@ public enum EarningsReportParser {
     }
 
     private static func row(_ fields: ReportFields) throws -> PayoutRow {
-        guard fields.fields.count >= columns.count else {
+        guard fields.record.count >= columns.count else {
             throw PayoutError(
-                .badFile, "expected \(columns.count) fields, found \(fields.fields.count)", file: fields.file,
+                .badFile, "expected \(columns.count) fields, found \(fields.record.count)", file: fields.file,
                 line: fields.line)
         }
         let order = fields.text(Column.description.field)
@@ -122,7 +120,7 @@ public enum EarningsReportParser {
             amountCurrency: try fields.currency(Column.buyerCurrency.field),
             amountNanos: try fields.nanos(Column.amount.field),
             merchantCurrency: try fields.currency(Column.merchantCurrency.field),
-            merchantNanos: try fields.nanos(Column.merchantAmount.field), raw: fields.fields)
+            merchantNanos: try fields.nanos(Column.merchantAmount.field))
     }
 
     /// The month from the name (`earnings_202610_...`), else from the rows' Pacific dates.

@@ -7,7 +7,7 @@ import Foundation
 /// rows' `Start Date` and `End Date`. See `shared/stores.md` ("Apple financial reports") and
 /// [Download Finance Reports](https://developer.apple.com/documentation/appstoreconnectapi/get-v1-financereports).
 public enum FinanceReportParser {
-    /// The columns the tie-out reads; others are kept raw.
+    /// The columns the tie-out reads; the others stay in the file, kept whole.
     public static let requiredColumns = [
         "Start Date", "End Date", "Vendor Identifier", "Quantity", "Partner Share", "Extended Partner Share",
         "Partner Share Currency", "Sales or Return", "Country Of Sale", "Customer Price", "Customer Currency",
@@ -19,6 +19,7 @@ public enum FinanceReportParser {
         let text = try Inflater.inflate(data, format: .gzip, file: name)
         var report = try parse(text: text, name: name)
         report.checksum = PayoutReport.checksum(of: data)
+        report.file = data
         return report
     }
 
@@ -42,7 +43,7 @@ public enum FinanceReportParser {
                 trailer[record.fields[0]] = record.fields.count > 1 ? record.fields[1] : ""
                 return
             }
-            let fields = ReportFields(file: name, line: record.line, columns: known, fields: record.fields)
+            let fields = ReportFields(file: name, line: record.line, columns: known, record: record)
             let (row, rowPeriod) = try row(fields)
             if let period, period != rowPeriod {
                 throw fields.error(
@@ -68,7 +69,7 @@ public enum FinanceReportParser {
         return PayoutReport(
             store: .apple, reportKey: "FINANCIAL:ZZ:\(period.start):\(period.end)", month: String(period.end.prefix(7)),
             periodStart: period.start, periodEnd: period.end, sourceName: name,
-            checksum: PayoutReport.checksum(of: text), rows: rows)
+            checksum: PayoutReport.checksum(of: text), file: text, rows: rows)
     }
 
     private static func header(_ record: DelimitedText.Record, file: String) throws -> [String: Int] {
@@ -104,7 +105,7 @@ public enum FinanceReportParser {
             quantity: try fields.integer("Quantity"), amountCurrency: try fields.currency("Customer Currency"),
             amountNanos: try fields.nanos("Customer Price"),
             merchantCurrency: try fields.currency("Partner Share Currency"),
-            merchantNanos: try fields.nanos("Extended Partner Share"), raw: fields.fields)
+            merchantNanos: try fields.nanos("Extended Partner Share"))
         return (row, (start, end))
     }
 }

@@ -24,13 +24,16 @@ public struct PayoutReport: Sendable, Equatable {
     public var checksum: String
     /// The Cloud Storage generation, when fetched from a bucket.
     public var generation: String?
+    /// The file as the store gave it (the zip, the gzip, or the text imported by hand), stored whole: every row's
+    /// raw values are in it (a row's `line` finds them). `nil` for a report built in code.
+    public var file: Data?
     /// The rows, in file order.
     public var rows: [PayoutRow]
 
     /// Creates a report.
     public init(
         store: Store, reportKey: String, month: String, periodStart: String, periodEnd: String, sourceName: String,
-        checksum: String, generation: String? = nil, rows: [PayoutRow]
+        checksum: String, generation: String? = nil, file: Data? = nil, rows: [PayoutRow]
     ) {
         self.store = store
         self.reportKey = reportKey
@@ -40,6 +43,7 @@ public struct PayoutReport: Sendable, Equatable {
         self.sourceName = sourceName
         self.checksum = checksum
         self.generation = generation
+        self.file = file
         self.rows = rows
     }
 
@@ -72,7 +76,8 @@ public struct PayoutStream {
     }
 }
 
-/// One row of a financial report: the values the tie-out reads, decoded where the row entered, and the raw values.
+/// One row of a financial report: the values the tie-out reads, decoded where the row entered. Every raw value is in
+/// the report's ``PayoutReport/file``, at the row's `line`.
 public struct PayoutRow: Sendable, Equatable {
     /// Line number in the file (1 is the header).
     public var line: Int
@@ -98,14 +103,12 @@ public struct PayoutRow: Sendable, Equatable {
     public var merchantCurrency: String?
     /// Google `Amount (Merchant Currency)`; Apple `Extended Partner Share`. Exact nanos.
     public var merchantNanos: Int64?
-    /// Every value of the row, in the file's column order.
-    public var raw: [String]
 
     /// Creates a row.
     public init(
         line: Int, kind: String, orderId: String? = nil, productId: String? = nil, country: String? = nil,
         bookedAt: Date? = nil, refundType: String? = nil, quantity: Int? = nil, amountCurrency: String? = nil,
-        amountNanos: Int64? = nil, merchantCurrency: String? = nil, merchantNanos: Int64? = nil, raw: [String]
+        amountNanos: Int64? = nil, merchantCurrency: String? = nil, merchantNanos: Int64? = nil
     ) {
         self.line = line
         self.kind = kind
@@ -119,6 +122,5 @@ public struct PayoutRow: Sendable, Equatable {
         self.amountNanos = amountNanos
         self.merchantCurrency = merchantCurrency
         self.merchantNanos = merchantNanos
-        self.raw = raw
     }
 }

@@ -53,13 +53,14 @@ public struct PayoutStore {
             let inserted = try connection.query(
                 """
                 INSERT INTO payout_report (app_id, store, report_key, month, period_start, period_end, source_name,
-                                           checksum, generation, row_count, replaced_count)
-                VALUES ($1, $2, $3, $4, $5::date, $6::date, $7, $8, $9, $10, $11)
+                                           checksum, generation, row_count, replaced_count, file)
+                VALUES ($1, $2, $3, $4, $5::date, $6::date, $7, $8, $9, $10, $11, $12::bytea)
                 RETURNING id
                 """,
                 [
                     app, report.store.rawValue, report.reportKey, report.month, report.periodStart, report.periodEnd,
                     report.sourceName, report.checksum, report.generation, 0, replacedCount,
+                    report.file.map(Self.byteaHex),
                 ])
             let id = try inserted[0].decode("id", as: Int64.self)
             let count = try copyRows(stream.rows, reportId: id, on: connection)
@@ -75,7 +76,7 @@ public struct PayoutStore {
         return try connection.copyIn(
             """
             COPY payout_report_row (report_id, line, kind, order_id, product_id, country, booked_at, refund_type,
-                                    quantity, amount_currency, amount_nanos, merchant_currency, merchant_nanos, raw)
+                                    quantity, amount_currency, amount_nanos, merchant_currency, merchant_nanos)
             FROM STDIN
             """
         ) { writer in
@@ -88,9 +89,23 @@ public struct PayoutStore {
                 ] {
                     try writer.field(value)
                 }
-                try writer.textArrayField(row.raw)
                 try writer.endRow()
             }
         }
+    }
+
+    /// `data` as PostgreSQL's hex input for `bytea` (`\x0a1b...`).
+    static func byteaHex(_ data: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8](repeating: 0, count: 2 + data.count * 2)
+        text[0] = 0x5C
+        text[1] = 0x78
+        data.withUnsafeBytes { bytes in
+            for (index, byte) in bytes.enumerated() {
+                text[2 + 2 * index] = digits[Int(byte >> 4)]
+                text[3 + 2 * index] = digits[Int(byte & 0x0F)]
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -12,7 +12,7 @@ struct ReportFields {
     let file: String
     let line: Int
     let columns: [String: Int]
-    let fields: [String]
+    let record: DelimitedText.Record
 
     /// The column called `name` in this file's header. A format whose header must be exactly its columns (Google's)
     /// names them by position instead: no hashing for each value of a million rows.
@@ -20,8 +20,8 @@ struct ReportFields {
 
     /// The raw value (trimmed of surrounding spaces and tabs); empty when the row or header lacks the column.
     func text(_ column: Column) -> String {
-        guard let index = column.index, index < fields.count else { return "" }
-        return Self.trimmed(fields[index])
+        guard let index = column.index, index < record.count else { return "" }
+        return record.trimmed(index)
     }
 
     /// The raw value of `name`.

@@ -38,8 +38,8 @@ extension PostgresConnection {
 
 /// Writes rows for `COPY ... FROM STDIN` (text format), buffering about 256 KiB per send.
 ///
-/// A row is either one `writeRow` call or a run of `field`/`textArrayField` calls closed by `endRow`: the latter
-/// write each value's bytes straight into the buffer (a million-row load builds no string per row).
+/// A row is either one `writeRow` call or a run of `field` calls closed by `endRow`: the latter write each value's
+/// bytes straight into the buffer (a million-row load builds no string per row).
 public struct CopyWriter: ~Copyable {
     private let connection: PostgresConnection
     private var buffer: [UInt8] = []
@@ -64,33 +64,17 @@ public struct CopyWriter: ~Copyable {
             buffer.append(78)
             return
         }
-        try value.withUTF8 { try appendEscaped($0, arrayElement: false) }
+        try value.withUTF8 { try appendEscaped($0) }
     }
 
-    /// Appends the next field of the current row as a PostgreSQL `text[]` literal, every element quoted.
-    public mutating func textArrayField(_ values: [String]) throws {
-        startField()
-        buffer.append(0x7B)
-        for (index, value) in values.enumerated() {
-            if index > 0 { buffer.append(0x2C) }
-            buffer.append(0x22)
-            var value = value
-            try value.withUTF8 { try appendEscaped($0, arrayElement: true) }
-            buffer.append(0x22)
-        }
-        buffer.append(0x7D)
-    }
-
-    /// Copies `bytes` into the buffer, runs without special bytes at once. Inside an array literal a backslash and
-    /// a quote are escaped with a backslash, which COPY's own escaping then doubles.
-    private mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, arrayElement: Bool) throws {
+    /// Copies `bytes` into the buffer, runs without special bytes at once.
+    private mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         var start = 0
         for index in 0..<bytes.count {
             let byte = bytes[index]
-            guard byte < 0x0E || byte == 0x5C || (arrayElement && byte == 0x22) else { continue }
-            guard byte == 0 || byte == 9 || byte == 10 || byte == 13 || byte == 0x5C || byte == 0x22 else { continue }
+            guard byte < 0x0E || byte == 0x5C else { continue }
+            guard byte == 0 || byte == 9 || byte == 10 || byte == 13 || byte == 0x5C else { continue }
             buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-            if arrayElement && (byte == 0x5C || byte == 0x22) { try append(0x5C) }
             try append(byte)
             start = index + 1
         }

@@ -22,7 +22,13 @@ import Testing
         #expect(refund.amountCurrency == "USD" && refund.amountNanos == 9_990_000_000)
         #expect(refund.merchantCurrency == "USD" && refund.merchantNanos == -13_980_000_000)
         #expect(report.rows[3].amountCurrency == "EUR" && report.rows[3].country == "DE")
-        #expect(refund.raw.count == 22 && refund.raw[10] == "1234567890")
+        #expect(report.file == (try Fixture.data("financial-ZZ-2025-10.txt.gz")))
+        let text = try Inflater.inflate(try Fixture.data("financial-ZZ-2025-10.txt.gz"), format: .gzip, file: "f")
+        var records: [Int: [String]] = [:]
+        try DelimitedText(text, separator: 0x09, quoting: false, file: "f").forEachRecord {
+            records[$0.line] = $0.fields
+        }
+        #expect(records[3]?.count == 22 && records[3]?[10] == "1234567890")
     }
 
     @Test(arguments: [

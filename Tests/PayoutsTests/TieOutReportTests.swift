@@ -56,8 +56,7 @@ struct TieOutReportTests {
             rows: rows.enumerated().map { index, row in
                 PayoutRow(
                     line: index + 2, kind: row.kind, orderId: row.order, productId: "pro", country: "US",
-                    amountCurrency: "USD", amountNanos: row.buyer, merchantCurrency: "USD", merchantNanos: row.merchant,
-                    raw: [row.order])
+                    amountCurrency: "USD", amountNanos: row.buyer, merchantCurrency: "USD", merchantNanos: row.merchant)
             })
         try PayoutStore(connection: connection).store(report, app: "droid")
     }
