@@ -184,11 +184,22 @@ public struct RefundLedger: Sendable {
             SELECT i.*, s.id AS subscription_id, coalesce(i.product_id, s.product_id) AS product,
                    p.price_milli AS configured_price, o.currency AS sale_currency, v.reversed_at
             FROM incoming i
-            LEFT JOIN subscription s ON s.app_id = $1 AND s.store_id = i.original_id
-            LEFT JOIN google_order o ON i.estimated AND o.app_id = $1 AND o.order_id = i.order_id AND o.status = 'ok'
+            -- Each lookup is a probe by key per row (OFFSET 0 keeps the planner from flattening it): in a run that
+            -- grows these tables the statistics lag, and joins planned as scans of the app's every row made each
+            -- batch cost in proportion to the ledger (most of a 236,000-row backfill's database time).
+            LEFT JOIN LATERAL (
+                SELECT id, product_id FROM subscription WHERE app_id = $1 AND store_id = i.original_id OFFSET 0
+            ) s ON true
+            LEFT JOIN LATERAL (
+                SELECT currency FROM google_order
+                WHERE i.estimated AND app_id = $1 AND order_id = i.order_id AND status = 'ok' OFFSET 0
+            ) o ON true
             LEFT JOIN unnest($28::text[], $29::text[], $30::bigint[]) AS p(product_id, currency, price_milli)
                 ON i.estimated AND p.product_id = coalesce(i.product_id, s.product_id) AND p.currency = o.currency
-            LEFT JOIN apple_refund_reversal v ON $2 = 'apple' AND v.app_id = $1 AND v.transaction_id = i.order_id
+            LEFT JOIN LATERAL (
+                SELECT reversed_at FROM apple_refund_reversal
+                WHERE $2 = 'apple' AND app_id = $1 AND transaction_id = i.order_id OFFSET 0
+            ) v ON true
         ), merged AS (
             INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id, product_id,
                                      purchased_at, refunded_at, recorded_at, reason_code, reason_label, source_code,

@@ -40,7 +40,9 @@ extension PlayDeveloperClient {
         let long = withQuery.absoluteString.utf8.count > Self.maxURLLength
         let endpoint = Endpoint(api: .googleOrders, packageName: packageName, url: long ? url : withQuery, label: label)
         let body = try await get(endpoint, purpose: purpose, formBody: long ? query : nil)
-        let response = try decode(endpoint, body) { try JSONDecoder().decode(BatchGetOrdersResponse.self, from: $0) }
+        let response = try decode(endpoint, body) {
+            try OrdersFastDecoder.decode($0) ?? JSONDecoder().decode(BatchGetOrdersResponse.self, from: $0)
+        }
         return (response.orders ?? [], body)
     }
 
