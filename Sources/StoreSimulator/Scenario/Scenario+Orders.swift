@@ -101,16 +101,21 @@ extension Scenario {
 
     /// The plan and charge an order id names, if it is one of a Google app's charges.
     func googleOrder(_ orderId: String) -> (plan: Int, charge: Int)? {
+        // Read as bytes: Foundation's search and replace were a fifth of the simulator's time on a batch of 1000.
         guard orderId.hasPrefix("GPA.") else { return nil }
-        var body = Substring(orderId.dropFirst(4))
+        let bytes = Array(orderId.utf8.dropFirst(4))
         var charge = 0
-        if let dots = body.range(of: "..") {
-            guard let renewal = Int(body[dots.upperBound...]), renewal >= 0 else { return nil }
+        var bodyEnd = bytes.count
+        if let dots = bytes.indices.dropLast().first(where: { bytes[$0] == 0x2E && bytes[$0 + 1] == 0x2E }) {
+            guard let renewal = Int(String(decoding: bytes[(dots + 2)...], as: UTF8.self)), renewal >= 0 else {
+                return nil
+            }
             charge = renewal + 1
-            body = body[..<dots.lowerBound]
+            bodyEnd = dots
         }
-        let digits = body.replacingOccurrences(of: "-", with: "")
-        guard digits.count == 17, digits.allSatisfy(\.isNumber), let index = Int(digits.dropFirst(4)),
+        let digits = bytes[..<bodyEnd].filter { $0 != UInt8(ascii: "-") }
+        guard digits.count == 17, digits.allSatisfy({ (0x30...0x39).contains($0) }),
+            let index = Int(String(decoding: digits.dropFirst(4), as: UTF8.self)),
             index < plans.count, spec.apps[Int(plans[index].app)].platform == .google,
             charge < plans[index].chargeCount, orderId == self.orderId(plan: index, charge: charge)
         else { return nil }

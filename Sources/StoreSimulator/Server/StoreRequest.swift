@@ -33,6 +33,11 @@ struct StoreRequest: Sendable {
         return text.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ part: Substring) -> String {
+                // Most parts have neither: Foundation's replace and percent-decoding cost a fifth of the simulator's
+                // time on a batch of 1000 order ids.
+                guard part.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+                    return String(part)
+                }
                 let text = plusIsSpace ? part.replacingOccurrences(of: "+", with: " ") : String(part)
                 return text.removingPercentEncoding ?? text
             }
