@@ -77,23 +77,17 @@ extension FastJSONReader {
     }
 
     private mutating func rows(ranges: inout [Range<Int>]) -> [VoidedPurchase]? {
-        skipWhitespace()
-        guard consume(UInt8(ascii: "[")) else { return nil }
         var rows: [VoidedPurchase] = []
         rows.reserveCapacity(1000)
         ranges.reserveCapacity(1000)
-        skipWhitespace()
-        if consume(UInt8(ascii: "]")) { return rows }
-        while true {
-            skipWhitespace()
-            let start = index
-            guard let row = row() else { return nil }
+        let parsed = array { reader in
+            let start = reader.index
+            guard let row = reader.row() else { return false }
             rows.append(row)
-            ranges.append(start..<index)
-            skipWhitespace()
-            if consume(UInt8(ascii: ",")) { continue }
-            return consume(UInt8(ascii: "]")) ? rows : nil
+            ranges.append(start..<reader.index)
+            return true
         }
+        return parsed ? rows : nil
     }
 
     private mutating func row() -> VoidedPurchase? {
