@@ -16,29 +16,31 @@ extension GoogleOrderStore {
         public var overRefunded = 0
     }
 
-    /// Stores orders and the amounts of their refunds. `body` is the answer they were decoded from: each order's
-    /// payload is its element of the body's `orders` array as Google sent it. An order the answer repeats is stored
-    /// once. Must not run inside another transaction.
+    /// Stores orders and the amounts of their refunds. `payloads` are the orders' JSON texts as Google sent them
+    /// (``PlayDeveloperClient/orderTexts(in:orders:)``), kept in `google_order`. An order the answer repeats is
+    /// stored once. Must not run inside another transaction.
     public func store(
-        _ answered: [PlayOrder], body: String, runId: Int64?, logger: Logger, on connection: PostgresConnection
+        _ answered: [PlayOrder], payloads: [String], runId: Int64?, logger: Logger, on connection: PostgresConnection
     ) throws -> Stored {
+        precondition(payloads.count == answered.count, "one payload per order")
         var seen = Set<String>()
-        var positions: [Int] = []
+        var texts: [String] = []
         var orders: [PlayOrder] = []
-        for (index, order) in answered.enumerated() where seen.insert(order.orderId).inserted {
-            positions.append(index + 1)  // 1-based, as WITH ORDINALITY counts
+        for (order, text) in zip(answered, payloads) where seen.insert(order.orderId).inserted {
+            texts.append(text)
             orders.append(order)
         }
         guard !orders.isEmpty else { return Stored() }
         return try connection.transactionRetryingConflicts { connection in
             let parts = try self.parts(of: orders.map(\.orderId), on: connection)
-            try saveOrders(orders, positions: positions, body: body, on: connection)
+            try saveOrders(orders, payloads: texts, on: connection)
             var stored = Stored()
             var priced: [(GoogleOrderPricing.PartPrice, PlayOrder)] = []
             var unrevoked: [RefundRecord] = []
             var overRefunds: [QuarantinedRow] = []
             for order in orders {
-                var result = GoogleOrderPricing.price(order, voided: parts[order.orderId] ?? [], payload: Data())
+                var result = GoogleOrderPricing.price(
+                    order, voided: parts.revoked[order.orderId] ?? [], payload: Data())
                 if !result.unrevoked.isEmpty {
                     let payload = try JSONEncoder.sorted.encode(order)
                     for index in result.unrevoked.indices { result.unrevoked[index].payload = payload }
@@ -56,7 +58,7 @@ extension GoogleOrderStore {
             stored.pending = priced.filter { $0.0.note == .pending }.count
             stored.overRefunded = overRefunds.count
             try savePartAmounts(priced, on: connection)
-            try replaceUnrevoked(unrevoked, of: orders.map(\.orderId), runId: runId, on: connection)
+            try replaceUnrevoked(unrevoked, stored: parts.unrevoked, runId: runId, on: connection)
             try Quarantine.record(overRefunds, app: appId, runId: runId, logger: logger, counters: nil, on: connection)
             let settled = Set(overRefunds.compactMap(\.naturalKey))
             try Quarantine.resolveLanded(
@@ -74,35 +76,45 @@ extension GoogleOrderStore {
             [appId, orderId])
         guard let text: String = try rows.first?.decodeIfPresent("p") else { return false }
         let order = try JSONDecoder().decode(PlayOrder.self, from: Data(text.utf8))
-        let stored = try store([order], body: #"{"orders":[\#(text)]}"#, runId: nil, logger: logger, on: connection)
+        let stored = try store([order], payloads: [text], runId: nil, logger: logger, on: connection)
         return stored.overRefunded == 0
     }
 
-    /// The revoked refund rows of these orders, by order id: what the voided list said, typed.
-    func parts(of orderIds: [String], on connection: PostgresConnection) throws
-        -> [String: [GoogleOrderPricing.VoidedPart]]
-    {
+    /// What the ledger holds of some orders' refunds: the revoked rows by order id (what the voided list said,
+    /// typed), and the rows of refunds without revocation (their row id by order id and part key).
+    struct LedgerParts {
+        var revoked: [String: [GoogleOrderPricing.VoidedPart]] = [:]
+        var unrevoked: [String: [String: Int64]] = [:]
+    }
+
+    /// The refund rows of these orders (``LedgerParts``), in one probe by key per order.
+    func parts(of orderIds: [String], on connection: PostgresConnection) throws -> LedgerParts {
         let rows = try connection.query(
             """
-            SELECT r.id, r.order_id, r.refund_type, r.quantity,
+            SELECT r.id, r.order_id, r.part_key, r.revoked, r.refund_type, r.quantity,
                    (extract(epoch FROM r.refunded_at) * 1000)::bigint AS voided_millis
             FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
             CROSS JOIN LATERAL (
                 -- Each order by its key. OFFSET 0 keeps the planner from flattening the per-id lookups into a join,
                 -- which, with the statistics of a table a backlog is still filling, reads every row of the app.
-                SELECT id, order_id, refund_type, quantity, refunded_at FROM refund
-                WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND revoked
+                SELECT id, order_id, part_key, revoked, refund_type, quantity, refunded_at FROM refund
+                WHERE app_id = $1 AND order_id = i.id AND platform = 'google'
                 OFFSET 0
             ) r
             ORDER BY r.order_id, r.id
             """, [appId, PostgresTextArray(orderIds)])
-        var parts: [String: [GoogleOrderPricing.VoidedPart]] = [:]
+        var parts = LedgerParts()
         for row in rows {
+            let (id, orderId): (Int64, String) = (try row.decode("id"), try row.decode("order_id"))
+            guard try row.decode("revoked") as Bool else {
+                parts.unrevoked[orderId, default: [:]][try row.decode("part_key")] = id
+                continue
+            }
             let kind = RefundKind(rawValue: try row.decode("refund_type"))
             let units: Int = try row.decode("quantity")
-            parts[try row.decode("order_id"), default: []].append(
+            parts.revoked[orderId, default: []].append(
                 GoogleOrderPricing.VoidedPart(
-                    rowId: try row.decode("id"), units: kind == .partialQuantity ? units : nil,
+                    rowId: id, units: kind == .partialQuantity ? units : nil,
                     voidedMillis: try row.decode("voided_millis")))
         }
         return parts

@@ -2,20 +2,19 @@ import Foundation
 import PlayDeveloperAPI
 import Postgres
 
-/// The statements behind ``GoogleOrderStore/store(_:body:runId:logger:on:)``.
+/// The statements behind ``GoogleOrderStore/store(_:payloads:runId:logger:on:)``.
 extension GoogleOrderStore {
-    /// Upserts the orders into `google_order`, each with its element of the answer's body as its payload.
-    func saveOrders(_ orders: [PlayOrder], positions: [Int], body: String, on connection: PostgresConnection) throws {
+    /// Upserts the orders into `google_order`, each with its JSON text as Google sent it (`payloads`).
+    func saveOrders(_ orders: [PlayOrder], payloads: [String], on connection: PostgresConnection) throws {
         try connection.execute(
             """
             INSERT INTO google_order (app_id, order_id, status, state, currency, total_nanos, tax_nanos,
                                       revenue_nanos, buyer_country, product_id, quantity, refund_pending, payload)
             SELECT $1, t.order_id, 'ok', t.state, t.currency, t.total, t.tax, t.revenue, t.country, t.product,
-                   t.quantity, t.pending, p.e
+                   t.quantity, t.pending, t.payload::json
             FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[],
-                        $8::text[], $9::text[], $10::int[], $11::boolean[], $12::bigint[])
-                AS t(order_id, state, currency, total, tax, revenue, country, product, quantity, pending, n)
-            JOIN jsonb_array_elements($13::jsonb -> 'orders') WITH ORDINALITY AS p(e, n) ON p.n = t.n
+                        $8::text[], $9::text[], $10::int[], $11::boolean[], $12::text[])
+                AS t(order_id, state, currency, total, tax, revenue, country, product, quantity, pending, payload)
             ON CONFLICT (app_id, order_id) DO UPDATE SET
                 status = EXCLUDED.status, state = EXCLUDED.state, currency = EXCLUDED.currency,
                 total_nanos = EXCLUDED.total_nanos, tax_nanos = EXCLUDED.tax_nanos,
@@ -35,7 +34,7 @@ extension GoogleOrderStore {
                 PostgresArray(
                     orders.map { order in order.lineItems?.first.map { $0.oneTimePurchaseDetails?.quantity ?? 1 } }),
                 PostgresArray(orders.map(\.refundPending)),
-                PostgresArray(positions), body,
+                PostgresTextArray(payloads),
             ])
     }
 
@@ -99,30 +98,21 @@ extension GoogleOrderStore {
             ])
     }
 
-    /// Makes the orders' refunds without revocation exactly `records`: upserts them and deletes the ones of these
-    /// orders the orders no longer show (an event a voided row now claims).
+    /// Makes the orders' refunds without revocation exactly `records`: upserts them and deletes the rows of these
+    /// orders (`stored`, by order id and part key, read in the same transaction) the orders no longer show (an event
+    /// a voided row now claims).
     func replaceUnrevoked(
-        _ records: [RefundRecord], of orderIds: [String], runId: Int64?, on connection: PostgresConnection
+        _ records: [RefundRecord], stored: [String: [String: Int64]], runId: Int64?,
+        on connection: PostgresConnection
     ) throws {
-        try connection.execute(
-            """
-            DELETE FROM refund r
-            USING (
-                -- By key, per id (see ``parts(of:on:)`` for why OFFSET 0).
-                SELECT x.id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
-                CROSS JOIN LATERAL (
-                    SELECT id, order_id, part_key FROM refund
-                    WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND NOT revoked
-                    OFFSET 0
-                ) x
-                WHERE (x.order_id, x.part_key) NOT IN (SELECT * FROM unnest($3::text[], $4::text[]))
-            ) gone
-            WHERE r.id = gone.id
-            """,
-            [
-                appId, PostgresTextArray(orderIds), PostgresTextArray(records.map(\.orderId)),
-                PostgresTextArray(records.map(\.part.key)),
-            ])
+        var gone = stored
+        for record in records { gone[record.orderId]?[record.part.key] = nil }
+        let ids = gone.values.flatMap(\.values)
+        if !ids.isEmpty {
+            try connection.execute(
+                "DELETE FROM refund WHERE id = ANY ($2::bigint[]) AND app_id = $1 AND NOT revoked",
+                [appId, PostgresArray(ids)])
+        }
         _ = try RefundLedger(appId: appId, prices: prices).upsert(records, runId: runId, on: connection)
     }
 }

@@ -15,29 +15,42 @@ public struct GoogleOrderStore: Sendable {
         self.prices = prices
     }
 
-    /// Order ids of stored refund rows that still need the store's amount: never asked, or pending at Google.
-    /// Ids of rows without an `orderId` (keyed by purchase token) are never asked.
-    public func needing(_ orderIds: [String], on connection: PostgresConnection) throws -> [String] {
+    /// After a voided page is stored: drops the rows of refunds without revocation of these orders that the voided
+    /// list now shows (same money, now revoked), and returns the order ids whose stored refund rows still need the
+    /// store's amount (never asked, or pending at Google). Ids of rows without an `orderId` (keyed by purchase
+    /// token) are never asked. One probe of the ledger per order serves both.
+    public func settleVoided(_ orderIds: [String], on connection: PostgresConnection) throws -> [String] {
         guard !orderIds.isEmpty else { return [] }
-        return try connection.query(
-            """
-            SELECT DISTINCT r.order_id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
-            CROSS JOIN LATERAL (
-                -- By key, per id (see ``parts(of:on:)`` for why OFFSET 0).
-                SELECT order_id, amount_source, recorded_at FROM refund
-                WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND revoked
-                OFFSET 0
-            ) r
-            LEFT JOIN LATERAL (
-                SELECT order_id, status, refund_pending, fetched_at FROM google_order
-                WHERE app_id = $1 AND order_id = r.order_id
-                OFFSET 0
-            ) o ON true
-            WHERE (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
-                   OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at))
-            ORDER BY 1
-            """, [appId, PostgresTextArray(orderIds)]
-        ).map { try $0.decode("order_id") }
+        return try connection.transactionRetryingConflicts { connection in
+            try connection.query(
+                """
+                WITH probe AS MATERIALIZED (
+                    SELECT r.* FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
+                    CROSS JOIN LATERAL (
+                        -- By key, per id (see ``parts(of:on:)`` for why OFFSET 0).
+                        SELECT id, order_id, revoked, amount_source, recorded_at FROM refund
+                        WHERE app_id = $1 AND order_id = i.id AND platform = 'google'
+                        OFFSET 0
+                    ) r
+                ), gone AS (
+                    DELETE FROM refund d USING probe p
+                    WHERE d.id = p.id AND NOT p.revoked
+                      AND EXISTS (SELECT 1 FROM probe v WHERE v.order_id = p.order_id AND v.revoked)
+                )
+                SELECT DISTINCT p.order_id FROM probe p
+                LEFT JOIN LATERAL (
+                    SELECT order_id, status, refund_pending, fetched_at FROM google_order
+                    WHERE app_id = $1 AND order_id = p.order_id
+                    OFFSET 0
+                ) o ON true
+                WHERE p.revoked
+                  AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
+                       OR (o.status = 'ok' AND p.amount_source IS DISTINCT FROM 'store'
+                           AND o.fetched_at < p.recorded_at))
+                ORDER BY 1
+                """, [appId, PostgresTextArray(orderIds)]
+            ).map { try $0.decode("order_id") }
+        }
     }
 
     /// Order ids waiting for an amount from earlier runs (not fetched, or pending), oldest refund first.
@@ -69,28 +82,6 @@ public struct GoogleOrderStore: Sendable {
                 refusedToo,
             ]
         ).map { try $0.decode("order_id") }
-    }
-
-    /// Drops the rows of refunds without revocation of orders the voided list now shows (same money, now revoked).
-    public func dropRefundsSeenInVoidedList(_ orderIds: [String], on connection: PostgresConnection) throws {
-        guard !orderIds.isEmpty else { return }
-        try connection.transactionRetryingConflicts { connection in
-            try connection.execute(
-                """
-                DELETE FROM refund r
-                USING (
-                    -- By key, per id (see ``parts(of:on:)`` for why OFFSET 0).
-                    SELECT x.id FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
-                    CROSS JOIN LATERAL (
-                        SELECT id FROM refund
-                        WHERE app_id = $1 AND order_id = i.id AND platform = 'google' AND NOT revoked
-                          AND EXISTS (SELECT 1 FROM refund v WHERE v.app_id = $1 AND v.order_id = i.id AND v.revoked)
-                        OFFSET 0
-                    ) x
-                ) gone
-                WHERE r.id = gone.id
-                """, [appId, PostgresTextArray(orderIds)])
-        }
     }
 
     /// Orders storerecon knows that may have been refunded without revocation: Google subscriptions' current

@@ -46,6 +46,25 @@ extension PlayDeveloperClient {
         return (response.orders ?? [], body)
     }
 
+    /// Each order's JSON text as the answer `body` sent it (its element of the `orders` array), for the `orders`
+    /// decoded from it. A body the fast reader is not sure of is split by JSONSerialization instead (same members,
+    /// not the same bytes); an order without either is written as decoded.
+    public static func orderTexts(in body: Data, orders: [PlayOrder]) -> [String] {
+        if let spans = OrdersFastDecoder.orderSpans(body), spans.count == orders.count {
+            let base = body.startIndex
+            return spans.map { String(decoding: body[base + $0.lowerBound..<base + $0.upperBound], as: UTF8.self) }
+        }
+        let elements =
+            ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["orders"] as? [Any] ?? []
+        return orders.indices.map { index in
+            let data =
+                index < elements.count && elements.count == orders.count
+                ? try? JSONSerialization.data(withJSONObject: elements[index], options: [.sortedKeys])
+                : try? JSONEncoder().encode(orders[index])
+            return String(decoding: data ?? Data("{}".utf8), as: UTF8.self)
+        }
+    }
+
     /// URLs longer than this are sent as a form body instead (Google's clients switch at about 2 KB).
     public static let maxURLLength = 2048
 }

@@ -42,9 +42,9 @@ import Testing
     static func store(
         _ order: OrderHistoryBuilder, prices: ConfiguredPrices = ConfiguredPrices(), on connection: PostgresConnection
     ) throws -> GoogleOrderStore.Stored {
-        let body = #"{"orders":[\#(String(decoding: try order.json(), as: UTF8.self))]}"#
-        return try GoogleOrderStore(appId: "droid", prices: prices).store(
-            [try order.order()], body: body, runId: nil, logger: Logger(label: "test"), on: connection)
+        try GoogleOrderStore(appId: "droid", prices: prices).store(
+            [try order.order()], payloads: [String(decoding: try order.json(), as: UTF8.self)], runId: nil,
+            logger: Logger(label: "test"), on: connection)
     }
 
     /// Refunded nanos per row, and the order's sum, as the ledger holds them (store amounts only).
@@ -80,15 +80,21 @@ import Testing
         #expect(again.map(\.gross) == rows.map(\.gross) && again.count == 3)
     }
 
+    /// An order of GBP 1.99 with partial refunds of 1.50 and 1.00, voided whole: more refunded than charged.
+    static func overRefunded(on connection: PostgresConnection) throws -> OrderHistoryBuilder {
+        var order = OrderHistoryBuilder(currency: "GBP", total: "1.99", tax: "0.33", quantity: 1)
+        order.partial("1.50", tax: "0.25", created: Self.t0)
+        order.partial("1.00", tax: "0.17", created: Self.t0 + 60_000)
+        try Self.void(order, [(nil, Self.t0 + 60_000)], on: connection)
+        return order
+    }
+
     /// An order refunding more than it charged (1.50 + 1.00 of GBP 1.99) goes to the quarantine, and its refunds
     /// leave the totals (no amount).
     @Test func anOverRefundedOrderIsQuarantinedAndOutOfTheTotals() throws {
         let connection = try Self.database("ledger_over")
         defer { connection.close() }
-        var order = OrderHistoryBuilder(currency: "GBP", total: "1.99", tax: "0.33", quantity: 1)
-        order.partial("1.50", tax: "0.25", created: Self.t0)
-        order.partial("1.00", tax: "0.17", created: Self.t0 + 60_000)
-        try Self.void(order, [(nil, Self.t0 + 60_000)], on: connection)
+        let order = try Self.overRefunded(on: connection)
         #expect(try Self.store(order, on: connection).overRefunded == 1)
         #expect(try Self.ledger(order.orderId, on: connection).allSatisfy { $0.gross == nil })
         let quarantined = try connection.query(
@@ -96,6 +102,23 @@ import Testing
         #expect(quarantined.count == 1)
         #expect(try quarantined[0].decode("job") as String == "google_orders")
         #expect(try (quarantined[0].decode("reason") as String).contains("more than the order's total"))
+    }
+
+    /// `google_order` keeps each order's text as Google sent it, byte for byte, and `quarantine retry` prices the
+    /// order again from it (no store call): the over-refunded order is still set aside.
+    @Test func theOrderIsKeptAsSentAndPricedAgainFromIt() throws {
+        let connection = try Self.database("ledger_kept")
+        defer { connection.close() }
+        let order = try Self.overRefunded(on: connection)
+        // Spacing and a member storerecon does not read, before the order's own members.
+        let sent = "{ \"zz\" : [1, 2],\n  " + String(decoding: try order.json(), as: UTF8.self).dropFirst()
+        let store = GoogleOrderStore(appId: "droid")
+        _ = try store.store(
+            [try order.order()], payloads: [sent], runId: nil, logger: Logger(label: "test"), on: connection)
+        let kept: String = try connection.query("SELECT payload::text AS p FROM google_order")[0].decode("p")
+        #expect(kept == sent)
+        #expect(try store.reprice(orderId: order.orderId, logger: Logger(label: "test"), on: connection) == false)
+        #expect(try Self.ledger(order.orderId, on: connection).allSatisfy { $0.gross == nil })
     }
 
     /// Item 6: a configured price is used only in the sale's currency. A JPY sale with a price configured in USD

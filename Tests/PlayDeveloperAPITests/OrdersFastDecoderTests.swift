@@ -116,4 +116,25 @@ import Testing
         }
         #expect(accepted > 100)
     }
+
+    /// Each order's JSON text is kept as Google sent it: its element of the answer, byte for byte (spacing, key
+    /// order, members storerecon does not read, escapes), also on a slice of a larger buffer.
+    @Test func keepsEachOrdersTextAsSent() throws {
+        let second = #"{ "orderId" : "GPA.1..1", "zz": [1, {"a": "\u00fc"}] }"#
+        let body = Data(("xx" + #"{"kind": "k", "orders": [ \#(Self.full) ,\#(second)]}"#).utf8).dropFirst(2)
+        let orders = try #require(OrdersFastDecoder.decode(body)?.orders)
+        #expect(PlayDeveloperClient.orderTexts(in: body, orders: orders) == [Self.full, second])
+    }
+
+    /// A body the fast reader is not sure of (`orders` given twice: JSONDecoder reads the last) is split by
+    /// JSONSerialization: one text per decoded order, with the order's members.
+    @Test func splitsAnAnswerItIsNotSureOfWithJSONSerialization() throws {
+        let body = Data(#"{"orders": [{"orderId": "a"}], "orders": [{"orderId": "b", "x": 1}]}"#.utf8)
+        #expect(OrdersFastDecoder.orderSpans(body) == nil)
+        let orders = try JSONDecoder().decode(BatchGetOrdersResponse.self, from: body).orders ?? []
+        let texts = PlayDeveloperClient.orderTexts(in: body, orders: orders)
+        #expect(texts.count == 1)
+        let member = try JSONSerialization.jsonObject(with: Data(texts[0].utf8)) as? [String: Any]
+        #expect(member?["orderId"] as? String == "b" && member?["x"] as? Int == 1)
+    }
 }

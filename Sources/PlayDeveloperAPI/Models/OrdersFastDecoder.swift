@@ -28,6 +28,28 @@ enum OrdersFastDecoder {
         }
     }
 
+    /// The byte ranges of the `orders` array's elements in an answer's body, as sent; nil for anything it is not
+    /// sure of (a repeated `orders` key, a body that is not one JSON object).
+    static func orderSpans(_ data: Data) -> [Range<Int>]? {
+        data.withUnsafeBytes { raw -> [Range<Int>]? in
+            var reader = FastJSONReader(bytes: raw.bindMemory(to: UInt8.self))
+            var spans: [Range<Int>]?
+            let parsed = reader.members { key, reader in
+                guard key == "orders" else { return nil }
+                guard spans == nil else { return false }
+                var found: [Range<Int>] = []
+                defer { spans = found }
+                return reader.array { reader in
+                    let start = reader.index
+                    guard reader.skipValue() else { return false }
+                    found.append(start..<reader.index)
+                    return true
+                }
+            }
+            return parsed && reader.atEnd() ? spans ?? [] : nil
+        }
+    }
+
     /// Marks `bit` seen; false when it was seen already (a repeated key).
     fileprivate static func first(_ bit: UInt32, _ seen: inout UInt32) -> Bool {
         guard seen & bit == 0 else { return false }

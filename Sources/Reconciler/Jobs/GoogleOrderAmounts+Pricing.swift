@@ -16,37 +16,20 @@ extension GoogleOrderAmounts {
     /// One `orders.batchget` answer, with the ids it asked for.
     struct OrdersAnswer: Sendable {
         var ids: [String]
-        /// The orders, and the answer's body as Google sent it (each order's JSON is kept from it).
-        var result: Result<(orders: [PlayOrder], body: String), any Error>
+        /// The orders, and each one's JSON text as Google sent it (kept in `google_order`).
+        var result: Result<(orders: [PlayOrder], payloads: [String]), any Error>
     }
 
     /// Asks Google for these orders (through the quota gate); never throws, the answer carries the error. The
-    /// answer is decoded here, beside the paging, not in the loop that stores.
+    /// answer is decoded and split into its orders' texts here, beside the paging, not in the loop that stores.
     func call(_ ids: [String], purpose: CallPurpose) async -> OrdersAnswer {
         do {
             let answer = try await client.batchGetOrdersAnswer(
                 packageName: app.storeAppId, orderIds: ids, purpose: purpose)
-            var body = String(decoding: answer.body, as: UTF8.self)
-            // jsonb refuses the escaped NUL character that JSON allows: the kept payload reads U+FFFD instead. Looked
-            // for in the bytes first: Foundation's `contains` on a megabyte answer cost a sixth of the sync.
-            if Self.holdsEscapedNul(answer.body) {
-                body = body.replacingOccurrences(of: "\\u0000", with: "\\ufffd")
-            }
-            return OrdersAnswer(ids: ids, result: .success((answer.orders, body)))
+            let payloads = PlayDeveloperClient.orderTexts(in: answer.body, orders: answer.orders)
+            return OrdersAnswer(ids: ids, result: .success((answer.orders, payloads)))
         } catch {
             return OrdersAnswer(ids: ids, result: .failure(error))
-        }
-    }
-
-    /// Whether the JSON text holds `\u0000` (an escaped NUL).
-    static func holdsEscapedNul(_ body: Data) -> Bool {
-        let pattern: [UInt8] = Array("\\u0000".utf8)
-        return body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            guard bytes.count >= pattern.count else { return false }
-            for index in 0...(bytes.count - pattern.count) where bytes[index] == 0x5C {
-                if (1..<pattern.count).allSatisfy({ bytes[index + $0] == pattern[$0] }) { return true }
-            }
-            return false
         }
     }
 
@@ -80,13 +63,11 @@ extension GoogleOrderAmounts {
         /// Nothing in flight and nothing left that may still be asked.
         var isIdle: Bool { inFlight == 0 && (summary.stopped || (queued.isEmpty && halves.isEmpty)) }
 
-        /// Queues the orders of stored refund rows that still need the store's amount (``needing(_:on:)``), after
-        /// dropping the refunds without revocation these rows now replace.
+        /// Queues the orders of stored refund rows that still need the store's amount, after dropping the refunds
+        /// without revocation these rows now replace (``GoogleOrderStore/settleVoided(_:on:)``).
         mutating func addRefunds(_ orderIds: [String], on connection: PostgresConnection) throws {
             guard !orderIds.isEmpty, !summary.stopped else { return }
-            let distinct = Array(Set(orderIds))
-            try amounts.orders.dropRefundsSeenInVoidedList(distinct, on: connection)
-            queue(try amounts.orders.needing(distinct.filter { !waiting.contains($0) }, on: connection))
+            queue(try amounts.orders.settleVoided(Array(Set(orderIds)), on: connection))
         }
 
         /// Queues ids as they are (already selected by the caller).
@@ -155,7 +136,7 @@ extension GoogleOrderAmounts {
             outcome.summary.orders += answered.orders.count
             environment.counters.add("orders_fetched", answered.orders.count)
             let stored = try orders.store(
-                answered.orders, body: answered.body, runId: environment.runId, logger: logger,
+                answered.orders, payloads: answered.payloads, runId: environment.runId, logger: logger,
                 on: environment.connection)
             outcome.summary.priced += stored.priced
             outcome.summary.pending += stored.pending

@@ -104,7 +104,7 @@ public struct GoogleOrderAmounts: Sendable {
     /// Orders a backfill round asks for (calls of 1000, ``Pricing/maxInFlight`` at once).
     static let backfillRound = Pricing.maxInFlight * PlayDeveloperClient.maxOrderIds
 
-    /// Fetches and stores the orders of these ids that need it (see ``needing(_:on:)``), 1000 a call, a few calls
+    /// Fetches and stores the orders of these ids that need it (see ``GoogleOrderStore/settleVoided(_:on:)``), 1000 a call, a few calls
     /// at once. Never throws for a store answer: the voided page it follows is already stored, and what is not
     /// fetched now is asked on a later run. Throws only for the database (and a stop request).
     public func fetch(orderIds: [String], purpose: CallPurpose, in environment: JobEnvironment) async throws
