@@ -72,23 +72,29 @@ public struct PayoutStore {
     private func copyRows(
         _ rows: ((PayoutRow) throws -> Void) throws -> Void, reportId: Int64, on connection: PostgresConnection
     ) throws -> Int {
-        let id = String(reportId)
-        return try connection.copyIn(
+        try connection.copyIn(
             """
             COPY payout_report_row (report_id, line, kind, order_id, product_id, country, booked_at, refund_type,
                                     quantity, amount_currency, amount_nanos, merchant_currency, merchant_nanos)
             FROM STDIN
             """
         ) { writer in
+            // Field by field, integers as digits: a row's values gathered into an array of strings first were a
+            // sixth of the import's CPU.
             try rows { row in
-                for value in [
-                    id, String(row.line), row.kind, row.orderId, row.productId, row.country,
-                    row.bookedAt.map(PostgresTimestamp.format), row.refundType, row.quantity.map(String.init),
-                    row.amountCurrency, row.amountNanos.map(String.init), row.merchantCurrency,
-                    row.merchantNanos.map(String.init),
-                ] {
-                    try writer.field(value)
-                }
+                writer.field(reportId)
+                writer.field(Int64(row.line))
+                try writer.field(row.kind)
+                try writer.field(row.orderId)
+                try writer.field(row.productId)
+                try writer.field(row.country)
+                try writer.field(row.bookedAt.map(PostgresTimestamp.format))
+                try writer.field(row.refundType)
+                writer.field(row.quantity.map(Int64.init))
+                try writer.field(row.amountCurrency)
+                writer.field(row.amountNanos)
+                try writer.field(row.merchantCurrency)
+                writer.field(row.merchantNanos)
                 try writer.endRow()
             }
         }

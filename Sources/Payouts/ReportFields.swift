@@ -81,7 +81,7 @@ struct ReportFields {
     /// An ISO 4217 currency code.
     func currency(_ column: Column) throws -> String {
         let value = text(column)
-        guard CurrencyCode.known.contains(value) else {
+        guard CurrencyCode.isKnown(value) else {
             throw error(column, "unknown currency \"\(value.prefix(40))\" (expected an ISO 4217 code such as USD)")
         }
         return value

@@ -67,6 +67,31 @@ public struct CopyWriter: ~Copyable {
         try value.withUTF8 { try appendEscaped($0) }
     }
 
+    /// Appends the next field of the current row, an integer in decimal digits written straight into the buffer
+    /// (no `String` in between); `nil` is NULL.
+    public mutating func field(_ value: Int64?) {
+        startField()
+        guard let value else {
+            buffer.append(92)
+            buffer.append(78)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var first = digits.count
+            repeat {
+                first -= 1
+                digits[first] = UInt8(48 + magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                first -= 1
+                digits[first] = 45
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+        }
+    }
+
     /// Copies `bytes` into the buffer, runs without special bytes at once.
     private mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         var start = 0

@@ -110,6 +110,29 @@ struct PostgresConnectionTests {
         #expect(try sample.decode("note", as: String.self) == "n\n7")
     }
 
+    /// Integer fields written as digits straight into the buffer arrive as the same numbers, at both ends of the
+    /// range, and `nil` as NULL.
+    @Test func copyWritesIntegersAsTheirDigits() throws {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        try connection.execute("CREATE TABLE numbers (n int, value bigint, label text)")
+        let values: [Int64?] = [0, 7, -7, 10, -1_000_000_007, .max, .min, nil, 4_990_000_000]
+        _ = try connection.copyIn("COPY numbers (n, value, label) FROM STDIN") { writer in
+            for (n, value) in values.enumerated() {
+                writer.field(Int64(n))
+                writer.field(value)
+                try writer.field(value.map { "\($0)" })
+                try writer.endRow()
+            }
+        }
+        let rows = try connection.query("SELECT value, label FROM numbers ORDER BY n")
+        #expect(try rows.map { try $0.decodeIfPresent("value", as: Int64.self) } == values)
+        #expect(
+            try rows.allSatisfy {
+                try $0.decodeIfPresent("value", as: Int64.self).map(String.init)
+                    == $0.decodeIfPresent("label", as: String.self)
+            })
+    }
+
     @Test func copyErrorsLeaveTheConnectionUsable() throws {
         let connection = try PostgresConnection(conninfo: conninfo)
         try connection.execute("CREATE TABLE strict_bulk (id int NOT NULL)")

@@ -1,0 +1,16 @@
+import Testing
+
+@testable import Payouts
+
+/// The currency check by table agrees with the list of codes: every code known, nothing else.
+@Suite struct CurrencyCodeTests {
+    @Test func everyListedCodeIsKnown() {
+        #expect(CurrencyCode.known.count > 150)
+        #expect(CurrencyCode.known.allSatisfy(CurrencyCode.isKnown))
+    }
+
+    @Test(arguments: ["", "US", "USDD", "usd", "Usd", "XXY", "USX", "ÜSD", "U D", "AAA", "ZZZ", "US\u{0}"])
+    func anythingElseIsNot(code: String) {
+        #expect(!CurrencyCode.isKnown(code))
+    }
+}
