@@ -9,9 +9,11 @@ import Testing
 @Suite("PayoutStore against a real database")
 struct PayoutStoreTests {
     let connection: PostgresConnection
+    let conninfo: String
 
     init() throws {
-        connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "payouts"))
+        conninfo = try TestDatabase.create(prefix: "payouts")
+        connection = try PostgresConnection(conninfo: conninfo)
         try Migrator(connection: connection).migrate()
         try connection.execute(
             "INSERT INTO app (id, platform, store_app_id) VALUES ('droid', 'google', 'com.acme.app')")
@@ -51,6 +53,27 @@ struct PayoutStoreTests {
         #expect(file == zip)
         #expect(PayoutReport.checksum(of: file) == report.checksum)
         #expect(try Fixture.records(ofZip: file)[6]?[6] == "Coins, 500")
+    }
+
+    /// Rows have no unique key (migration 0017): the same report loaded by four connections at once is stored once,
+    /// its rows once each.
+    @Test func loadsAtOnceStoreTheReportOnce() async throws {
+        let conninfo = conninfo
+        let outcomes = try await withThrowingTaskGroup(of: PayoutStore.Outcome.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let connection = try PostgresConnection(conninfo: conninfo)
+                    defer { connection.close() }
+                    let zip = try Fixture.data("earnings_202610_1234567890-1.zip")
+                    let report = try EarningsReportParser.parse(zip: zip, name: "earnings_202610_1234567890-1.zip")
+                    return try PayoutStore(connection: connection).store(report, app: "droid")
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == .inserted }.count == 1 && outcomes.filter { $0 == .unchanged }.count == 3)
+        #expect(try count("SELECT count(*) AS n FROM payout_report_row") == 6)
+        #expect(try count("SELECT count(DISTINCT line) AS n FROM payout_report_row") == 6)
     }
 
     /// The file reaches the `bytea` column byte for byte, every byte value included.

@@ -29,9 +29,16 @@ YAML
 "$bin" migrate --config "$work/payouts.yaml" --quiet
 # No autovacuum on the reference table: its analyze of a million fresh rows would otherwise run during the import.
 psql -q -d bench_payouts -c "CREATE TABLE earnings_copy ($(python3 -c "print(', '.join(f'c{i} text' for i in range(21)))")) WITH (autovacuum_enabled = false)"
-start=$(now_ms)
-psql -q -d bench_payouts -c "\\copy earnings_copy FROM '$work/earnings.csv' WITH (FORMAT csv, HEADER true)"
-payout_copy_ms=$(( $(now_ms) - start ))
+# The fastest of three loads, so noise on a shared machine can only make the ratio look worse, never better (one
+# load varied from 2.2 to 3.5 s between runs on the 2-core host).
+payout_copy_ms=
+for _ in 1 2 3; do
+    psql -q -d bench_payouts -c "TRUNCATE earnings_copy"
+    start=$(now_ms)
+    psql -q -d bench_payouts -c "\\copy earnings_copy FROM '$work/earnings.csv' WITH (FORMAT csv, HEADER true)"
+    took=$(( $(now_ms) - start ))
+    if [ -z "$payout_copy_ms" ] || [ "$took" -lt "$payout_copy_ms" ]; then payout_copy_ms=$took; fi
+done
 
 start=$(now_ms)
 /usr/bin/time -f "%M" -o "$work/import.rss" \
