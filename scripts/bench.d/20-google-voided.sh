@@ -155,13 +155,10 @@ voided_latency_rows=${VOIDED_LATENCY_ROWS:-100000}
 voided_latencies=${VOIDED_LATENCIES:-"0 1500"}
 voided_latency_run() { # name latency_ms mode(backfill|both)
     local name=$1 latency=$2 mode=$3 db="bench_voided_lat_$1" dir="$work/voided-lat-$1"
-    start_voided_simulator "$voided_latency_rows" "$db" "$dir"
-    kill "$sim_pid"; wait "$sim_pid" 2>/dev/null || true
-    "$sim" serve --dir "$dir" --port 0 --quota-wall-clock true --latency "${latency}ms" \
-        --latency-jitter "$(( latency / 10 ))ms" >"$dir.url" 2>"$dir.log" &
-    sim_pid=$!
-    : >"$dir.url"; for _ in $(seq 600); do [ -s "$dir.url" ] && break; sleep 0.1; done
-    sim_url=$(head -1 "$dir.url")
+    # Served with its latency from the start: a second `storesim serve` of the same directory on another port could
+    # leave storerecon.yaml naming the first one's port (seen on a loaded host: every token call refused).
+    start_voided_simulator "$voided_latency_rows" "$db" "$dir" --quota-wall-clock true --latency "${latency}ms" \
+        --latency-jitter "$(( latency / 10 ))ms"
     local since until
     since=$(date -u -d "@$(( $(date +%s) - 29 * 86400 ))" +%Y-%m-%dT%H:%M:%SZ)
     until=$(date -u -d "@$(( $(date +%s) - 120 ))" +%Y-%m-%dT%H:%M:%SZ)
