@@ -46,9 +46,14 @@ let package = Package(
             dependencies: ["embed-migrations"]
         ),
 
-        // Store access: transport, shared quota, clients.
+        // Store access: transport (libcurl, reached through a small C shim), shared quota, clients.
         .target(
-            name: "StoreHTTP"
+            name: "CCurl",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+        .target(
+            name: "StoreHTTP",
+            dependencies: ["CCurl"]
         ),
         .target(
             name: "RateLimiting",

@@ -62,7 +62,7 @@ public struct PlayDeveloperClient: Sendable {
     /// - Parameters:
     ///   - app: the configured app id, used for the quota gate and in errors.
     ///   - key: the service-account key (``ServiceAccountKey/load(fromFile:logger:)``).
-    ///   - transport: the HTTP transport (``URLSessionTransport`` in production; it bounds response sizes).
+    ///   - transport: the HTTP transport (``CurlTransport`` in production; it bounds response sizes).
     ///   - quotaGate: the shared quota.
     ///   - runtime: clock, sleep and jitter (tests inject their own).
     public init(

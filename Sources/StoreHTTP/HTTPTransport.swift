@@ -46,8 +46,7 @@ public struct HTTPResponse: Sendable {
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
-/// Sends requests. The production implementation is ``URLSessionTransport``; the role is a protocol so it can be
-/// swapped (AsyncHTTPClient, if the benchmark ever shows URLSession's per-request leak matters).
+/// Sends requests. The production implementation is ``CurlTransport``; tests wrap it to script faults.
 public protocol HTTPTransport: Sendable {
     /// Sends a request and returns the answer, whatever its status.
     /// - Throws: ``TransportError`` for timeouts, refused or dropped connections and oversized bodies.

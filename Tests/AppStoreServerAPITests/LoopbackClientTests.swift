@@ -3,7 +3,7 @@ import Foundation
 import StoreHTTP
 import Testing
 
-/// The client over real HTTP on loopback, through ``URLSessionTransport`` (the store simulator will replace the tiny
+/// The client over real HTTP on loopback, through ``CurlTransport`` (the store simulator will replace the tiny
 /// responder in integration tests).
 @Suite struct LoopbackClientTests {
     @Test func refundHistoryThrottledThenAnsweredOverHTTP() async throws {
@@ -21,7 +21,7 @@ import Testing
         let base = try #require(URL(string: "http://127.0.0.1:\(responder.port)"))
         let client = AppStoreServerClient(
             configuration: .init(app: "acme-ios", productionBaseURL: base, sandboxBaseURL: base, requestTimeout: 10),
-            key: key, transport: URLSessionTransport(), quotaGate: gate, timing: timing.timing)
+            key: key, transport: CurlTransport(), quotaGate: gate, timing: timing.timing)
 
         let (result, environment) = try await client.refundHistory(
             transactionId: "2000000123", revision: "r 1", purpose: .incremental)

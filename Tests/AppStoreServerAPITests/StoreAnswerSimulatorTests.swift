@@ -32,7 +32,7 @@ struct StoreAnswerSimulatorTests {
                     app: app.id, productionBaseURL: simulator.appleProductionBaseURL,
                     sandboxBaseURL: simulator.appleSandboxBaseURL, requestTimeout: 10,
                     retryPolicy: RetryPolicy(maxAttempts: 4, baseDelay: 0.5, maxDelay: 30, maxTotalTime: 120)),
-                key: key, transport: URLSessionTransport(), quotaGate: gate, timing: timing.timing)
+                key: key, transport: CurlTransport(), quotaGate: gate, timing: timing.timing)
             try await body(simulator, client, timing, gate)
         }
     }

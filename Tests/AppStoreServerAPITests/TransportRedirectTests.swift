@@ -16,7 +16,7 @@ import Testing
         let request = HTTPRequest(
             url: URL(string: "http://127.0.0.1:\(origin.port)/inApps/v2/refund/lookup/1")!,
             headers: ["Authorization": "Bearer secret-token"], timeout: 10)
-        let response = try await URLSessionTransport().send(request)
+        let response = try await CurlTransport().send(request)
         #expect(response.status == status)
         #expect(target.requests.isEmpty, "the redirect was followed: \(target.requests)")
     }

@@ -57,7 +57,7 @@ struct StoreFaultChaosTests {
             // A job that failed under the faults let the next one observe the stores first (see Chaos.expectEqual).
             try Chaos.expectEqual(stores.conninfo, expected, orderedLikeTheReference: false)
             // A dropped connection is the one fault that can cost quota the gate never granted: when a reused
-            // keep-alive connection closes before any byte of the answer, libcurl (under URLSession) sends the request
+            // keep-alive connection closes before any byte of the answer, libcurl sends the request
             // once more by itself, so the store may count two calls for one grant and refuse a later one, which
             // storerecon then handles as any 429. Every other fault must leave the store's counts inside the limits.
             Chaos.expectWithinQuotas(simulator, allowingRefusals: rates[.dropConnection] != nil)

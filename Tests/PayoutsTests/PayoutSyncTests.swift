@@ -55,7 +55,7 @@ struct PayoutSyncTests {
             let key = try ServiceAccountKey.load(fromFile: try #require(app.serviceAccountFile))
             let client = CloudStorageClient(
                 app: app.id, key: key, tokenURL: app.tokenURL.flatMap(URL.init(string:)),
-                baseURL: simulator.baseURL, transport: URLSessionTransport(maxResponseBytes: 1 << 26), gate: gate,
+                baseURL: simulator.baseURL, transport: CurlTransport(maxResponseBytes: 1 << 26), gate: gate,
                 policy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05, maxTotalTime: 5),
                 logger: Logger(label: "test"))
             let sync = PayoutSync(

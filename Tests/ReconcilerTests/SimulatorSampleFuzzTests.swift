@@ -28,7 +28,7 @@ struct SimulatorSampleFuzzTests {
 
     /// Records every answer's body and `Retry-After`.
     final class Capture: HTTPTransport {
-        let base = URLSessionTransport()
+        let base = CurlTransport()
         let bodies = Mutex([String: Data]())
         let headers = Mutex([String]())
 

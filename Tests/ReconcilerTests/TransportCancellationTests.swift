@@ -5,17 +5,17 @@ import Testing
 
 @testable import Reconciler
 
-/// A job cancels its calls in flight when one fails (a slice's quota answer stops the others). On Linux,
-/// `URLSession.data(for:)` cancelled just as its transfer completes waited for ever: the cancellation held the task's
-/// status lock while waiting for the session's queue, which was finishing the transfer and waiting for that lock (a
-/// CI run hung in `GoogleVoidedQuotaTests`). ``URLSessionTransport`` now cancels on another queue.
+/// A job cancels its calls in flight when one fails (a slice's quota answer stops the others). A cancellation that
+/// meets the transfer's own completion must end it once, either way (`URLSession.data(for:)` once waited for ever
+/// there, a CI run hung in `GoogleVoidedQuotaTests`). ``CurlTransport`` hands cancellations to its loop thread, which
+/// answers each call once.
 @Suite struct TransportCancellationTests {
     /// Hundreds of calls, each cancelled at a moment spread around its completion: every one ends, answered or
     /// cancelled (a regression hangs here).
     @Test func cancellingCallsAsTheyCompleteNeverHangs() async throws {
         let options = SimulatorOptions(scenario: ScenarioSpec(seed: 3, subscriptions: 10, historyDays: 10))
         try await StoreSimulator.withRunning(options) { simulator in
-            let transport = URLSessionTransport()
+            let transport = CurlTransport()
             let request = HTTPRequest(url: simulator.baseURL.appendingPathComponent("admin/stats"), timeout: 10)
             // How long one call takes here, to spread the cancellations around it.
             let began = ContinuousClock.now

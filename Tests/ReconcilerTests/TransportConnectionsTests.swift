@@ -13,7 +13,7 @@ import Testing
         // Long enough that all calls overlap at the store however the machine schedules them.
         options.latency = Latency(millis: 1500, jitterMillis: 0)
         try await StoreSimulator.withRunning(options) { simulator in
-            let transport = URLSessionTransport()
+            let transport = CurlTransport()
             let url = simulator.baseURL.appendingPathComponent(
                 "androidpublisher/v3/applications/com.example.demo/purchases/voidedpurchases")
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

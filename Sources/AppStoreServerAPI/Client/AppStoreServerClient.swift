@@ -31,7 +31,7 @@ public struct AppStoreServerClient: Sendable {
     /// - Parameters:
     ///   - configuration: app, environment, base URLs, fallback, timeout, retries.
     ///   - key: the In-App Purchase key and its identifiers; its permission warning, if any, is logged once here.
-    ///   - transport: how requests are sent (``URLSessionTransport`` in production).
+    ///   - transport: how requests are sent (``CurlTransport`` in production).
     ///   - quotaGate: the limiter every call passes.
     ///   - logger: where requests and retries are logged (method and path only).
     ///   - timing: clock, sleep and random source for retries (injected in tests).

@@ -7,7 +7,7 @@ import StoreHTTP
 
 extension StoreClients {
     /// Report files are bigger than API pages: a year of a large app's earnings zip is tens of megabytes.
-    public static let reportTransport = URLSessionTransport(maxResponseBytes: 1 << 30)
+    public static let reportTransport = CurlTransport(maxResponseBytes: 1 << 30)
 
     /// Where `sync payouts` fetches an app's financial reports, or `nil` when the app is not set up for it
     /// (`earningsBucket` for Google, `vendorNumber` and the App Store Connect key for Apple).

@@ -6,8 +6,8 @@ import StoreHTTP
 
 /// Builds the store clients of a configured app, always on the job's (counting, shared) quota gate.
 public enum StoreClients {
-    /// One transport per process: URLSession keeps its connections warm across calls.
-    public static let transport = URLSessionTransport()
+    /// One transport per process: its connections stay warm across calls and jobs.
+    public static let transport = CurlTransport()
 
     /// The Google Play client of a Google app.
     /// - Throws: `PlayAPIError` (`.keyFile`) naming the key file when it is missing or invalid (exit 78).

@@ -34,7 +34,7 @@ struct GoogleVoidedHostileRowsTests {
     /// The real transport; the first voided page gets `rows` spliced in as JSON text (JSONEncoder's, so no other
     /// JSON library touches the hostile strings on their way).
     final class HostileRowsTransport: HTTPTransport {
-        let base = URLSessionTransport()
+        let base = CurlTransport()
         let rows: String
         let injected = Mutex(false)
 

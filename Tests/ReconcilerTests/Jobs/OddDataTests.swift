@@ -62,7 +62,7 @@ struct OddDataTests {
             let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "oddgoogle"))
             let (expected, unstorable, repeated) = Self.expected(harness)
             #expect(unstorable > 0 && repeated > 0, "the scenario holds odd rows of each sort")
-            let result = try await harness.googleVoided(transport: URLSessionTransport())
+            let result = try await harness.googleVoided(transport: CurlTransport())
             #expect(result.exitCode == 0, "\(result.error ?? "")")
             #expect(try harness.storedVoids() == expected)
             #expect(result.counts["merged_repeats"] == repeated)
@@ -90,7 +90,7 @@ struct OddDataTests {
             #expect(report.apps.flatMap(\.quarantined).map(\.rows).reduce(0, +) == open)
 
             // A rerun changes nothing: no row twice, no quarantined row twice.
-            let rerun = try await harness.googleVoided(transport: URLSessionTransport())
+            let rerun = try await harness.googleVoided(transport: CurlTransport())
             #expect(rerun.exitCode == 0, "\(rerun.error ?? "")")
             #expect(try harness.storedVoids() == expected)
             let all: Int = try harness.connection().query("SELECT count(*) AS n FROM quarantine")[0].decode("n")
@@ -109,7 +109,7 @@ struct OddDataTests {
             try harness.connection().execute(
                 "ALTER TABLE refund ADD CONSTRAINT test_no_seven CHECK (platform <> 'google' OR order_id NOT LIKE '%7')"
             )
-            let result = try await harness.googleVoided(transport: URLSessionTransport())
+            let result = try await harness.googleVoided(transport: CurlTransport())
             #expect(result.exitCode == 0, "\(result.error ?? "")")
             #expect(try harness.storedVoids() == expected.subtracting(refused))
             #expect(try openQuarantine(harness) == refused.count)

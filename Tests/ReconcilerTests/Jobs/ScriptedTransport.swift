@@ -11,9 +11,9 @@ final class ScriptedTransport: HTTPTransport {
     private let hook: @Sendable (_ call: Int) -> Void
 
     /// - Parameters:
-    ///   - base: the transport that really sends (a fresh `URLSessionTransport` by default).
+    ///   - base: the transport that really sends (a fresh `CurlTransport` by default).
     ///   - hook: called with the 1-based number of each voided-purchases request, before it is sent.
-    init(base: any HTTPTransport = URLSessionTransport(), before hook: @escaping @Sendable (_ call: Int) -> Void) {
+    init(base: any HTTPTransport = CurlTransport(), before hook: @escaping @Sendable (_ call: Int) -> Void) {
         self.base = base
         self.hook = hook
     }

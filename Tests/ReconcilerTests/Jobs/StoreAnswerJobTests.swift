@@ -147,7 +147,7 @@ struct StoreAnswerJobTests {
                 let path =
                     "androidpublisher/v3/applications/\(harness.stores.app(.google).packageName ?? "")"
                     + "/purchases/voidedpurchases"
-                _ = try await URLSessionTransport().send(
+                _ = try await CurlTransport().send(
                     HTTPRequest(url: simulator.googleAPIBaseURL.appendingPathComponent(path)))
             }
             let transport = ScriptedTransport { _ in }

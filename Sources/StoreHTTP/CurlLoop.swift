@@ -1,0 +1,112 @@
+import CCurl
+import Foundation
+
+/// The thread that runs a ``CurlTransport``'s transfers on one libcurl multi handle (one connection cache, all
+/// calls in flight at once). Callers hand transfers and cancellations over under a lock and wake the thread; every
+/// libcurl call on the handles is made on this thread.
+final class CurlLoop: @unchecked Sendable {
+    private static let initialized: Bool = storerecon_curl_global_init() == CURLE_OK
+
+    private let lock = NSLock()
+    private var submitted: [CurlTransfer] = []
+    private var cancelled: [CurlTransfer] = []
+    private var stopping = false
+    private let multi: UnsafeMutableRawPointer
+    /// The transfers on the multi handle, by easy handle (loop thread only).
+    private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+
+    init() {
+        precondition(Self.initialized, "libcurl could not be initialised")
+        multi = curl_multi_init()
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "storerecon-curl"
+        thread.start()
+    }
+
+    func submit(_ transfer: CurlTransfer) {
+        lock.withLock { submitted.append(transfer) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Ends a transfer with `CancellationError`, whether it has started or not.
+    func cancel(_ transfer: CurlTransfer) {
+        lock.withLock {
+            transfer.cancelRequested = true
+            cancelled.append(transfer)
+        }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Stops the thread; transfers still running end with `CancellationError`.
+    func shutdown() {
+        lock.withLock { stopping = true }
+        curl_multi_wakeup(multi)
+    }
+
+    private func run() {
+        while true {
+            let (new, gone, stop) = lock.withLock {
+                defer {
+                    submitted = []
+                    cancelled = []
+                }
+                return (submitted, cancelled, stopping)
+            }
+            for transfer in new {
+                if transfer.cancelRequested || stop {
+                    transfer.finish(.failure(CancellationError()))
+                } else {
+                    begin(transfer)
+                }
+            }
+            for transfer in gone { end(transfer, with: .failure(CancellationError())) }
+            if stop { break }
+            var active: Int32 = 0
+            curl_multi_perform(multi, &active)
+            collectFinished()
+            var ready: Int32 = 0
+            curl_multi_poll(multi, nil, 0, 1000, &ready)
+        }
+        for transfer in Array(running.values) { end(transfer, with: .failure(CancellationError())) }
+        curl_multi_cleanup(multi)
+    }
+
+    private func begin(_ transfer: CurlTransfer) {
+        guard let handle = curl_easy_init() else {
+            transfer.finish(
+                .failure(TransportError(code: .connection, request: transfer.label, message: "curl_easy_init failed")))
+            return
+        }
+        transfer.handle = handle
+        running[handle] = transfer
+        if let failure = CurlRequestSetup.configure(handle, for: transfer) {
+            end(transfer, with: .failure(failure))
+            return
+        }
+        curl_multi_add_handle(multi, handle)
+    }
+
+    private func collectFinished() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                let transfer = running[handle]
+            else { continue }
+            end(transfer, with: CurlRequestSetup.outcome(message.pointee.data.result, handle: handle, of: transfer))
+        }
+    }
+
+    /// Takes the transfer off the multi handle, frees what libcurl held for it, and answers the caller.
+    private func end(_ transfer: CurlTransfer, with result: Result<HTTPResponse, any Error>) {
+        guard let handle = transfer.handle, running.removeValue(forKey: handle) != nil else { return }
+        curl_multi_remove_handle(multi, handle)
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(transfer.headerList)
+        transfer.handle = nil
+        transfer.headerList = nil
+        transfer.finish(result)
+    }
+}
