@@ -40,7 +40,8 @@ public actor LocalQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration {
 
     /// Waits until the call is allowed, then counts it.
     /// - Throws: `QuotaError` when the day's budget for `purpose` is spent; `CancellationError` when cancelled.
-    public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws {
+    @discardableResult
+    public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant? {
         let key = Key(app: app, api: api)
         while true {
             try Task.checkCancellation()
@@ -57,7 +58,7 @@ public actor LocalQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration {
             if wait <= .zero {
                 budget.record(purpose: purpose)
                 budgets[key] = budget
-                return
+                return nil
             }
             // Nothing is held across the sleep: the next round reads the state afresh.
             let jittered = policy.jittered(wait, using: &generator)

@@ -52,15 +52,25 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
     }
 
     /// Waits until one call of `api` for `app` is allowed, then counts it.
+    /// - Returns: the latest moment the call may leave: the margin of the API's tightest window after the grant was
+    ///   asked for (nil for APIs the store does not count in short windows, and for a grant already taken again as
+    ///   often as allowed: a host slower than every margin must still make progress).
     /// - Throws: `QuotaError` when the day's budget for `purpose` is spent; `CancellationError` when cancelled;
     ///   `PostgresError` when the database stays unreachable.
-    public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws {
-        _ = try await acquireGrant(app: app, api: api, purpose: purpose)
+    @discardableResult
+    public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant? {
+        try await grant(app: app, api: api, purpose: purpose).leaveBy
     }
 
     /// Waits until one call is allowed, counts it, and returns the grant with its database time.
     /// - Throws: as `acquire(app:api:purpose:)`.
     public func acquireGrant(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> QuotaGrant {
+        try await grant(app: app, api: api, purpose: purpose).grant
+    }
+
+    private func grant(
+        app: String, api: StoreAPI, purpose: CallPurpose
+    ) async throws -> (grant: QuotaGrant, leaveBy: ContinuousClock.Instant?) {
         // The log counts a call when the database grants it, the store when the request arrives: a grant that took
         // longer than the tightest margin to reach this process (a loaded host stalled it) would arrive late enough
         // to meet the next window's calls. Such a grant is left counted, unused, and taken again, a few times at
@@ -77,12 +87,13 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
             let asked = ContinuousClock.now
             let attempt = try await attempt(app: app, api: api, purpose: purpose)
             if let grant = attempt.grant {
-                if let margin, retakes < Self.mostRetakes, asked.duration(to: .now) > margin {
+                guard let margin, retakes < Self.mostRetakes else { return (grant, nil) }
+                if asked.duration(to: .now) > margin {
                     retakes += 1
                     statistics.retaken += 1
                     continue
                 }
-                return grant
+                return (grant, asked + margin)
             }
             let wait = policy.jittered(attempt.wait, using: &generator)
             try await clock.sleep(until: clock.now.advanced(by: wait), tolerance: nil)

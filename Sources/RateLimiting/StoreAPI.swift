@@ -66,9 +66,13 @@ public enum QuotaFeedback: Sendable, Equatable {
 /// unit tests, within one process.
 public protocol QuotaGate: Sendable {
     /// Waits until one call of `api` for `app` is allowed, then counts it.
+    /// - Returns: the latest moment the call may leave, for a limit the store counts by arrival in short windows: a
+    ///   call that leaves later may reach the store in the count of a later window than the one it was granted in
+    ///   (a loaded host). `nil` when it does not matter.
     /// - Throws: `QuotaError` when the daily budget for this purpose is spent (the job should stop with exit 75),
     ///   or `CancellationError` when the task is cancelled while waiting.
-    func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws
+    @discardableResult
+    func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant?
 
     /// Tells the limiter what the store answered, so a 429 drains the bucket and a "per day" answer stops the API.
     func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async

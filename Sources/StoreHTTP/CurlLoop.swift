@@ -75,6 +75,13 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func begin(_ transfer: CurlTransfer) {
+        if let leaveBy = transfer.request.leaveBy, ContinuousClock.now > leaveBy {
+            let late = leaveBy.duration(to: .now)
+            transfer.finish(
+                .failure(
+                    TransportError(code: .late, request: transfer.label, message: "not sent: \(late) past its time")))
+            return
+        }
         guard let handle = curl_easy_init() else {
             transfer.finish(
                 .failure(TransportError(code: .connection, request: transfer.label, message: "curl_easy_init failed")))

@@ -12,6 +12,10 @@ public struct HTTPRequest: Sendable {
     public var body: Data?
     /// How long the whole exchange may take.
     public var timeout: Double
+    /// The latest moment the request may leave (the quota gate's, see `QuotaGate.acquire`): a transport that gets to
+    /// it later does not send it and throws ``TransportError`` `.late`, so the caller asks the gate again rather than
+    /// reach the store in a later window's count than the one the gate counted it in.
+    public var leaveBy: ContinuousClock.Instant?
 
     /// Creates a request.
     public init(
@@ -58,6 +62,8 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     /// What went wrong.
     public enum Code: String, Sendable {
         case timeout, connection, tooLarge, invalidResponse
+        /// Not sent: it would have left after its ``HTTPRequest/leaveBy``.
+        case late
     }
 
     /// What went wrong.

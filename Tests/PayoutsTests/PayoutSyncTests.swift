@@ -29,9 +29,10 @@ struct PayoutSyncTests {
         let inner = LocalQuotaGate(clock: ContinuousClock())
         var calls: [StoreAPI: Int] = [:]
 
-        func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws {
+        func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant? {
             try await inner.acquire(app: app, api: api, purpose: purpose)
             calls[api, default: 0] += 1
+            return nil
         }
 
         func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {

@@ -117,6 +117,31 @@ import Testing
         #expect(harness.apiRequests.isEmpty)
     }
 
+    /// A loaded host: the gate's grant reaches the transport after the moment it had to leave by. Sent, it could reach
+    /// the store in the next window's count; it is left unused, and the gate asked again.
+    @Test func aGrantThatReachesTheTransportLateIsAskedForAgain() async throws {
+        let harness = try ClientHarness([.token(), try page()], gate: CountingQuotaGate(lateGrants: 1))
+        _ = try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
+        // The token call's first grant came late: not sent, asked for again; then the voided call, on time.
+        #expect(
+            harness.gate.acquires.map(\.api) == [.googleOAuthToken, .googleOAuthToken, .googleVoidedPurchases])
+        #expect(harness.transport.lateRequests.count == 1)
+        #expect(harness.transport.requests.count == 2)
+        #expect(harness.transport.requests.allSatisfy { $0.leaveBy != nil })
+        // Nothing reached the store for the late grant: one report per call sent.
+        #expect(harness.gate.reports.count == 2)
+    }
+
+    /// On a host slower than every margin each grant would come late: after two, the call is sent anyway.
+    @Test func aCallIsSentAfterTwoLateGrants() async throws {
+        let harness = try ClientHarness([.token(), try page()], gate: CountingQuotaGate(lateGrants: 5))
+        _ = try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
+        // Token: late, late, sent regardless (grant 3). Voided: late (grant 4), late (grant 5), sent (grant 6).
+        #expect(harness.gate.acquires.count == 6)
+        #expect(harness.transport.lateRequests.count == 4)
+        #expect(harness.transport.requests.map { $0.leaveBy == nil } == [true, true])
+    }
+
     // MARK: Quota answers
 
     @Test func dailyQuotaStopsAtOnceAndTellsTheGate() async throws {

@@ -108,6 +108,34 @@ struct PostgresQuotaGateTests {
         await apple.close()
     }
 
+    /// The grant says by when its call must leave: the tightest window's margin after it was asked for. After two
+    /// late grants, and for Apple (counted per hour), there is none.
+    @Test func aGrantSaysByWhenItsCallMustLeave() async throws {
+        let conninfo = try Self.database("qleave")
+        let windows = [
+            RateLimit(100, per: .seconds(10), margin: .milliseconds(400)),
+            RateLimit(500, per: .seconds(60), margin: .seconds(1)),
+        ]
+        let gate = PostgresQuotaGate(conninfo: conninfo, policy: Self.policy(QuotaLimit(windows: windows)))
+        _ = try await gate.acquire(app: "a", api: Self.api, purpose: .incremental)  // connects
+        let asked = ContinuousClock.now
+        let leaveBy = try #require(try await gate.acquire(app: "a", api: Self.api, purpose: .incremental))
+        let returned = ContinuousClock.now
+        // The grant was asked for between `asked` and `returned`: its deadline is 400 ms after that moment.
+        #expect(leaveBy >= asked + .milliseconds(400))
+        #expect(leaveBy <= returned + .milliseconds(400))
+        let late = PostgresQuotaGate(
+            conninfo: conninfo,
+            policy: Self.policy(QuotaLimit(windows: [RateLimit(100, per: .seconds(10), margin: .nanoseconds(1))])))
+        #expect(try await late.acquire(app: "b", api: Self.api, purpose: .incremental) == nil)
+        #expect(await late.statistics.retaken == 2)
+        let apple = PostgresQuotaGate(
+            conninfo: conninfo,
+            policy: QuotaPolicy(defaultLimits: QuotaLimits([.appleRefundHistory: QuotaLimit(windows: windows)])))
+        #expect(try await apple.acquire(app: "a", api: .appleRefundHistory, purpose: .incremental) == nil)
+        for gate in [gate, late, apple] { await gate.close() }
+    }
+
     @Test func everyWindowOfAnAPIHolds() async throws {
         let conninfo = try Self.database("qwindows")
         let short = RateLimit(2, per: .milliseconds(200), margin: .milliseconds(10))

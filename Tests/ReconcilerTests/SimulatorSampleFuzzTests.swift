@@ -45,7 +45,7 @@ struct SimulatorSampleFuzzTests {
     }
 
     struct OpenGate: QuotaGate {
-        func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws {}
+        func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant? { nil }
         func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {}
     }
 

@@ -28,3 +28,26 @@ import Testing
         }
     }
 }
+
+/// A granted call that reaches the transport's thread after the moment the quota gate set is not sent: the store
+/// never sees it, and the caller is told so (`late`) to ask the gate again.
+@Suite struct TransportLeaveByTests {
+    @Test func aRequestPastItsLeaveByNeverReachesTheStore() async throws {
+        let options = SimulatorOptions(scenario: ScenarioSpec(seed: 3, subscriptions: 10, historyDays: 10))
+        try await StoreSimulator.withRunning(options) { simulator in
+            let transport = CurlTransport()
+            let url = simulator.baseURL.appendingPathComponent(
+                "androidpublisher/v3/applications/com.example.demo/purchases/voidedpurchases")
+            var request = HTTPRequest(url: url, timeout: 10)
+            request.leaveBy = .now - .milliseconds(1)
+            let error = await #expect(throws: TransportError.self) { _ = try await transport.send(request) }
+            #expect(error?.code == .late)
+            #expect(simulator.mostInFlight(.googleVoidedPurchases) == 0)
+            // On time, it is sent (refused 401 unsigned, which is all this needs).
+            request.leaveBy = .now + .seconds(10)
+            let sent = try await transport.send(request)
+            #expect(sent.status == 401)
+            #expect(simulator.mostInFlight(.googleVoidedPurchases) == 1)
+        }
+    }
+}

@@ -146,6 +146,26 @@ struct QuotaTests {
         #expect(QuotaLedger.maxInWindow([0, 999, 1000], 1000) == 2)
     }
 
+    @Test("a call stamped before calls already admitted is refused when a window holding it and them is full")
+    func lateAdmittedCallCountsInEveryWindowHoldingIt() {
+        let ledger = QuotaLedger()
+        let key = QuotaLedger.Key(app: "a", environment: nil, endpoint: .googleVoidedPurchases)
+        let rules = [QuotaRule(limit: 2, window: .rolling(millis: 1000), name: "test")]
+        // Grants at 0 and 1500: the window [600, 1600) holds 1500 only.
+        #expect(ledger.admit(key, at: 0, rules: rules) == .granted)
+        #expect(ledger.admit(key, at: 1500, rules: rules) == .granted)
+        // A call stamped 700 (handled after the one stamped 1500): [0, 1000) would hold 0 and 700, [700, 1700) would
+        // hold 700 and 1500: two each, allowed.
+        #expect(ledger.admit(key, at: 700, rules: rules) == .granted)
+        // Stamped 800: the second before it already holds 0 and 700.
+        #expect(ledger.admit(key, at: 800, rules: rules) != .granted)
+        // Stamped 1200: the second before it holds 700 only, but [700, 1700) would hold 700, 1200 and 1500, the
+        // last admitted before it.
+        #expect(ledger.admit(key, at: 1200, rules: rules) != .granted)
+        #expect(QuotaLedger.maxInWindow(ledger.grantTimes(key), 1000) == 2)
+        #expect(ledger.grantTimes(key) == [0, 700, 1500])
+    }
+
     @Test(
         "Pacific day numbers follow daylight saving time",
         arguments: [

@@ -14,9 +14,11 @@ public struct CountingQuotaGate: QuotaGate {
         self.counters = counters
     }
 
-    public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws {
-        try await base.acquire(app: app, api: api, purpose: purpose)
+    @discardableResult
+    public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant? {
+        let leaveBy = try await base.acquire(app: app, api: api, purpose: purpose)
         counters.call(api.rawValue)
+        return leaveBy
     }
 
     public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {

@@ -20,22 +20,26 @@ public struct StoppableQuotaGate: QuotaGate {
         ReconcilerError(.temporary, "stopped by signal after saving the last page; run again to continue")
     }
 
-    public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws {
+    @discardableResult
+    public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant? {
         if shutdown.isRequested { throw Self.stopped }
-        let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await base.acquire(app: app, api: api, purpose: purpose)
-                return true
-            }
+        let granted = try await withThrowingTaskGroup(of: Grant.self) { group in
+            group.addTask { .granted(leaveBy: try await base.acquire(app: app, api: api, purpose: purpose)) }
             group.addTask {
                 await shutdown.stopped()
-                return false
+                return .stopped
             }
             defer { group.cancelAll() }
-            return try await group.next() ?? false
+            return try await group.next() ?? .stopped
         }
         // A grant taken as the signal came is left unused: the call it was for is not sent.
-        if !granted || shutdown.isRequested { throw Self.stopped }
+        guard case .granted(let leaveBy) = granted, !shutdown.isRequested else { throw Self.stopped }
+        return leaveBy
+    }
+
+    private enum Grant {
+        case granted(leaveBy: ContinuousClock.Instant?)
+        case stopped
     }
 
     public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {

@@ -45,13 +45,11 @@ final class QuotaLedger: Sendable {
                     let counted = rule.pool.map { pools["\(key.app)|\($0)"] ?? Counter() } ?? counter
                     switch rule.window {
                     case .rolling(let window):
-                        let upper = Self.upperBound(counted.grants, millis)
-                        let lower = Self.upperBound(counted.grants, millis - window)
-                        if upper - lower >= rule.limit {
+                        if let retryAt = Self.rollingRefusal(
+                            counted.grants, at: millis, width: window, limit: rule.limit)
+                        {
                             counter.refused += 1
-                            // The call fits again once the oldest grant that blocks it leaves the window.
-                            let blocking = counted.grants[upper - rule.limit]
-                            return .refused(rule: rule, retryAtMillis: blocking + window)
+                            return .refused(rule: rule, retryAtMillis: retryAt)
                         }
                     case .pacificDay:
                         let day = PacificDay.number(millis: millis)
@@ -106,6 +104,27 @@ final class QuotaLedger: Sendable {
             best = max(best, high - low + 1)
         }
         return best
+    }
+
+    /// When a call at `millis` would put more than `limit` grants in some window of `width` that holds it: the time
+    /// it could fit again; nil when it fits. Calls are stamped when they arrive and admitted in whatever order their
+    /// handlers run, so grants stamped later than this call may be recorded already: every window holding the call
+    /// is checked, not only the one ending at it.
+    static func rollingRefusal(_ grants: [Int64], at millis: Int64, width: Int64, limit: Int) -> Int64? {
+        let upper = upperBound(grants, millis)
+        var low = upperBound(grants, millis - width)
+        if upper - low >= limit {
+            // The call fits again once the oldest grant that blocks it leaves the window.
+            return grants[upper - limit] + width
+        }
+        var high = upper
+        while high < grants.count, grants[high] < millis + width {
+            while grants[low] <= grants[high] - width { low += 1 }
+            // The window ending at grants[high] holds grants low...high and this call.
+            if high - low + 2 > limit { return grants[high] + 1 }
+            high += 1
+        }
+        return nil
     }
 
     /// Index of the first element greater than `value`.

@@ -170,9 +170,12 @@ struct StoreRouter {
         authorize: (Set<FaultKind>) -> (QuotaLedger.Key?, StoreReply?, Bool),
         answer: (Set<FaultKind>, QuotaLedger.Key) -> StoreReply
     ) async -> StoreReply {
+        // A store counts a call when its request arrives, before any work of its own on it (checking the token
+        // takes CPU, which a loaded host hands out late).
+        let arrived = state.quotaNow
         state.track(endpoint, entering: true)
         defer { state.track(endpoint, entering: false) }
-        var reply = await serveUnlabelled(endpoint, request, authorize: authorize, answer: answer)
+        var reply = await serveUnlabelled(endpoint, request, arrived: arrived, authorize: authorize, answer: answer)
         // The way back: admitted (or refused) at arrival, answered after the configured latency.
         let delay = state.latency.draw()
         if delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
@@ -207,18 +210,21 @@ struct StoreRouter {
     }
 
     private func serveUnlabelled(
-        _ endpoint: SimulatorEndpoint, _ request: StoreRequest,
+        _ endpoint: SimulatorEndpoint, _ request: StoreRequest, arrived: Int64,
         authorize: (Set<FaultKind>) -> (QuotaLedger.Key?, StoreReply?, Bool),
         answer: (Set<FaultKind>, QuotaLedger.Key) -> StoreReply
     ) async -> StoreReply {
         let (faults, slowMillis, call) = state.faults.draw(for: endpoint)
         let (key, refusal, apple) = authorize(faults)
         guard let key else { return refusal ?? StoreReply(status: 401, body: "") }
+        var held = false
         switch state.appFault(key.app) {
         case .unauthorized:
             return apple ? AppleError.unauthorized() : GoogleError.unauthenticated()
         case .hang:
-            // Held, not yet counted, until the fault is lifted (a store that stopped answering this app).
+            // Held, not yet counted, until the fault is lifted (a store that stopped answering this app); it
+            // arrives, for the quota, when it is let through.
+            held = true
             while state.appFault(key.app) == .hang, !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(20))
             }
@@ -226,8 +232,9 @@ struct StoreRouter {
             break
         }
         let quotas = state.quotas
+        let at = held ? state.quotaNow : arrived
         let decision = state.ledger.admit(
-            key, at: state.quotaNow, rules: quotas.rules(for: endpoint, sandbox: key.environment == "sandbox"))
+            key, at: at, rules: quotas.rules(for: endpoint, sandbox: key.environment == "sandbox"))
         if case .refused(let rule, let retryAt) = decision {
             return apple
                 ? AppleError.rateLimitExceeded(retryAtMillis: retryAt)

@@ -15,11 +15,12 @@ final class CountingQuotaGate: QuotaGate {
         state.withLock { $0.refuse = refuse }
     }
 
-    func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws {
+    func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant? {
         try state.withLock { state in
             if let refuse = state.refuse { throw refuse }
             state.acquired.append((app, api, purpose))
         }
+        return nil
     }
 
     func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {

@@ -12,9 +12,15 @@ final class CountingQuotaGate: QuotaGate {
 
     private let state = Mutex<[Event]>([])
     private let limit: Int?
+    private let lateGrants: Int
 
-    /// - Parameter limit: acquires allowed in all before `QuotaError` (nil: unlimited).
-    init(limit: Int? = nil) { self.limit = limit }
+    /// - Parameters:
+    ///   - limit: acquires allowed in all before `QuotaError` (nil: unlimited).
+    ///   - lateGrants: the first this many grants say the call must have left a second ago.
+    init(limit: Int? = nil, lateGrants: Int = 0) {
+        self.limit = limit
+        self.lateGrants = lateGrants
+    }
 
     var events: [Event] { state.withLock { $0 } }
     var acquires: [Event] { events.filter { $0.feedback == nil } }
@@ -23,13 +29,16 @@ final class CountingQuotaGate: QuotaGate {
     func acquires(_ api: StoreAPI) -> Int { acquires.filter { $0.api == api }.count }
     func feedback(_ api: StoreAPI) -> [QuotaFeedback] { reports.filter { $0.api == api }.compactMap(\.feedback) }
 
-    func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws {
-        try state.withLock { events in
-            if let limit, events.filter({ $0.feedback == nil }).count >= limit {
+    func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant? {
+        let granted = try state.withLock { events in
+            let granted = events.filter({ $0.feedback == nil }).count
+            if let limit, granted >= limit {
                 throw QuotaError(app: app, api: api, reason: "test limit reached")
             }
             events.append(Event(app: app, api: api, purpose: purpose, feedback: nil))
+            return granted
         }
+        return granted < lateGrants ? .now - .seconds(1) : .now + .seconds(60)
     }
 
     func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {

@@ -2,14 +2,15 @@ import Foundation
 import StoreHTTP
 import Synchronization
 
-/// An `HTTPTransport` double: records every request and answers from a script, in order.
+/// An `HTTPTransport` double: records every request and answers from a script, in order. Like the real transport it
+/// does not send a request past its `leaveBy` (kept apart in `lateRequests`, no reply spent).
 final class RecordingTransport: HTTPTransport {
     enum Reply: Sendable {
         case response(HTTPResponse)
         case failure(TransportError)
     }
 
-    private let state = Mutex<(replies: [Reply], requests: [HTTPRequest])>(([], []))
+    private let state = Mutex<(replies: [Reply], requests: [HTTPRequest], late: [HTTPRequest])>(([], [], []))
 
     init(_ replies: [Reply] = []) {
         state.withLock { $0.replies = replies }
@@ -21,8 +22,13 @@ final class RecordingTransport: HTTPTransport {
 
     var requests: [HTTPRequest] { state.withLock { $0.requests } }
     var remainingReplies: Int { state.withLock { $0.replies.count } }
+    var lateRequests: [HTTPRequest] { state.withLock { $0.late } }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let leaveBy = request.leaveBy, ContinuousClock.now > leaveBy {
+            state.withLock { $0.late.append(request) }
+            throw TransportError(code: .late, request: "\(request.method) \(request.url.path)", message: "late")
+        }
         let reply: Reply? = state.withLock { state in
             state.requests.append(request)
             return state.replies.isEmpty ? nil : state.replies.removeFirst()
