@@ -17,7 +17,7 @@ extension GoogleVoidedSync {
         var machine: PagerStateMachine
         /// Raised by the first error to end the voided calls still waiting (at the quota gate) or travelling. A task
         /// group cancels all its children or none, and the Orders calls beside the voided ones must go on (their
-        /// answers are stored), so each voided call races this signal in a small group of its own (see call(_:)).
+        /// answers are stored), so each voided call races this signal in a small group of its own (see launch(_:in:)).
         let halt = ShutdownSignal()
 
         init(

@@ -1,8 +1,5 @@
 import Foundation
 import Ledger
-import Logging
-import PlayDeveloperAPI
-import Postgres
 import RateLimiting
 
 /// Paging a window as several time slices at once.
