@@ -2,7 +2,8 @@ import Foundation
 import Ledger
 import PlayDeveloperAPI
 
-/// What the ``GoogleVoidedSync/Pager`` keeps: the events its calls send, and per slice what it has learnt.
+/// What the paging of a window passes around: the events its calls end with (the ``GoogleVoidedSync/Pager``'s child
+/// tasks), and per slice what the ``GoogleVoidedSync/PagerStateMachine`` has learnt.
 extension GoogleVoidedSync {
     /// One slice's voided page, answered (or failed) in its call's own task.
     struct Answer: Sendable {
@@ -14,7 +15,8 @@ extension GoogleVoidedSync {
         var intake: (records: [RefundRecord], quarantined: [QuarantinedRow], merged: Int) = ([], [], 0)
     }
 
-    /// What the paging waits for: a voided page, or an Orders answer for the amounts of pages already stored.
+    /// What a child task of the paging ends with: a voided page, or an Orders answer for the amounts of pages already
+    /// stored.
     enum Event: Sendable {
         case page(Answer)
         case orders(GoogleOrderAmounts.OrdersAnswer)

@@ -1,8 +1,5 @@
 import Foundation
 import Ledger
-import Logging
-import PlayDeveloperAPI
-import Postgres
 import RateLimiting
 
 /// Paging a window as several time slices at once.
@@ -43,115 +40,59 @@ extension GoogleVoidedSync {
 
     /// Pages every unfinished slice until all are drained, or until a stop or an error, and prices what it stored
     /// meanwhile (`pricing`: Orders calls travel beside the pages, their answers are stored between two pages; every
-    /// call launched is answered and stored before this returns). The steps are the ``Pager``'s.
+    /// call launched is answered and stored before this returns). The ``PagerStateMachine`` decides, the ``Pager``
+    /// does what it decides; the calls are child tasks of one group, each returning the event it ends with.
     func page(
         _ slices: inout [VoidedSlice], window: Window, checkpoint: inout SyncCheckpoint, summary: inout Summary,
         pricing: inout GoogleOrderAmounts.Pricing, in environment: JobEnvironment
     ) async throws {
-        let (events, sink) = AsyncStream<Event>.makeStream()
-        var pager = Pager(sync: self, window: window, slices: slices, sink: sink, environment: environment)
-        defer {
-            pager.cancelAll()
-            sink.finish()
-            slices = pager.slices
-        }
         // A stop requested before the first call ends the run at once.
         try environment.checkShutdown()
-        for index in slices.indices where !slices[index].drained { pager.launch(index) }
-        if pager.calls.isEmpty {
-            // Every slice was drained but the window not closed (cannot happen after a committed last page): close it.
-            try finishWindow(
-                slices, window: window, checkpoint: &checkpoint, on: environment.connection,
-                dryRun: environment.dryRun)
+        var pager = Pager(sync: self, window: window, slices: slices, checkpoint: checkpoint, environment: environment)
+        defer {
+            slices = pager.machine.slices
+            checkpoint = pager.machine.checkpoint
         }
-        var iterator = events.makeAsyncIterator()
-        while !pager.calls.isEmpty || !pricing.isIdle, let event = await iterator.next() {
-            defer {
-                let flush = pager.calls.isEmpty
-                pager.price(&pricing, flush: flush)
-            }
-            switch event {
-            case .orders(let orders):
-                try pager.priced(orders, pricing: &pricing)
-            case .page(let answer):
-                try pager.answered(answer, checkpoint: &checkpoint, summary: &summary, pricing: &pricing)
+        try await withThrowingTaskGroup(of: Event.self) { group in
+            try pager.perform(pager.machine.start(), summary: &summary, pricing: &pricing, group: &group)
+            while pager.machine.isPaging || !pricing.isIdle, let event = try await group.next() {
+                try pager.handle(event, summary: &summary, pricing: &pricing, group: &group)
+                pager.price(&pricing, flush: !pager.machine.isPaging, group: &group)
             }
         }
         try pager.finish()
     }
 
-    /// A refused page token (expired, unknown): the slice is read again from its start. Upserts make that safe; it
-    /// costs the slice's pages already read. A slice that now starts before what Google keeps starts at the oldest
-    /// time it keeps instead, the part before recorded as a gap (Google refuses such a startTime).
-    func restart(
-        _ slice: inout VoidedSlice, window: Window, checkpoint: inout SyncCheckpoint, summary: inout Summary,
-        logger: Logger, in environment: JobEnvironment
-    ) throws {
-        logger.warning("a page token was refused; restarting its slice from its start")
-        environment.counters.add("token_restarts")
-        slice.token = nil
-        let oldest = VoidedWindowPlanner.oldestStart(now: environment.now())
-        if slice.start < oldest {
-            summary.gap = (from: slice.start, to: oldest)
-            logger.error(
-                "gap: voids recorded \(Self.text(slice.start)) – \(Self.text(oldest)) are older than Google keeps (30 days) and cannot be fetched any more"
-            )
-            if !environment.dryRun {
-                try SyncGap.record(
-                    job: window.job, app: app.id, from: slice.start, to: oldest, on: environment.connection)
-            }
-            slice.start = oldest
-            slice.end = max(slice.end, oldest)
-        }
-        if !environment.dryRun {
-            let restarted = slice
-            try environment.connection.transaction { connection in
-                try restarted.save(job: window.job, app: app.id, on: connection)
-            }
-        }
-    }
-
-    /// The window is drained: the high-water mark moves to its end and its slices are forgotten.
-    func finishWindow(
-        _ slices: [VoidedSlice], window: Window, checkpoint: inout SyncCheckpoint, on connection: PostgresConnection,
-        dryRun: Bool
-    ) throws {
-        checkpoint.highWater = max(window.end, checkpoint.highWater ?? window.end)
+    /// A drained window's checkpoint: the high-water mark at its end, no window in flight.
+    static func close(_ checkpoint: inout SyncCheckpoint, end: Date) {
+        checkpoint.highWater = max(end, checkpoint.highWater ?? end)
         checkpoint.windowStart = nil
         checkpoint.windowEnd = nil
         checkpoint.pageToken = nil
         checkpoint.pagesDone = 0
         checkpoint.rowsDone = 0
-        guard !dryRun else { return }
-        try VoidedSlice.replace([], job: window.job, app: app.id, on: connection)
-        try checkpoint.save(on: connection)
     }
 
     /// Halves what is left of `slice` when at least two pages of it seem left (judged from the rows stored so far
-    /// and how far into its span the last one is): the slice now ends halfway between its last row and its end, and
-    /// the returned slice (numbered `number`) covers the rest. Both are saved in one transaction. Costs about two
-    /// calls: the new slice's last page, and the page of the old chain that reads past its new end.
-    func split(
-        _ slice: inout VoidedSlice, after rows: [RefundRecord], number: Int, job: String,
-        on connection: PostgresConnection
-    ) throws -> VoidedSlice? {
-        guard !slice.drained, slice.token != nil, let last = rows.map({ Self.millis($0.refundedAt) }).max() else {
+    /// and how far into its span the last one is): the slice then ends halfway between its last row and its end, and
+    /// the second half (numbered `number`) covers the rest. Costs about two calls: the new slice's last page, and the
+    /// page of the old chain that reads past its new end.
+    static func halve(_ slice: VoidedSlice, after rows: [RefundRecord], number: Int) -> (
+        kept: VoidedSlice, added: VoidedSlice
+    )? {
+        guard !slice.drained, slice.token != nil, let last = rows.map({ millis($0.refundedAt) }).max() else {
             return nil
         }
-        let (start, end) = (Self.millis(slice.start), Self.millis(slice.end))
+        let (start, end) = (millis(slice.start), millis(slice.end))
         guard last > start, end - last > 2 else { return nil }
         let rowsPerMillisecond = Double(slice.rowsDone) / Double(last - start)
-        guard rowsPerMillisecond * Double(end - last) >= Double(2 * Self.pageSize) else { return nil }
+        guard rowsPerMillisecond * Double(end - last) >= Double(2 * pageSize) else { return nil }
         let middle = last + (end - last) / 2
         var rest = VoidedSlice(number: number, start: VoidedSlice.date(millis: middle + 1), end: slice.end)
         rest.drained = false
-        slice.end = VoidedSlice.date(millis: middle)
-        let (kept, added) = (slice, rest)
-        try connection.transactionRetryingConflicts { connection in
-            try kept.save(job: job, app: app.id, on: connection)
-            try added.save(job: job, app: app.id, on: connection)
-        }
-        return rest
+        var kept = slice
+        kept.end = VoidedSlice.date(millis: middle)
+        return (kept, rest)
     }
 
     /// The pages a slice seems to have left (those in flight included): the rows its density so far puts between

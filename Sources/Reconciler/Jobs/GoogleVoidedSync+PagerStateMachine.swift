@@ -1,0 +1,270 @@
+import Foundation
+import Ledger
+import PlayDeveloperAPI
+
+extension GoogleVoidedSync {
+    /// The decisions of paging one window's slices, apart from their I/O so they can be tested alone: which slice's
+    /// call leaves, what a page does to its slice's token chain and to the checkpoint, when a slice is split, when the
+    /// first error stops the others, and when the window is done. Each method takes one event and returns what the
+    /// ``Pager`` must do, in order; clock readings come in with the events.
+    struct PagerStateMachine {
+        /// One voided call: the slice at index `slice`, from its bounds or from the page `token` names.
+        struct Call: Sendable, Equatable {
+            var slice: Int
+            var start: Date
+            var end: Date
+            var token: String?
+        }
+
+        /// A page to store in one transaction with the slice row and checkpoint that follow it.
+        struct PageWrite: Equatable {
+            var slice: Int
+            var records: [RefundRecord]
+            var quarantined: [QuarantinedRow]
+            /// The slice's last page was all new rows: the ledger may skip its lookup.
+            var expectNew: Bool
+            var checkpoint: SyncCheckpoint
+            /// The slice's row; nil when the page closes the window (its slices are then forgotten).
+            var sliceRow: VoidedSlice?
+        }
+
+        enum Action: Equatable {
+            /// Make the call (the page's intake is mapped in the call's own task).
+            case launch(Call)
+            case store(PageWrite)
+            /// A dry run counts what would be new instead of storing.
+            case countNew([RefundRecord])
+            /// Queue the orders of stored rows for the Orders calls.
+            case price(orderIds: [String])
+            /// Save the slice read again from its start; `gap` is the part older than Google keeps.
+            case restart(VoidedSlice, gap: DateInterval?)
+            /// Save both halves in one transaction (`pagesLeft` of the halved slice and of all, for the log).
+            case split(kept: VoidedSlice, added: VoidedSlice, pagesLeft: Double, allPagesLeft: Double)
+            /// Forget the window's slices and save this checkpoint.
+            case closeWindow(SyncCheckpoint)
+            /// End the voided calls still waiting or travelling (the first error).
+            case cancelCalls
+            case progress(fraction: Double?)
+        }
+
+        /// How the paging ended, once no call travels.
+        enum Outcome {
+            case failed(any Error)
+            /// A stop request left slices undrained.
+            case unfinished
+            case drained(slices: Int, typicalMillis: Int?)
+        }
+
+        let app: String
+        let windowEnd: Date
+        /// `sync.googleSlices`, and calls the shortest quota window allows at once (see ``wantsSplit``).
+        let sliceCap: Int
+        let burst: Int?
+        let dryRun: Bool
+        private(set) var states: [SliceState]
+        private(set) var checkpoint: SyncCheckpoint
+        /// Slices whose call travels (never two calls for one slice).
+        private(set) var inFlight: Set<Int> = []
+        /// The first error: it stops the other slices and ends the paging once every call has ended.
+        private var failure: (any Error)?
+        private var stopping = false
+        /// Chains the window started with, and the splits made since (see wantsSplit).
+        private let startCount: Int
+        private var splits = 0
+        private var callTimes: [Double] = []
+        private var pagesAnswered = 0
+
+        init(
+            app: String, windowEnd: Date, slices: [VoidedSlice], checkpoint: SyncCheckpoint, sliceCap: Int,
+            burst: Int?, dryRun: Bool
+        ) {
+            self.app = app
+            self.windowEnd = windowEnd
+            self.sliceCap = sliceCap
+            self.burst = burst
+            self.dryRun = dryRun
+            self.states = slices.map { SliceState($0) }
+            self.checkpoint = checkpoint
+            self.startCount = slices.filter { !$0.drained }.count
+        }
+
+        var slices: [VoidedSlice] { states.map(\.slice) }
+        /// Whether a voided call still travels: the paging ends when none does (and the pricing is idle).
+        var isPaging: Bool { !inFlight.isEmpty }
+
+        /// Every undrained slice's call leaves at once; a window whose slices are all drained but which was not
+        /// closed (cannot happen after a committed last page) is closed.
+        mutating func start() -> [Action] {
+            let open = states.indices.filter { !states[$0].slice.drained }
+            guard open.isEmpty else { return open.map { launch($0) } }
+            GoogleVoidedSync.close(&checkpoint, end: windowEnd)
+            return [.closeWindow(checkpoint)]
+        }
+
+        /// A stop was requested (a signal): no call leaves after it. The calls waiting at the quota gate end there,
+        /// and pages already answered are still stored, so nothing is cancelled here.
+        mutating func stopRequested() {
+            stopping = true
+        }
+
+        /// A voided call ended; `now` dates a restarted slice against what Google keeps.
+        mutating func answered(_ answer: Answer, now: Date) -> [Action] {
+            inFlight.remove(answer.slice)
+            switch answer.result {
+            case .failure(let error):
+                return failed(answer.slice, error, now: now)
+            case .success(let page):
+                return received(page, answer)
+            }
+        }
+
+        private mutating func launch(_ index: Int) -> Action {
+            inFlight.insert(index)
+            let slice = states[index].slice
+            return .launch(Call(slice: index, start: slice.start, end: slice.end, token: slice.token))
+        }
+
+        private mutating func stop(_ error: any Error) -> [Action] {
+            guard failure == nil else { return [] }
+            failure = error
+            return [.cancelCalls]
+        }
+
+        /// A refused page token (expired, unknown) restarts its slice once from its start: upserts make reading it
+        /// again safe, at the cost of its pages already read. A slice that now starts before what Google keeps
+        /// starts at the oldest time it keeps instead (Google refuses such a startTime), the part before being a gap.
+        /// A second refusal, or any other error, stops the window; a cancelled call is the stop's own doing.
+        private mutating func failed(_ index: Int, _ error: any Error, now: Date) -> [Action] {
+            guard failure == nil, let refused = error as? PlayAPIError, refused.code == .badRequest,
+                states[index].slice.token != nil, !states[index].restarted
+            else { return error is CancellationError ? [] : stop(error) }
+            states[index].restarted = true
+            states[index].chain = nil
+            var slice = states[index].slice
+            slice.token = nil
+            var gap: DateInterval?
+            let oldest = VoidedWindowPlanner.oldestStart(now: now)
+            if slice.start < oldest {
+                gap = DateInterval(start: slice.start, end: oldest)
+                slice.start = oldest
+                slice.end = max(slice.end, oldest)
+            }
+            states[index].slice = slice
+            return [.restart(slice, gap: gap)] + (stopping ? [] : [launch(index)])
+        }
+
+        /// A page: its slice's next page leaves first (travelling while this one is stored), then the page is stored
+        /// with the checkpoint and its orders queued for pricing (a dry run only counts what would be new).
+        private mutating func received(_ page: VoidedPurchasesListResponse, _ answer: Answer) -> [Action] {
+            let index = answer.slice
+            let rows = answer.intake.records
+            callTimes.append(answer.seconds)
+            pagesAnswered += 1
+            do {
+                try advance(index, page: page, rows: rows)
+            } catch {
+                return stop(error)
+            }
+            var actions: [Action] = []
+            if states[index].slice.token != nil, failure == nil, !stopping { actions.append(launch(index)) }
+            guard !dryRun else {
+                states[index].reach(rows.last)
+                return actions + [.countNew(rows), .progress(fraction: fraction)]
+            }
+            actions.append(.store(write(answer.intake, of: index)))
+            // Queued for Orders calls that travel while the next pages come (see GoogleOrderAmounts+Pricing).
+            actions.append(.price(orderIds: rows.map(\.orderId)))
+            return actions
+        }
+
+        /// The page of `write` was stored, `inserted` of its rows new: its slice learns its density and is perhaps
+        /// split.
+        mutating func stored(_ write: PageWrite, inserted: Int) -> [Action] {
+            let (index, rows) = (write.slice, write.records)
+            states[index].expectNew = inserted == rows.count
+            states[index].track(rows)
+            var actions = splitIfAlone(index, after: rows)
+            states[index].reach(rows.last)
+            actions.append(.progress(fraction: fraction))
+            return actions
+        }
+
+        /// After the last event (no call travelling).
+        func finish() -> Outcome {
+            if let failure { return .failed(failure) }
+            if !slices.allSatisfy(\.drained) { return .unfinished }
+            return .drained(slices: states.count, typicalMillis: GoogleVoidedSync.typicalMillis(callTimes))
+        }
+
+        private var fraction: Double? {
+            GoogleVoidedSync.fraction(slices, reached: states.map(\.reached))
+        }
+    }
+}
+
+extension GoogleVoidedSync.PagerStateMachine {
+    /// Moves the slice past the page: its next token, or drained. Throws when the chain is refused (a circle, too
+    /// long): the page is then not stored and its slice keeps the token it was asked with.
+    private mutating func advance(_ index: Int, page: VoidedPurchasesListResponse, rows: [RefundRecord]) throws {
+        var slice = states[index].slice
+        // A slice split in two (see splitIfAlone) keeps its token, which reads on past its new end: a row voided
+        // after that end was recorded after it too, and every row the slice must hold came before it (the list is
+        // oldest first, and a void is recorded when or after it happens). An hour's margin keeps a row whose void
+        // time runs ahead of Google's recording clock from ending the chain early; it costs at most the rows of that
+        // hour, read twice and stored once.
+        let passedEnd = rows.contains { $0.refundedAt > slice.end.addingTimeInterval(3600) }
+        var chain =
+            states[index].chain
+            ?? PageChain(
+                app: app, api: .googleVoidedPurchases, name: "slice \(slice.number)", startingAt: slice.token,
+                maximumPages: GoogleVoidedSync.maximumChainPages)
+        let next = try chain.follow(passedEnd ? nil : page.nextPageToken, rows: page.voidedPurchases.count)
+        slice.token = next
+        slice.pagesDone += 1
+        slice.rowsDone += Int64(rows.count)
+        slice.drained = next == nil
+        states[index].slice = slice
+        states[index].chain = chain
+    }
+
+    /// The page with the slice's next token and the window's checkpoint; the window closes with its last page.
+    private mutating func write(
+        _ intake: (records: [RefundRecord], quarantined: [QuarantinedRow], merged: Int), of index: Int
+    ) -> PageWrite {
+        checkpoint.callMillis = GoogleVoidedSync.typicalMillis(callTimes)
+        checkpoint.pagesDone += 1
+        checkpoint.rowsDone += Int64(intake.records.count)
+        let snapshot = slices
+        var saved: VoidedSlice? = states[index].slice
+        if snapshot.allSatisfy(\.drained) {
+            GoogleVoidedSync.close(&checkpoint, end: windowEnd)
+            saved = nil
+        } else if let drainedUpTo = GoogleVoidedSync.drainedPrefixEnd(snapshot) {
+            checkpoint.highWater = max(drainedUpTo, checkpoint.highWater ?? drainedUpTo)
+        }
+        return PageWrite(
+            slice: index, records: intake.records, quarantined: intake.quarantined,
+            expectNew: states[index].expectNew, checkpoint: checkpoint, sliceRow: saved)
+    }
+
+    /// A chain that would page alone (or nearly) at the end has its remaining range halved, the second half paged
+    /// by a chain of its own, so the last quota windows are not spent waiting for one chain's pages one after the
+    /// other. `sync.googleSlices: 1` asks for one token chain: it is never split.
+    private mutating func splitIfAlone(_ index: Int, after rows: [RefundRecord]) -> [Action] {
+        let left = states.map(\.pagesLeft)
+        let number = (slices.map(\.number).max() ?? 0) + 1
+        guard failure == nil, !stopping, sliceCap > 1,
+            GoogleVoidedSync.wantsSplit(
+                left[index], live: left.filter { $0 > 0 }, traveling: inFlight.count, startCount: startCount,
+                splits: splits, stored: pagesAnswered, burst: burst),
+            let (kept, added) = GoogleVoidedSync.halve(states[index].slice, after: rows, number: number)
+        else { return [] }
+        splits += 1
+        states[index].slice = kept
+        states.append(GoogleVoidedSync.SliceState(added, expectNew: true, density: states[index].density))
+        return [
+            .split(kept: kept, added: added, pagesLeft: left[index], allPagesLeft: left.reduce(0, +)),
+            launch(states.count - 1),
+        ]
+    }
+}
