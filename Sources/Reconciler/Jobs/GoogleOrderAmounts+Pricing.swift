@@ -173,23 +173,17 @@ extension GoogleOrderAmounts {
     /// Asks for everything `pricing` holds, ``Pricing/maxInFlight`` calls at once, storing each answer as it comes,
     /// until nothing is left (or the asking stopped). A stop request lets the calls in flight land and asks no more.
     func drain(_ pricing: inout Pricing, in environment: JobEnvironment) async throws {
-        let (answers, sink) = AsyncStream<OrdersAnswer>.makeStream()
-        var tasks: [Task<Void, Never>] = []
-        defer {
-            for task in tasks { task.cancel() }
-            sink.finish()
-        }
         let purpose = pricing.purpose
-        func start(_ ids: [String]) {
-            tasks.append(Task { sink.yield(await call(ids, purpose: purpose)) })
-        }
-        if environment.shutdown.isRequested { pricing.dropQueued() }
-        pricing.launch(flush: true, start)
-        var iterator = answers.makeAsyncIterator()
-        while !pricing.isIdle, let answer = await iterator.next() {
-            try pricing.handle(answer, in: environment)
-            if environment.shutdown.isRequested { pricing.dropQueued() }
-            pricing.launch(flush: true, start)
+        try await withThrowingTaskGroup(of: OrdersAnswer.self) { group in
+            func launch() {
+                if environment.shutdown.isRequested { pricing.dropQueued() }
+                pricing.launch(flush: true) { ids in group.addTask { await call(ids, purpose: purpose) } }
+            }
+            launch()
+            while !pricing.isIdle, let answer = try await group.next() {
+                try pricing.handle(answer, in: environment)
+                launch()
+            }
         }
     }
 }
