@@ -16,24 +16,47 @@ extension GoogleOrderStore {
         public var overRefunded = 0
     }
 
-    /// Stores orders and the amounts of their refunds. `payloads` are the orders' JSON texts as Google sent them
-    /// (``PlayDeveloperClient/orderTexts(in:orders:)``), kept in `google_order`. An order the answer repeats is
-    /// stored once. Must not run inside another transaction.
+    /// An `orders.batchget` answer made ready to store: each order once (the first time the answer names it), and
+    /// the columns of `google_order` already rendered, so the caller can build it beside the loop that stores.
+    public struct Answered: Sendable {
+        /// The orders, each once.
+        public let orders: [PlayOrder]
+        /// `saveOrders`' parameters.
+        let columns: [String?]
+
+        /// The orders and their JSON texts as Google sent them (``PlayDeveloperClient/orderTexts(in:orders:)``),
+        /// kept in `google_order`.
+        public init(_ answered: [PlayOrder], payloads: [String]) {
+            precondition(payloads.count == answered.count, "one payload per order")
+            var seen = Set<String>()
+            var texts: [String] = []
+            var orders: [PlayOrder] = []
+            for (order, text) in zip(answered, payloads) where seen.insert(order.orderId).inserted {
+                texts.append(text)
+                orders.append(order)
+            }
+            self.orders = orders
+            columns = GoogleOrderStore.orderColumns(orders, payloads: texts)
+        }
+    }
+
+    /// Stores orders and the amounts of their refunds (see ``Answered``). Must not run inside another transaction.
     public func store(
         _ answered: [PlayOrder], payloads: [String], runId: Int64?, logger: Logger, on connection: PostgresConnection
     ) throws -> Stored {
-        precondition(payloads.count == answered.count, "one payload per order")
-        var seen = Set<String>()
-        var texts: [String] = []
-        var orders: [PlayOrder] = []
-        for (order, text) in zip(answered, payloads) where seen.insert(order.orderId).inserted {
-            texts.append(text)
-            orders.append(order)
-        }
+        try store(Answered(answered, payloads: payloads), runId: runId, logger: logger, on: connection)
+    }
+
+    /// Stores an answer's orders and the amounts of their refunds, in one transaction. Must not run inside another
+    /// transaction.
+    public func store(
+        _ answered: Answered, runId: Int64?, logger: Logger, on connection: PostgresConnection
+    ) throws -> Stored {
+        let orders = answered.orders
         guard !orders.isEmpty else { return Stored() }
         return try connection.transactionRetryingConflicts { connection in
             let parts = try self.parts(of: orders.map(\.orderId), on: connection)
-            try saveOrders(orders, payloads: texts, on: connection)
+            try saveOrders(answered, on: connection)
             var stored = Stored()
             var priced: [(GoogleOrderPricing.PartPrice, PlayOrder)] = []
             var unrevoked: [RefundRecord] = []

@@ -23,6 +23,32 @@ public struct RefundLedger: Sendable {
         self.prices = prices
     }
 
+    /// A batch made ready to write (``write(_:quarantined:job:runId:expectNew:logger:counters:on:)``): repeats merged
+    /// (the later of a natural key wins) and the statement's parameters rendered. A job makes it beside the loop that
+    /// writes (the Google paging, in the page's own task), so the loop only sends it.
+    public struct Prepared: Sendable {
+        /// The records as given.
+        public let records: [RefundRecord]
+        /// The records, repeats merged.
+        let merged: [RefundRecord]
+        /// How many repeats were merged away.
+        let repeats: Int
+        let runId: Int64?
+        /// The upsert's parameters for `merged`, rendered; empty when there is nothing to write.
+        let parameters: [String?]
+    }
+
+    /// Merges the records' repeats and renders the batch's parameters for run `runId`.
+    public func prepare(_ records: [RefundRecord], runId: Int64?) -> Prepared {
+        let (merged, repeats) = records.mergingRepeats { $0.naturalKey }
+        let parameters = merged.first.map { first in
+            Self.parameters(merged, app: appId, platform: first.platform, runId: runId, prices: prices)
+                .map(\.postgresText)
+        }
+        return Prepared(
+            records: records, merged: merged, repeats: repeats, runId: runId, parameters: parameters ?? [])
+    }
+
     /// Stores records (repeats merged: the later of a natural key wins) and sets odd rows aside, inside the caller's
     /// transaction: when the database refuses the batch for its rows' sake, the rows are written one by one so
     /// exactly the refused ones are quarantined. Returns (inserted, updated); `counters` gets `merged_repeats` and
@@ -33,10 +59,24 @@ public struct RefundLedger: Sendable {
         _ records: [RefundRecord], quarantined: [QuarantinedRow], job: QuarantineJob, runId: Int64?,
         expectNew: Bool = false, logger: Logger, counters: (any LedgerCounters)?, on connection: PostgresConnection
     ) throws -> (Int, Int) {
-        let (merged, repeats) = records.mergingRepeats { $0.naturalKey }
-        counters?.add("merged_repeats", repeats)
+        try write(
+            prepare(records, runId: runId), quarantined: quarantined, job: job, expectNew: expectNew, logger: logger,
+            counters: counters, on: connection)
+    }
+
+    /// Stores a prepared batch (see ``write(_:quarantined:job:runId:expectNew:logger:counters:on:)``).
+    public func write(
+        _ prepared: Prepared, quarantined: [QuarantinedRow], job: QuarantineJob, expectNew: Bool = false,
+        logger: Logger, counters: (any LedgerCounters)?, on connection: PostgresConnection
+    ) throws -> (Int, Int) {
+        let (merged, runId) = (prepared.merged, prepared.runId)
+        counters?.add("merged_repeats", prepared.repeats)
         let (counts, refused) = try Quarantine.writeRowByRowOnRefusal(merged, on: connection) { batch in
-            try upsert(batch, runId: runId, expectNew: expectNew && batch.count == merged.count, on: connection)
+            // The whole batch goes with its rendered parameters; a row retried alone renders its own.
+            let rendered = batch.count == merged.count ? prepared.parameters : nil
+            return try upsert(
+                batch, runId: runId, expectNew: expectNew && batch.count == merged.count, rendered: rendered,
+                on: connection)
         }
         let odd =
             quarantined
@@ -55,12 +95,16 @@ public struct RefundLedger: Sendable {
     }
 
     /// Upserts records. Returns (inserted, updated).
+    /// - Parameter rendered: the parameters of these records, rendered ahead (``prepare(_:runId:)``).
     func upsert(
-        _ records: [RefundRecord], runId: Int64?, expectNew: Bool = false, on connection: PostgresConnection
+        _ records: [RefundRecord], runId: Int64?, expectNew: Bool = false, rendered: [String?]? = nil,
+        on connection: PostgresConnection
     ) throws -> (Int, Int) {
         guard let platform = records.first?.platform else { return (0, 0) }
         precondition(records.allSatisfy { $0.platform == platform }, "one platform per batch")
-        let parameters = Self.parameters(records, app: appId, platform: platform, runId: runId, prices: prices)
+        let parameters =
+            rendered?.map { $0 as any PostgresEncodable }
+            ?? Self.parameters(records, app: appId, platform: platform, runId: runId, prices: prices)
         var counts: PostgresRow?
         if expectNew {
             try connection.execute("SAVEPOINT ledger_batch")

@@ -54,6 +54,12 @@ for size in $voided_sizes; do
         "$(python3 -c "print(round($orders_calls * 1000 / max(1, $voided_rows), 3))")" "calls" \
         "$(python3 -c "print(round($priced_rows / max(1, $voided_rows), 4))")" "<=1.1" \
         "$(python3 -c "print('true' if $orders_calls * 1000 <= 1.1 * max(1, $voided_rows) + 1000 else 'false')")"
+    # Refund rows whose amount was written on their own page (a heap-only update, no index entry; migration 0018).
+    read -r hot updates < <(psql -Atq -F ' ' -d "$db" \
+        -c "SELECT n_tup_hot_upd, n_tup_upd FROM pg_stat_user_tables WHERE relname = 'refund'")
+    record "amounts updates kept on their page ($updates)" \
+        "$(python3 -c "print(round($hot / max(1, $updates), 3))")" "share" "1" ">=0.7" \
+        "$(python3 -c "print('true' if $hot >= 0.7 * $updates else 'false')")"
     rss_kb=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$dir.time")
     rss_mb=$(python3 -c "print(round($rss_kb / 1024, 1))")
     eval "rss_mb_$size=$rss_mb"

@@ -16,18 +16,20 @@ extension GoogleOrderAmounts {
     /// One `orders.batchget` answer, with the ids it asked for.
     struct OrdersAnswer: Sendable {
         var ids: [String]
-        /// The orders, and each one's JSON text as Google sent it (kept in `google_order`).
-        var result: Result<(orders: [PlayOrder], payloads: [String]), any Error>
+        /// The orders, made ready to store.
+        var result: Result<GoogleOrderStore.Answered, any Error>
     }
 
     /// Asks Google for these orders (through the quota gate); never throws, the answer carries the error. The
-    /// answer is decoded and split into its orders' texts here, beside the paging, not in the loop that stores.
+    /// answer is decoded, split into its orders' texts and made ready to store here, beside the paging, not in the
+    /// loop that stores.
     func call(_ ids: [String], purpose: CallPurpose) async -> OrdersAnswer {
         do {
             let answer = try await client.batchGetOrdersAnswer(
                 packageName: app.storeAppId, orderIds: ids, purpose: purpose)
             let payloads = PlayDeveloperClient.orderTexts(in: answer.body, orders: answer.orders)
-            return OrdersAnswer(ids: ids, result: .success((answer.orders, payloads)))
+            return OrdersAnswer(
+                ids: ids, result: .success(GoogleOrderStore.Answered(answer.orders, payloads: payloads)))
         } catch {
             return OrdersAnswer(ids: ids, result: .failure(error))
         }
@@ -136,8 +138,7 @@ extension GoogleOrderAmounts {
             outcome.summary.orders += answered.orders.count
             environment.counters.add("orders_fetched", answered.orders.count)
             let stored = try orders.store(
-                answered.orders, payloads: answered.payloads, runId: environment.runId, logger: logger,
-                on: environment.connection)
+                answered, runId: environment.runId, logger: logger, on: environment.connection)
             outcome.summary.priced += stored.priced
             outcome.summary.pending += stored.pending
             environment.counters.add("orders_over_refunded", stored.overRefunded)

@@ -47,7 +47,7 @@ extension GoogleVoidedSync {
                 if case .success(let page) = answer.result { count(page, answer, summary: &summary) }
                 noteStop()
                 let actions = machine.answered(answer, now: environment.now())
-                try perform(actions, summary: &summary, pricing: &pricing, group: &group)
+                try perform(actions, prepared: answer.prepared, summary: &summary, pricing: &pricing, group: &group)
             }
         }
 
@@ -57,9 +57,10 @@ extension GoogleVoidedSync {
         }
 
         /// Does `actions` in order; a stored page's own follow-ups (a split, the progress line) come after them.
+        /// `prepared` is the answered page's batch, made ready in its call's task (the page `actions` store).
         mutating func perform(
-            _ actions: [PagerStateMachine.Action], summary: inout Summary, pricing: inout GoogleOrderAmounts.Pricing,
-            group: inout ThrowingTaskGroup<Event, any Error>
+            _ actions: [PagerStateMachine.Action], prepared: RefundLedger.Prepared? = nil, summary: inout Summary,
+            pricing: inout GoogleOrderAmounts.Pricing, group: inout ThrowingTaskGroup<Event, any Error>
         ) throws {
             var queue = actions[...]
             while let action = queue.popFirst() {
@@ -67,7 +68,7 @@ extension GoogleVoidedSync {
                 case .launch(let call):
                     launch(call, in: &group)
                 case .store(let write):
-                    let inserted = try store(write, summary: &summary)
+                    let inserted = try store(write, prepared: prepared, summary: &summary)
                     noteStop()
                     queue += machine.stored(write, inserted: inserted)
                 case .countNew(let rows):
@@ -96,12 +97,12 @@ extension GoogleVoidedSync {
 
         /// Starts the voided call as a child task of the paging's group.
         private func launch(_ call: PagerStateMachine.Call, in group: inout ThrowingTaskGroup<Event, any Error>) {
-            let (sync, halt, purpose, now) = (sync, halt, window.purpose, environment.now)
+            let (sync, halt, purpose, now, runId) = (sync, halt, window.purpose, environment.now, environment.runId)
             group.addTask {
                 // The first error raises `halt`: the call is then cancelled wherever it waits. An answer that comes
                 // anyway is still returned (and stored); the halt waiter ends when the call does.
                 await withTaskGroup(of: Answer?.self) { race in
-                    race.addTask { await Self.call(call, sync: sync, purpose: purpose, now: now) }
+                    race.addTask { await Self.call(call, sync: sync, purpose: purpose, runId: runId, now: now) }
                     race.addTask {
                         await halt.stopped()
                         return nil
@@ -116,9 +117,11 @@ extension GoogleVoidedSync {
             }
         }
 
-        /// One voided page, its intake mapped here (in the call's own task) while the page before is being stored.
+        /// One voided page, its intake mapped and made ready to write here (in the call's own task) while the page
+        /// before is being stored.
         private static func call(
-            _ call: PagerStateMachine.Call, sync: GoogleVoidedSync, purpose: CallPurpose, now: @Sendable () -> Date
+            _ call: PagerStateMachine.Call, sync: GoogleVoidedSync, purpose: CallPurpose, runId: Int64?,
+            now: @Sendable () -> Date
         ) async -> Answer {
             let began = ContinuousClock.now
             let result: Result<VoidedPurchasesListResponse, any Error>
@@ -131,6 +134,7 @@ extension GoogleVoidedSync {
             var answer = Answer(slice: call.slice, result: result, seconds: began.duration(to: .now).seconds)
             if case .success(let page) = result {
                 answer.intake = RefundRecord.intake(page, receivedAt: now())
+                answer.prepared = sync.ledger.prepare(answer.intake.records, runId: runId)
             }
             return answer
         }
@@ -197,14 +201,20 @@ extension GoogleVoidedSync.Pager {
 
     /// Stores the page with its slice row and the checkpoint in one transaction.
     /// - Returns: the rows new to the ledger.
+    /// - Parameter prepared: the page's batch made ready in its call's task, used when it is this page's.
     private func store(
-        _ write: GoogleVoidedSync.PagerStateMachine.PageWrite, summary: inout GoogleVoidedSync.Summary
+        _ write: GoogleVoidedSync.PagerStateMachine.PageWrite, prepared: RefundLedger.Prepared?,
+        summary: inout GoogleVoidedSync.Summary
     ) throws -> Int {
+        // The same records, so the same array (compared by its storage first).
+        let batch =
+            prepared.flatMap { $0.records == write.records ? $0 : nil }
+            ?? sync.ledger.prepare(write.records, runId: environment.runId)
         let (sync, window, environment, logger) = (sync, window, environment, logger)
         let counts = try environment.connection.transactionRetryingConflicts { connection in
             let counts = try sync.ledger.write(
-                write.records, quarantined: write.quarantined, job: .googleVoided, runId: environment.runId,
-                expectNew: write.expectNew, logger: logger, counters: environment.counters, on: connection)
+                batch, quarantined: write.quarantined, job: .googleVoided, expectNew: write.expectNew, logger: logger,
+                counters: environment.counters, on: connection)
             if let slice = write.sliceRow {
                 try slice.save(job: window.job, app: sync.app.id, on: connection)
             } else {

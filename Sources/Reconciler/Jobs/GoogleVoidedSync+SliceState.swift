@@ -13,6 +13,8 @@ extension GoogleVoidedSync {
         /// The page's rows as the ledger takes them (``RefundRecord/intake(_:receivedAt:)``), mapped in the call's own
         /// task while the page before is being stored.
         var intake: (records: [RefundRecord], quarantined: [QuarantinedRow], merged: Int) = ([], [], 0)
+        /// The intake's records made ready to write (``RefundLedger/prepare(_:runId:)``), in the call's own task too.
+        var prepared: RefundLedger.Prepared?
     }
 
     /// What a child task of the paging ends with: a voided page, or an Orders answer for the amounts of pages already
