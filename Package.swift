@@ -59,6 +59,7 @@ let package = Package(
             name: "RateLimiting",
             dependencies: [
                 "Postgres",
+                "StoreHTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -3,8 +3,8 @@ import Logging
 import RateLimiting
 import StoreHTTP
 
-/// Runs one call to a report API: the quota gate first, then the request, the store's answer reported back to the
-/// gate, and retries of failures that may pass (5xx, 429, timeouts) within StoreHTTP's `RetryPolicy`.
+/// Runs one call to a report API: the quota gate first, then the request by the time the grant allows, the store's
+/// answer reported back to the gate, and retries of failures that may pass (5xx, 429, timeouts) within StoreHTTP's `RetryPolicy`.
 struct ReportCall: Sendable {
     var app: String
     var api: StoreAPI
@@ -29,10 +29,13 @@ struct ReportCall: Sendable {
         ) { _ in
             while true {
                 let request = try await makeRequest()
-                try await gate.acquire(app: app, api: api, purpose: purpose)
                 let response: HTTPResponse
                 do {
-                    response = try await transport.send(request)
+                    response = try await gate.sendGranted(app: app, api: api, purpose: purpose) { leaveBy in
+                        var sending = request
+                        sending.leaveBy = leaveBy
+                        return try await transport.send(sending)
+                    }
                 } catch let error as TransportError {
                     await gate.report(app: app, api: api, feedback: .accepted)
                     throw PayoutError(

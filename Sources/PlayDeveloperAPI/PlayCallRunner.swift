@@ -105,36 +105,30 @@ struct PlayCallRunner: Sendable {
         }
     }
 
-    /// How often a grant that came too late to the transport is asked for again before the call is sent anyway (a host
-    /// slower than every margin must still make progress).
-    static let mostLateGrants = 2
-
-    /// Asks the gate, and sends the request by the time its grant allows (see `QuotaGate.acquire`). A grant that
-    /// reaches the transport later is left unused and asked for again: sent late, the call could meet the next
-    /// window's calls at the store and be refused.
+    /// Asks the gate, and sends the request by the time its grant allows (``QuotaGate/sendGranted(app:api:purpose:onLate:_:)``).
     /// - Returns: the answer, and when its grant came.
     private func sendGranted(
         _ request: HTTPRequest, api: StoreAPI, purpose: CallPurpose, label: String
     ) async throws -> (HTTPResponse, Date) {
-        var request = request
-        var late = 0
-        while true {
-            request.leaveBy = try await quotaGate.acquire(app: app, api: api, purpose: purpose)
-            if late >= Self.mostLateGrants { request.leaveBy = nil }
-            let granted = runtime.now()
-            do {
-                // A call the gate granted is let finish even when its caller is cancelled (a voided page's slice is
-                // stopped because another slice failed): the store counts it whether or not the answer is awaited,
-                // and a page answered is worth storing, not asking again. Cancellation stops calls still waiting
-                // for the gate and retries; the request's own timeout bounds this one.
-                let sending = request
-                return (try await Task { try await transport.send(sending) }.value, granted)
-            } catch let error as TransportError where error.code == .late {
-                late += 1
+        var granted = runtime.now()
+        let response = try await quotaGate.sendGranted(
+            app: app, api: api, purpose: purpose,
+            onLate: { error in
                 logger.debug(
                     "a granted call reached the transport late; asking the gate again",
                     metadata: ["api": "\(api)", "app": "\(app)", "request": "\(label)", "error": "\(error)"])
             }
+        ) { leaveBy in
+            granted = runtime.now()
+            var sending = request
+            sending.leaveBy = leaveBy
+            // A call the gate granted is let finish even when its caller is cancelled (a voided page's slice is
+            // stopped because another slice failed): the store counts it whether or not the answer is awaited, and
+            // a page answered is worth storing, not asking again. Cancellation stops calls still waiting for the
+            // gate and retries; the request's own timeout bounds this one.
+            let transport = transport
+            return try await Task { [sending] in try await transport.send(sending) }.value
         }
+        return (response, granted)
     }
 }

@@ -75,6 +75,20 @@ import Testing
         #expect(h.gate.feedback == [.accepted])
     }
 
+    /// A grant the transport gets too late is not used: the gate is asked again, twice at most, then the call goes
+    /// whatever its time (``QuotaGate/sendGranted(app:api:purpose:onLate:_:)``, shared by every store client).
+    @Test(arguments: [(1, 2, 1), (5, 3, 2)])
+    func aGrantThatReachesTheTransportLateIsAskedForAgain(late: Int, grants: Int, unsent: Int) async throws {
+        let h = try Self.harness(
+            [RecordingTransport.json(200, Self.refundPage)], gate: CountingQuotaGate(lateGrants: late))
+        let (page, _) = try await h.client.refundHistory(transactionId: "2000000123", revision: nil, purpose: .backfill)
+        #expect(page.revision == "rev-2")
+        #expect(h.gate.acquireCount == grants)
+        #expect(h.transport.lateRequests == unsent)
+        #expect(h.transport.requests.count == 1)
+        #expect(h.gate.feedback.count == 1)
+    }
+
     @Test func firstPageSendsNoRevision() async throws {
         let h = try Self.harness([RecordingTransport.json(200, Self.refundPage)])
         _ = try await h.client.refundHistory(transactionId: "1", revision: nil, purpose: .incremental)

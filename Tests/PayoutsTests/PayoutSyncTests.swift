@@ -4,6 +4,7 @@ import Payouts
 import PlayDeveloperAPI
 import Postgres
 import RateLimiting
+import Reconciler
 import StoreHTTP
 import StoreSimulator
 import TestSupport
@@ -28,11 +29,17 @@ struct PayoutSyncTests {
     actor CountingGate: QuotaGate {
         let inner = LocalQuotaGate(clock: ContinuousClock())
         var calls: [StoreAPI: Int] = [:]
+        /// The first this many grants of each API say the call had to leave a second ago (a loaded host).
+        let lateGrants: Int
+
+        init(lateGrants: Int = 0) {
+            self.lateGrants = lateGrants
+        }
 
         func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant? {
             try await inner.acquire(app: app, api: api, purpose: purpose)
             calls[api, default: 0] += 1
-            return nil
+            return calls[api, default: 0] <= lateGrants ? .now - .seconds(1) : nil
         }
 
         func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
@@ -46,22 +53,9 @@ struct PayoutSyncTests {
             let app = stores.app(.google)
             let connection = try PostgresConnection(conninfo: stores.conninfo)
             defer { connection.close() }
-            // One ledger refund 40 days back: every earnings month the bucket has is wanted.
-            try connection.execute(
-                """
-                INSERT INTO refund (app_id, platform, order_id, refunded_at, refund_type, payload)
-                VALUES ($1, 'google', 'GPA.0', now() - interval '40 days', 'full', '{}')
-                """, [app.id])
+            try Self.refundFortyDaysBack(app, on: connection)
             let gate = CountingGate()
-            let key = try ServiceAccountKey.load(fromFile: try #require(app.serviceAccountFile))
-            let client = CloudStorageClient(
-                app: app.id, key: key, tokenURL: app.tokenURL.flatMap(URL.init(string:)),
-                baseURL: simulator.baseURL, transport: CurlTransport(maxResponseBytes: 1 << 26), gate: gate,
-                policy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05, maxTotalTime: 5),
-                logger: Logger(label: "test"))
-            let sync = PayoutSync(
-                app: app.id, source: .google(client, bucket: try #require(app.earningsBucket)), connection: connection,
-                logger: Logger(label: "test"))
+            let sync = try Self.sync(app, simulator: simulator, gate: gate, on: connection)
 
             simulator.setFaults(FaultSettings(rates: [.truncatedBody: 1]), for: .googleStorage)
             await #expect(throws: PayoutError.self) {
@@ -82,5 +76,51 @@ struct PayoutSyncTests {
             let gated = await gate.calls[.googleCloudStorage] ?? 0
             #expect(answered > 0 && gated == answered, "\(gated) gated, \(answered) answered")
         }
+    }
+
+    /// A grant the transport gets too late is not used: the gate is asked again (twice at most, then the call goes
+    /// whatever its time), as for the Google client, so a report call too leaves within its grant's window.
+    @Test func aGrantThatReachesTheTransportLateIsAskedForAgain() async throws {
+        try await StoreSimulator.withRunning(Self.options()) { simulator in
+            let stores = try SimulatedStores(simulator: simulator, databasePrefix: "payoutlate", payouts: true)
+            let app = stores.app(.google)
+            let connection = try PostgresConnection(conninfo: stores.conninfo)
+            defer { connection.close() }
+            try Self.refundFortyDaysBack(app, on: connection)
+            let gate = CountingGate(lateGrants: 3)
+            let sync = try Self.sync(app, simulator: simulator, gate: gate, on: connection)
+
+            let run = try await sync.run(month: nil, now: Date(), purpose: .incremental)
+            #expect(run.inserted >= 1)
+            // The first call's two late grants were never sent, nor the second call's one; the third grant of the
+            // first call was used whatever its time.
+            let answered = simulator.statistics().filter { $0.endpoint == .googleStorage }.reduce(0) { $0 + $1.granted }
+            let gated = await gate.calls[.googleCloudStorage] ?? 0
+            #expect(answered > 1 && gated == answered + 2, "\(gated) gated, \(answered) answered")
+        }
+    }
+
+    /// One ledger refund 40 days back: every earnings month the bucket has is wanted.
+    static func refundFortyDaysBack(_ app: AppConfig, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO refund (app_id, platform, order_id, refunded_at, refund_type, payload)
+            VALUES ($1, 'google', 'GPA.0', now() - interval '40 days', 'full', '{}')
+            """, [app.id])
+    }
+
+    /// The app's earnings sync against the simulator's bucket, through `gate`.
+    static func sync(
+        _ app: AppConfig, simulator: StoreSimulator, gate: CountingGate, on connection: PostgresConnection
+    ) throws -> PayoutSync {
+        let key = try ServiceAccountKey.load(fromFile: try #require(app.serviceAccountFile))
+        let client = CloudStorageClient(
+            app: app.id, key: key, tokenURL: app.tokenURL.flatMap(URL.init(string:)),
+            baseURL: simulator.baseURL, transport: CurlTransport(maxResponseBytes: 1 << 26), gate: gate,
+            policy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05, maxTotalTime: 5),
+            logger: Logger(label: "test"))
+        return PayoutSync(
+            app: app.id, source: .google(client, bucket: try #require(app.earningsBucket)), connection: connection,
+            logger: Logger(label: "test"))
     }
 }

@@ -71,22 +71,26 @@ extension AppStoreServerClient {
         _ request: APIRequest, url: URL, environment: Environment, purpose: CallPurpose, attempt: Int
     ) async throws -> (HTTPResponse, String) {
         let app = configuration.app
-        try await quota.acquire(app: app, api: request.api, purpose: purpose)
-        let token = try tokens.token()
-        var headers = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
-        if request.body != nil { headers["Content-Type"] = "application/json" }
-        let http = HTTPRequest(
-            method: request.method, url: url, headers: headers, body: request.body,
-            timeout: configuration.requestTimeout)
-        logger.debug(
-            "calling the App Store Server API",
-            metadata: [
-                "app": "\(app)", "request": "\(request.label)", "environment": "\(environment)",
-                "attempt": "\(attempt)",
-            ])
+        var token = ""
         let response: HTTPResponse
         do {
-            response = try await transport.send(http)
+            response = try await quota.sendGranted(app: app, api: request.api, purpose: purpose) { leaveBy in
+                // The token is signed after the grant: a long wait at the gate must not age it.
+                token = try tokens.token()
+                var headers = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
+                if request.body != nil { headers["Content-Type"] = "application/json" }
+                var http = HTTPRequest(
+                    method: request.method, url: url, headers: headers, body: request.body,
+                    timeout: configuration.requestTimeout)
+                http.leaveBy = leaveBy
+                logger.debug(
+                    "calling the App Store Server API",
+                    metadata: [
+                        "app": "\(app)", "request": "\(request.label)", "environment": "\(environment)",
+                        "attempt": "\(attempt)",
+                    ])
+                return try await transport.send(http)
+            }
         } catch let error as TransportError {
             throw AppStoreServerAPIError(
                 code: .transport, message: "\(error.code.rawValue): \(error.message)", app: app,

@@ -2,17 +2,18 @@ import Foundation
 import StoreHTTP
 import Synchronization
 
-/// An ``HTTPTransport`` that records requests and answers from a script (the last answer repeats).
+/// An ``HTTPTransport`` that records requests and answers from a script (the last answer repeats). A request past
+/// its leave-by time is refused unsent (`.late`), as `CurlTransport` does, and counted apart.
 final class RecordingTransport: HTTPTransport {
     enum Answer: Sendable {
         case response(HTTPResponse)
         case failure(TransportError)
     }
 
-    private let state: Mutex<(requests: [HTTPRequest], answers: [Answer])>
+    private let state: Mutex<(requests: [HTTPRequest], answers: [Answer], late: Int)>
 
     init(_ answers: [Answer]) {
-        state = Mutex((requests: [], answers: answers))
+        state = Mutex((requests: [], answers: answers, late: 0))
     }
 
     static func json(_ status: Int, _ body: String, headers: [String: String] = [:]) -> Answer {
@@ -20,6 +21,11 @@ final class RecordingTransport: HTTPTransport {
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let leaveBy = request.leaveBy, leaveBy < .now {
+            state.withLock { $0.late += 1 }
+            throw TransportError(
+                code: .late, request: "GET", message: "the grant's time passed before the request left")
+        }
         let answer = state.withLock { state in
             state.requests.append(request)
             return state.answers.count > 1 ? state.answers.removeFirst() : state.answers[0]
@@ -31,4 +37,6 @@ final class RecordingTransport: HTTPTransport {
     }
 
     var requests: [HTTPRequest] { state.withLock { $0.requests } }
+    /// Requests refused unsent for their leave-by time.
+    var lateRequests: Int { state.withLock { $0.late } }
 }
