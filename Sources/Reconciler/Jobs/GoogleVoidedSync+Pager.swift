@@ -83,8 +83,12 @@ extension GoogleVoidedSync {
                     try split(kept, added, pagesLeft: pagesLeft, allPagesLeft: allPagesLeft)
                 case .closeWindow(let checkpoint):
                     guard !environment.dryRun else { break }
-                    try VoidedSlice.replace([], job: window.job, app: sync.app.id, on: environment.connection)
-                    try checkpoint.save(on: environment.connection)
+                    let (job, app) = (window.job, sync.app.id)
+                    // Together: slices forgotten with the window still open would have the next run page it again.
+                    try environment.connection.transactionRetryingConflicts { connection in
+                        try VoidedSlice.replace([], job: job, app: app, on: connection)
+                        try checkpoint.save(on: connection)
+                    }
                 case .cancelCalls:
                     halt.request()
                 case .progress(let fraction):
