@@ -9,33 +9,12 @@ extension AppleRefundSync {
     /// Pages Notification History for one type from its checkpoint: queues every customer named, stores refunds the
     /// notifications carry, marks reversals. Each page commits with its pagination token.
     func discover(_ type: NotificationTypeV2, in environment: JobEnvironment) async throws {
-        let connection = environment.connection
         let job = "apple_notifications:\(type.rawValue)"
-        var checkpoint = try SyncCheckpoint.load(job: job, app: app.id, on: connection)
+        var checkpoint = try SyncCheckpoint.load(job: job, app: app.id, on: environment.connection)
         let now = environment.now()
-        let oldest = now.addingTimeInterval(-Self.retention(environment: StoreClients.appleEnvironment(app)))
-        var start: Date
-        var end: Date
-        var token: String?
-        if checkpoint.inFlight, let windowStart = checkpoint.windowStart, let windowEnd = checkpoint.windowEnd {
-            start = max(windowStart, oldest)
-            end = windowEnd
-            token = checkpoint.pageToken
-        } else {
-            let wanted = checkpoint.highWater.map {
-                $0.addingTimeInterval(-TimeInterval(configuration.sync.appleOverlap.seconds))
-            }
-            start = max(wanted ?? oldest, oldest)
-            end = now
-            if let highWater = checkpoint.highWater, highWater < oldest {
-                environment.logger.error(
-                    "gap: \(type.rawValue) notifications before \(oldest) are beyond Apple's history and cannot be read"
-                )
-                if !environment.dryRun {
-                    try SyncGap.record(job: job, app: app.id, from: highWater, to: oldest, on: connection)
-                }
-            }
-        }
+        let (start, end, firstToken) = try window(
+            of: type, job: job, checkpoint: checkpoint, now: now, in: environment)
+        var token = firstToken
         var restarted = false
         // Once a page held a payload that failed verification (it is quarantined), later pages are still stored but
         // the checkpoint stays before that page: the next run reads it again, so a payload spoiled on its way is not
@@ -77,94 +56,57 @@ extension AppleRefundSync {
                 // Used only after this page and its checkpoint commit; its errors surface when it is taken.
                 prefetched = Task { [self] in try await notifications(request, token: next) }
             }
-            var customers: [Notified] = []
-            var refunds: [RefundRecord] = []
-            var reversed: [(String, Date)] = []
-            var quarantined: [QuarantinedRow] = []
-            var verifiedUUIDs: [String] = []
-            // Notification History may repeat a notification (Apple retries sends): one per notification UUID.
-            let (items, repeats) = page.notificationHistory.mergingRepeats { item in
-                item.signedPayload.map { Self.notificationKey($0) } ?? ""
-            }
-            environment.counters.add("merged_repeats", repeats)
-            for item in items {
-                guard let signed = item.signedPayload else { continue }
-                let notification: VerifiedNotification
-                let transaction: VerifiedTransaction
-                switch await verifiedNotification(signed, in: environment) {
-                case .verified(let outer, let inner): (notification, transaction) = (outer, inner)
-                case .setAside(let odd):
-                    quarantined.append(odd)
-                    holdCheckpoint = true
-                    continue
-                }
-                if let uuid = notification.payload.notificationUUID { verifiedUUIDs.append(uuid) }
-                guard let original = transaction.payload.originalTransactionId, !original.isEmpty else {
-                    quarantined.append(
-                        QuarantinedRow(
-                            job: .appleNotifications, naturalKey: notification.payload.notificationUUID, raw: signed,
-                            reason: "notification \(notification.payload.notificationUUID ?? "(no UUID)"): "
-                                + "originalTransactionId: missing in its signed transaction"))
-                    continue
-                }
-                customers.append(
-                    Notified(
-                        originalTransactionId: original, signedAt: notification.payload.signedDate ?? now,
-                        appTransactionId: transaction.payload.appTransactionId.flatMap { $0.isEmpty ? nil : $0 }))
-                if type == .refundReversed, let id = transaction.payload.transactionId {
-                    reversed.append((id, notification.payload.signedDate ?? now))
-                } else {
-                    switch RefundRecord.intake(
-                        transaction, signed: notification.payload.data?.signedTransactionInfo)
-                    {
-                    case .refund(let row):
-                        refunds.append(row)
-                    case .notARefund: break
-                    case .unstorable(let reason):
-                        quarantined.append(
-                            QuarantinedRow(
-                                job: .appleNotifications, naturalKey: notification.payload.notificationUUID,
-                                raw: signed,
-                                reason:
-                                    "notification \(notification.payload.notificationUUID ?? "(no UUID)"): \(reason)"
-                            ))
-                    }
-                }
-            }
-            environment.counters.add("notifications", page.notificationHistory.count)
+            let notified = await verifiedPage(page, type: type, now: now, in: environment)
+            holdCheckpoint = holdCheckpoint || notified.setAside
             if environment.dryRun {
-                environment.counters.add("would_insert", try ledger.countNew(refunds, on: connection))
+                let new = try ledger.countNew(notified.refunds, on: environment.connection)
+                environment.counters.add("would_insert", new)
             } else {
-                if let next {
-                    checkpoint.windowStart = start
-                    checkpoint.windowEnd = end
-                    checkpoint.pageToken = next
-                    checkpoint.pagesDone += 1
-                } else {
-                    checkpoint.highWater = end
-                    checkpoint.windowStart = nil
-                    checkpoint.windowEnd = nil
-                    checkpoint.pageToken = nil
-                    checkpoint.pagesDone = 0
-                }
-                try connection.transaction { connection in
-                    try cursors.queueNotified(customers, reason: type.rawValue, on: connection)
-                    let counts = try ledger.write(
-                        refunds, quarantined: quarantined, job: .appleNotifications, runId: environment.runId,
-                        logger: environment.logger, counters: environment.counters, on: connection)
-                    environment.counters.add("inserted", counts.0)
-                    environment.counters.add("updated", counts.1)
-                    let marked = try ledger.markReversed(
-                        transactionIds: reversed.map(\.0), at: reversed.map(\.1), on: connection)
-                    environment.counters.add("reversed", marked)
-                    try Quarantine.resolveLanded(
-                        job: .appleNotifications, app: app.id, keys: verifiedUUIDs, note: "a verified copy landed",
-                        on: connection)
-                    if !holdCheckpoint { try checkpoint.save(on: connection) }
-                }
+                Self.advance(&checkpoint, window: (start, end), next: next)
+                try storeNotified(notified, type: type, checkpoint: holdCheckpoint ? nil : checkpoint, in: environment)
             }
             token = next
             if next == nil { break }
+        }
+    }
+
+    /// Where a type's paging starts: the window in flight and its token, else from the high-water mark less the
+    /// overlap up to now. Never before what Apple keeps: a high-water mark older than that leaves a gap, recorded.
+    private func window(
+        of type: NotificationTypeV2, job: String, checkpoint: SyncCheckpoint, now: Date, in environment: JobEnvironment
+    ) throws -> (start: Date, end: Date, token: String?) {
+        let oldest = now.addingTimeInterval(-Self.retention(environment: StoreClients.appleEnvironment(app)))
+        if checkpoint.inFlight, let windowStart = checkpoint.windowStart, let windowEnd = checkpoint.windowEnd {
+            return (max(windowStart, oldest), windowEnd, checkpoint.pageToken)
+        }
+        let wanted = checkpoint.highWater.map {
+            $0.addingTimeInterval(-TimeInterval(configuration.sync.appleOverlap.seconds))
+        }
+        if let highWater = checkpoint.highWater, highWater < oldest {
+            environment.logger.error(
+                "gap: \(type.rawValue) notifications before \(oldest) are beyond Apple's history and cannot be read"
+            )
+            if !environment.dryRun {
+                try SyncGap.record(job: job, app: app.id, from: highWater, to: oldest, on: environment.connection)
+            }
+        }
+        return (max(wanted ?? oldest, oldest), now, nil)
+    }
+
+    /// The checkpoint after a page: the window in flight with the next page's token, or, after the last page, the
+    /// window's end as the high-water mark.
+    static func advance(_ checkpoint: inout SyncCheckpoint, window: (start: Date, end: Date), next: String?) {
+        if let next {
+            checkpoint.windowStart = window.start
+            checkpoint.windowEnd = window.end
+            checkpoint.pageToken = next
+            checkpoint.pagesDone += 1
+        } else {
+            checkpoint.highWater = window.end
+            checkpoint.windowStart = nil
+            checkpoint.windowEnd = nil
+            checkpoint.pageToken = nil
+            checkpoint.pagesDone = 0
         }
     }
 

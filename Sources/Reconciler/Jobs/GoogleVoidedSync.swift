@@ -96,126 +96,57 @@ public struct GoogleVoidedSync: Sendable {
         let purpose: CallPurpose = mode == .incremental ? .incremental : .backfill
         var checkpoint = try SyncCheckpoint.load(job: job, app: app.id, on: connection)
         var summary = Summary()
-        let now = environment.now()
-        let plan: VoidedWindowPlanner.Plan
-        switch mode {
-        case .incremental:
-            plan = planner.incremental(highWater: checkpoint.highWater, now: now)
-        case .backfill(let since, let until):
-            plan = planner.backfill(since: since, until: until, now: now)
-        }
         var logger = environment.logger
         logger[metadataKey: "job"] = "\(job)"
-        // Resume the window in flight when it is the one asked for (a backfill with other bounds starts afresh).
-        let resumes: Bool
-        switch mode {
-        case .incremental: resumes = checkpoint.inFlight
-        case .backfill(let since, let until):
-            // Only the window of the same request. A bound beyond Google's limits (--since older than 30 days,
-            // --until after now) is clamped afresh by every run and so moves: it matches when both runs clamped it.
-            let sameStart = checkpoint.windowStart.map { $0 == since || ($0 > since && plan.start > since) } ?? false
-            let sameEnd =
-                until.map { wanted in
-                    checkpoint.windowEnd.map { $0 == wanted || ($0 < wanted && plan.end < wanted) } ?? false
-                } ?? true
-            resumes = checkpoint.inFlight && sameStart && sameEnd
-        }
-        var start = plan.start
-        var end = plan.end
-        var slices: [VoidedSlice]
-        if resumes, let windowStart = checkpoint.windowStart, let windowEnd = checkpoint.windowEnd {
-            start = windowStart
-            end = windowEnd
-            slices = try VoidedSlice.load(job: job, app: app.id, on: connection)
-            if slices.isEmpty {
-                // A window left in flight by a version that paged one chain: its token goes on as one slice.
-                var slice = VoidedSlice(number: 0, start: start, end: end)
-                slice.token = checkpoint.pageToken
-                slice.pagesDone = checkpoint.pagesDone
-                slice.rowsDone = checkpoint.rowsDone
-                slices = [slice]
-            }
-            let open = slices.filter { !$0.drained }.count
-            logger.info(
-                "resuming window \(Self.text(start)) – \(Self.text(end)) after \(checkpoint.pagesDone) stored pages (\(open) of \(slices.count) slices unfinished)"
-            )
-        } else {
-            checkpoint.windowStart = nil
-            checkpoint.windowEnd = nil
-            checkpoint.pageToken = nil
-            checkpoint.pagesDone = 0
-            checkpoint.rowsDone = 0
-            if let gap = plan.gap, mode != .incremental {
-                // A backfill asked for more than Google keeps: its start is clamped, and that is no lost window of
-                // the sync's (the incremental checkpoint never fell behind), so no gap is recorded.
-                environment.counters.add("since_clamped")
-                logger.warning(
-                    "--since \(Self.text(gap.from)) is older than Google keeps (30 days): the backfill starts at \(Self.text(gap.to)); voids recorded before it cannot be fetched"
-                )
-            } else if let gap = plan.gap {
-                summary.gap = gap
-                logger.error(
-                    "gap: voids recorded \(Self.text(gap.from)) – \(Self.text(gap.to)) are older than Google keeps (30 days) and cannot be fetched any more"
-                )
-                if !environment.dryRun {
-                    try SyncGap.record(job: job, app: app.id, from: gap.from, to: gap.to, on: connection)
-                }
-            }
-            var callSeconds = checkpoint.callMillis.map { Double($0) / 1000 }
-            if callSeconds == nil, sliceCap > 1 {
-                // Never measured: the access token every call needs travels the same network; its time stands in.
-                let began = ContinuousClock.now
-                _ = try await client.authenticator.accessToken(purpose: purpose)
-                callSeconds = began.duration(to: .now).seconds
-            }
-            let count = Self.sliceCount(callSeconds: callSeconds, burst: burst, cap: sliceCap)
-            slices = VoidedSlice.split(start: start, end: end, count: count)
-            if !environment.dryRun {
-                checkpoint.windowStart = start
-                checkpoint.windowEnd = end
-                try connection.transaction { connection in
-                    try VoidedSlice.replace(slices, job: job, app: app.id, on: connection)
-                    try checkpoint.save(on: connection)
-                }
-            }
-            logger.info(
-                "window \(Self.text(start)) – \(Self.text(end)) in \(slices.count) slice\(slices.count == 1 ? "" : "s")"
-            )
-        }
-        let window = Window(job: job, purpose: purpose, start: start, end: end, started: started)
+        let opened = try await openWindow(
+            mode, job: job, purpose: purpose, checkpoint: &checkpoint, summary: &summary, logger: logger,
+            in: environment)
+        var slices = opened.slices
+        let window = Window(job: job, purpose: purpose, start: opened.start, end: opened.end, started: started)
         var pricing = GoogleOrderAmounts.Pricing(amounts: orderAmounts, purpose: purpose)
         // Orders this run asks are not asked again at its end (those Google still calls pending wait for a later run).
         let pricingStarted: Date = try connection.query("SELECT clock_timestamp() AS now")[0].decode("now")
         try await page(
             &slices, window: window, checkpoint: &checkpoint, summary: &summary, pricing: &pricing, in: environment)
-        if !environment.dryRun {
-            // Refunds still without the store's amount from earlier runs (pending at Google, not fetched, or stored
-            // by a run that stopped before asking).
-            _ = try await orderAmounts.priceBacklog(
-                since: nil, fetchedBefore: pricingStarted, pricing: &pricing, in: environment)
-        }
-        if !environment.dryRun, !pricing.summary.stopped, mode == .incremental, rereadsKnownOrders {
-            // Refunds Google made without revoking never reach the voided list: re-read known orders for them.
-            pricing.queue(try orderAmounts.orders.knownOrders(limit: Self.knownOrdersPerRun, on: connection))
-            try await orderAmounts.drain(&pricing, in: environment)
-        }
+        try await priceLeftovers(mode, askedSince: pricingStarted, pricing: &pricing, in: environment)
         summary.orders = pricing.summary
         environment.progress?.finish()
         summary.drained = true
+        log(summary, end: window.end, logger: logger, dryRun: environment.dryRun)
+        return summary
+    }
+
+    /// After the paging: refunds still without the store's amount from earlier runs (pending at Google, not fetched,
+    /// or stored by a run that stopped before asking), then, for the nightly sync, known orders re-read for refunds
+    /// Google made without revoking (they never reach the voided list).
+    private func priceLeftovers(
+        _ mode: Mode, askedSince: Date, pricing: inout GoogleOrderAmounts.Pricing, in environment: JobEnvironment
+    ) async throws {
+        guard !environment.dryRun else { return }
+        _ = try await orderAmounts.priceBacklog(
+            since: nil, fetchedBefore: askedSince, pricing: &pricing, in: environment)
+        if !pricing.summary.stopped, mode == .incremental, rereadsKnownOrders {
+            pricing.queue(
+                try orderAmounts.orders.knownOrders(limit: Self.knownOrdersPerRun, on: environment.connection))
+            try await orderAmounts.drain(&pricing, in: environment)
+        }
+    }
+
+    /// The run's closing lines: the amounts asked, the pages stored, the rows set aside.
+    private func log(_ summary: Summary, end: Date, logger: Logger, dryRun: Bool) {
         if summary.orders.calls > 0 {
             logger.info(
                 "amounts: \(summary.orders.calls) Orders API calls for \(summary.rows) voided rows (\(Self.perThousand(summary.orders.calls, summary.rows)) per 1000), \(summary.orders.priced) refunds priced by the store, \(summary.orders.pending) pending, \(summary.orders.notFound) orders not found"
             )
         }
         logger.info(
-            "\(environment.dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(environment.dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(environment.dryRun ? "unchanged" : "at \(Self.text(end))")"
+            "\(dryRun ? "dry run: " : "")\(summary.pages) pages, \(summary.rows) rows, \(summary.inserted) \(dryRun ? "would be new" : "new"), \(summary.updated) updated; checkpoint \(dryRun ? "unchanged" : "at \(Self.text(end))")"
         )
         if summary.quarantined > 0 {
             logger.warning(
                 "\(summary.quarantined) voided purchases could not be stored and were quarantined (see the lines above; `storerecon quarantine list`); everything else was saved"
             )
         }
-        return summary
     }
 
     /// Known orders re-read per run for refunds without revocation (10 calls of 1000).

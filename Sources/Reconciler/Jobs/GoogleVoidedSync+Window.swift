@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+import Postgres
+import RateLimiting
+
+/// Which window a run pages, and its slices.
+extension GoogleVoidedSync {
+    /// The window this run pages: the one in flight when it is the one asked for, else a new one planned from the
+    /// checkpoint (its gap recorded), split into slices and saved with them.
+    func openWindow(
+        _ mode: Mode, job: String, purpose: CallPurpose, checkpoint: inout SyncCheckpoint, summary: inout Summary,
+        logger: Logger, in environment: JobEnvironment
+    ) async throws -> (start: Date, end: Date, slices: [VoidedSlice]) {
+        let now = environment.now()
+        let plan: VoidedWindowPlanner.Plan
+        switch mode {
+        case .incremental:
+            plan = planner.incremental(highWater: checkpoint.highWater, now: now)
+        case .backfill(let since, let until):
+            plan = planner.backfill(since: since, until: until, now: now)
+        }
+        if Self.resumes(mode, plan: plan, checkpoint: checkpoint), let start = checkpoint.windowStart,
+            let end = checkpoint.windowEnd
+        {
+            let slices = try resumedSlices(job: job, checkpoint: checkpoint, on: environment.connection)
+            let open = slices.filter { !$0.drained }.count
+            logger.info(
+                "resuming window \(Self.text(start)) – \(Self.text(end)) after \(checkpoint.pagesDone) stored pages (\(open) of \(slices.count) slices unfinished)"
+            )
+            return (start, end, slices)
+        }
+        checkpoint.windowStart = nil
+        checkpoint.windowEnd = nil
+        checkpoint.pageToken = nil
+        checkpoint.pagesDone = 0
+        checkpoint.rowsDone = 0
+        try recordGap(plan.gap, mode: mode, job: job, summary: &summary, logger: logger, in: environment)
+        let slices = try await newSlices(
+            start: plan.start, end: plan.end, job: job, purpose: purpose, checkpoint: &checkpoint, in: environment)
+        logger.info(
+            "window \(Self.text(plan.start)) – \(Self.text(plan.end)) in \(slices.count) slice\(slices.count == 1 ? "" : "s")"
+        )
+        return (plan.start, plan.end, slices)
+    }
+
+    /// Whether the window in flight is the one asked for (a backfill with other bounds starts afresh).
+    static func resumes(_ mode: Mode, plan: VoidedWindowPlanner.Plan, checkpoint: SyncCheckpoint) -> Bool {
+        switch mode {
+        case .incremental:
+            return checkpoint.inFlight
+        case .backfill(let since, let until):
+            // Only the window of the same request. A bound beyond Google's limits (--since older than 30 days,
+            // --until after now) is clamped afresh by every run and so moves: it matches when both runs clamped it.
+            let sameStart = checkpoint.windowStart.map { $0 == since || ($0 > since && plan.start > since) } ?? false
+            let sameEnd =
+                until.map { wanted in
+                    checkpoint.windowEnd.map { $0 == wanted || ($0 < wanted && plan.end < wanted) } ?? false
+                } ?? true
+            return checkpoint.inFlight && sameStart && sameEnd
+        }
+    }
+
+    /// The slices of the window in flight. A window left in flight by a version that paged one chain: its token
+    /// goes on as one slice.
+    private func resumedSlices(
+        job: String, checkpoint: SyncCheckpoint, on connection: PostgresConnection
+    ) throws -> [VoidedSlice] {
+        let slices = try VoidedSlice.load(job: job, app: app.id, on: connection)
+        guard slices.isEmpty, let start = checkpoint.windowStart, let end = checkpoint.windowEnd else { return slices }
+        var slice = VoidedSlice(number: 0, start: start, end: end)
+        slice.token = checkpoint.pageToken
+        slice.pagesDone = checkpoint.pagesDone
+        slice.rowsDone = checkpoint.rowsDone
+        return [slice]
+    }
+
+    /// A planned window that starts later than wanted. A backfill asked for more than Google keeps: its start is
+    /// clamped, and that is no lost window of the sync's (the incremental checkpoint never fell behind), so no gap
+    /// is recorded. The sync's gap is recorded and shown by `status`.
+    private func recordGap(
+        _ gap: (from: Date, to: Date)?, mode: Mode, job: String, summary: inout Summary, logger: Logger,
+        in environment: JobEnvironment
+    ) throws {
+        guard let gap else { return }
+        guard mode == .incremental else {
+            environment.counters.add("since_clamped")
+            logger.warning(
+                "--since \(Self.text(gap.from)) is older than Google keeps (30 days): the backfill starts at \(Self.text(gap.to)); voids recorded before it cannot be fetched"
+            )
+            return
+        }
+        summary.gap = gap
+        logger.error(
+            "gap: voids recorded \(Self.text(gap.from)) – \(Self.text(gap.to)) are older than Google keeps (30 days) and cannot be fetched any more"
+        )
+        if !environment.dryRun {
+            try SyncGap.record(job: job, app: app.id, from: gap.from, to: gap.to, on: environment.connection)
+        }
+    }
+
+    /// A new window's slices, as many as the typical call time and the quota's burst call for, saved with the
+    /// checkpoint in one transaction (a dry run saves nothing).
+    private func newSlices(
+        start: Date, end: Date, job: String, purpose: CallPurpose, checkpoint: inout SyncCheckpoint,
+        in environment: JobEnvironment
+    ) async throws -> [VoidedSlice] {
+        var callSeconds = checkpoint.callMillis.map { Double($0) / 1000 }
+        if callSeconds == nil, sliceCap > 1 {
+            // Never measured: the access token every call needs travels the same network; its time stands in.
+            let began = ContinuousClock.now
+            _ = try await client.authenticator.accessToken(purpose: purpose)
+            callSeconds = began.duration(to: .now).seconds
+        }
+        let count = Self.sliceCount(callSeconds: callSeconds, burst: burst, cap: sliceCap)
+        let slices = VoidedSlice.split(start: start, end: end, count: count)
+        guard !environment.dryRun else { return slices }
+        checkpoint.windowStart = start
+        checkpoint.windowEnd = end
+        let (app, saved) = (app.id, checkpoint)
+        try environment.connection.transaction { connection in
+            try VoidedSlice.replace(slices, job: job, app: app, on: connection)
+            try saved.save(on: connection)
+        }
+        return slices
+    }
+}
