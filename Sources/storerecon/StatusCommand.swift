@@ -100,65 +100,7 @@ enum StatusTable {
         for app in report.apps {
             lines.append("")
             lines.append("\(app.id):")
-            for checkpoint in app.checkpoints {
-                let behind = checkpoint.behindSeconds.map { "\(age($0)) behind" } ?? "never run"
-                let flight = checkpoint.inFlight ? ", window in flight after \(checkpoint.pagesDone) pages" : ""
-                lines.append("  checkpoint \(checkpoint.job): \(behind)\(flight)")
-            }
-            for gap in app.gaps {
-                lines.append(
-                    "  GAP #\(gap.id) \(gap.job): \(StatusJSON.rfc3339(gap.from)) – \(StatusJSON.rfc3339(gap.to)) "
-                        + "could not be fetched")
-            }
-            for usage in app.quotaToday {
-                let cap = usage.cap.map { " of \($0)" } ?? ""
-                lines.append(
-                    "  quota today \(usage.api): \(usage.used)\(cap) used (\(usage.usedBackfill) backfill), "
-                        + "\(usage.heldBack) held back, \(usage.throttled) throttled"
-                        + (usage.exhausted ? ", EXHAUSTED" : "")
-                )
-            }
-            for block in app.quotaBlocks {
-                let lift =
-                    block.kind == .capReached
-                    ? "raise the cap in the configuration's limits"
-                    : "lift: storerecon quota clear --app \(app.id) --api \(block.api)"
-                lines.append(
-                    "  BLOCKED \(block.api) until \(StatusJSON.rfc3339(block.until)): \(block.reason) (\(lift))")
-            }
-            for open in app.quarantined {
-                lines.append(
-                    "  QUARANTINED \(open.job): \(open.rows) rows, last met \(StatusJSON.rfc3339(open.lastSeen))")
-            }
-            if let night = app.night { lines.append("  " + night.line) }
-            if let tieOut = app.tieOut {
-                lines.append(
-                    "  tie-out \(tieOut.month): \(tieOut.lines) lines, \(tieOut.differing) not matched "
-                        + "(storerecon report tie-out --month \(tieOut.month) --detail)")
-            }
-            for run in app.lastRuns {
-                // A finished run is shown at its end ("ok at" the time it finished), one never finished at its start.
-                if let outcome = run.outcome {
-                    lines.append(
-                        "  last \(run.job): \(outcome) at \(StatusJSON.rfc3339(run.finishedAt ?? run.startedAt))")
-                } else {
-                    lines.append(
-                        "  last \(run.job): running or crashed, started at \(StatusJSON.rfc3339(run.startedAt))")
-                }
-            }
-            for state in app.subscriptionStates {
-                // The JSON's names, with a gloss where the name alone would mislead.
-                let name = state.state == "unknown" ? "unknown (not checked yet)" : state.state
-                lines.append("  subscriptions \(name)\(state.entitled ? " (entitled)" : ""): \(state.count)")
-            }
-            if app.refunds > 0, !app.refundAmounts.isEmpty {
-                func counts(_ names: [String]) -> String {
-                    names.map { "\($0) \(app.refundAmounts[$0] ?? 0)" }.joined(separator: ", ")
-                }
-                lines.append(
-                    "  refund amounts of \(app.refunds): \(counts(StatusReport.amountBuckets)); "
-                        + "of the unknown or estimated: \(counts(StatusReport.amountNotes))")
-            }
+            lines += (syncLines(app) + quotaLines(app) + ledgerLines(app)).map { "  " + $0 }
         }
         if !report.tableCounts.isEmpty {
             lines.append("")
@@ -172,6 +114,83 @@ enum StatusTable {
             for item in report.attention { lines.append("ATTENTION: \(item)") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// An app's sync checkpoints and the gaps its syncs could not fetch.
+    static func syncLines(_ app: StatusReport.AppStatus) -> [String] {
+        var lines: [String] = []
+        for checkpoint in app.checkpoints {
+            let behind = checkpoint.behindSeconds.map { "\(age($0)) behind" } ?? "never run"
+            let flight = checkpoint.inFlight ? ", window in flight after \(checkpoint.pagesDone) pages" : ""
+            lines.append("checkpoint \(checkpoint.job): \(behind)\(flight)")
+        }
+        for gap in app.gaps {
+            lines.append(
+                "GAP #\(gap.id) \(gap.job): \(StatusJSON.rfc3339(gap.from)) – \(StatusJSON.rfc3339(gap.to)) "
+                    + "could not be fetched")
+        }
+        return lines
+    }
+
+    /// An app's quota use today and the APIs blocked.
+    static func quotaLines(_ app: StatusReport.AppStatus) -> [String] {
+        var lines: [String] = []
+        for usage in app.quotaToday {
+            let cap = usage.cap.map { " of \($0)" } ?? ""
+            lines.append(
+                "quota today \(usage.api): \(usage.used)\(cap) used (\(usage.usedBackfill) backfill), "
+                    + "\(usage.heldBack) held back, \(usage.throttled) throttled"
+                    + (usage.exhausted ? ", EXHAUSTED" : "")
+            )
+        }
+        for block in app.quotaBlocks {
+            let lift =
+                block.kind == .capReached
+                ? "raise the cap in the configuration's limits"
+                : "lift: storerecon quota clear --app \(app.id) --api \(block.api)"
+            lines.append(
+                "BLOCKED \(block.api) until \(StatusJSON.rfc3339(block.until)): \(block.reason) (\(lift))")
+        }
+        return lines
+    }
+
+    /// An app's rows set aside, last night, tie-out, last runs, subscriptions and refund amounts.
+    static func ledgerLines(_ app: StatusReport.AppStatus) -> [String] {
+        var lines: [String] = []
+        for open in app.quarantined {
+            lines.append(
+                "QUARANTINED \(open.job): \(open.rows) rows, last met \(StatusJSON.rfc3339(open.lastSeen))")
+        }
+        if let night = app.night { lines.append(night.line) }
+        if let tieOut = app.tieOut {
+            lines.append(
+                "tie-out \(tieOut.month): \(tieOut.lines) lines, \(tieOut.differing) not matched "
+                    + "(storerecon report tie-out --month \(tieOut.month) --detail)")
+        }
+        for run in app.lastRuns {
+            // A finished run is shown at its end ("ok at" the time it finished), one never finished at its start.
+            if let outcome = run.outcome {
+                lines.append(
+                    "last \(run.job): \(outcome) at \(StatusJSON.rfc3339(run.finishedAt ?? run.startedAt))")
+            } else {
+                lines.append(
+                    "last \(run.job): running or crashed, started at \(StatusJSON.rfc3339(run.startedAt))")
+            }
+        }
+        for state in app.subscriptionStates {
+            // The JSON's names, with a gloss where the name alone would mislead.
+            let name = state.state == "unknown" ? "unknown (not checked yet)" : state.state
+            lines.append("subscriptions \(name)\(state.entitled ? " (entitled)" : ""): \(state.count)")
+        }
+        if app.refunds > 0, !app.refundAmounts.isEmpty {
+            func counts(_ names: [String]) -> String {
+                names.map { "\($0) \(app.refundAmounts[$0] ?? 0)" }.joined(separator: ", ")
+            }
+            lines.append(
+                "refund amounts of \(app.refunds): \(counts(StatusReport.amountBuckets)); "
+                    + "of the unknown or estimated: \(counts(StatusReport.amountNotes))")
+        }
+        return lines
     }
 
     /// An age: hours and minutes up to 48 h, whole days (and hours) past it.

@@ -98,6 +98,8 @@ public struct SubscriptionImporter {
     /// Thrown to roll back rows copied straight into `subscription` when bad lines forbid the merge.
     private struct DiscardedLoad: Error {}
 
+    /// Loads the file's valid rows: straight into `subscription` on a first import, else through a staging table
+    /// merged by (app, store_id); nothing is merged when bad lines forbid it.
     private func load(
         from reader: inout CSVReader, columns: Columns, skipInvalid: Bool, dryRun: Bool, into report: inout Report
     ) throws {
@@ -117,6 +119,25 @@ public struct SubscriptionImporter {
                 ) ON COMMIT DROP
                 """)
         }
+        try copyRows(from: &reader, columns: columns, direct: direct, into: &report)
+        guard !dryRun, report.badLineCount == 0 || skipInvalid else {
+            if direct { throw DiscardedLoad() }
+            return
+        }
+        if direct {
+            report.inserted = report.rowsValid
+            report.merged = true
+            return
+        }
+        (report.inserted, report.updated) = try mergeStaged()
+        report.merged = true
+    }
+
+    /// Copies the file's valid rows, each (app, store_id) once, into `subscription` (`direct`) or the staging
+    /// table; every bad or repeated line is noted in `report`.
+    private func copyRows(
+        from reader: inout CSVReader, columns: Columns, direct: Bool, into report: inout Report
+    ) throws {
         try connection.copyIn(
             direct
                 ? "COPY subscription (app_id, store_id, product_id, expires_at, user_ref) FROM STDIN"
@@ -160,15 +181,10 @@ public struct SubscriptionImporter {
                 }
             }
         }
-        guard !dryRun, report.badLineCount == 0 || skipInvalid else {
-            if direct { throw DiscardedLoad() }
-            return
-        }
-        if direct {
-            report.inserted = report.rowsValid
-            report.merged = true
-            return
-        }
+    }
+
+    /// Merges the staging table into `subscription` by (app, store_id). Returns (inserted, updated).
+    private func mergeStaged() throws -> (Int, Int) {
         let merged = try connection.query(
             """
             WITH merged AS (
@@ -188,9 +204,7 @@ public struct SubscriptionImporter {
             SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
             FROM merged
             """)[0]
-        report.inserted = try merged.decode("inserted")
-        report.updated = try merged.decode("updated")
-        report.merged = true
+        return (try merged.decode("inserted"), try merged.decode("updated"))
     }
 
     private static func note(_ bad: BadLine, in report: inout Report) {
