@@ -4,7 +4,8 @@ import RateLimiting
 import StoreHTTP
 
 /// Runs one call to a report API: the quota gate first, then the request by the time the grant allows, the store's
-/// answer reported back to the gate, and retries of failures that may pass (5xx, 429, timeouts) within StoreHTTP's `RetryPolicy`.
+/// answer reported back to the gate, and retries of failures that may pass (5xx, 429, timeouts) within StoreHTTP's
+/// `RetryPolicy`.
 struct ReportCall: Sendable {
     var app: String
     var api: StoreAPI

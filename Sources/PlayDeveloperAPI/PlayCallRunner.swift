@@ -105,7 +105,8 @@ struct PlayCallRunner: Sendable {
         }
     }
 
-    /// Asks the gate, and sends the request by the time its grant allows (``QuotaGate/sendGranted(app:api:purpose:onLate:_:)``).
+    /// Asks the gate, and sends the request by the time its grant allows
+    /// (``QuotaGate/sendGranted(app:api:purpose:onLate:_:)``).
     /// - Returns: the answer, and when its grant came.
     private func sendGranted(
         _ request: HTTPRequest, api: StoreAPI, purpose: CallPurpose, label: String
