@@ -53,37 +53,6 @@ public struct GoogleOrderStore: Sendable {
         }
     }
 
-    /// Order ids waiting for an amount from earlier runs (not fetched, or pending), oldest refund first.
-    /// With `fetchedBefore`, orders fetched since then (in the same run: still pending at Google) are left out.
-    /// - Parameter refusedToo: also the orders the Orders API refused for want of permission less than a day ago (a
-    ///   backfill run after the permission was granted asks them at once; the nightly sync waits a day).
-    public func backlog(
-        limit: Int, since: Date? = nil, fetchedBefore: Date? = nil, refusedToo: Bool = false,
-        on connection: PostgresConnection
-    ) throws -> [String] {
-        try connection.query(
-            """
-            SELECT r.order_id FROM refund r
-            LEFT JOIN google_order o ON o.app_id = r.app_id AND o.order_id = r.order_id
-            WHERE r.app_id = $1 AND r.platform = 'google' AND r.revoked
-              AND ($3::timestamptz IS NULL OR r.refunded_at >= $3)
-              AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
-                   OR (o.status = 'ok' AND r.amount_source IS DISTINCT FROM 'store' AND o.fetched_at < r.recorded_at)
-                   OR (o.status = 'no_permission' AND ($5 OR o.fetched_at < now() - interval '1 day'))
-                   -- An order set aside for refunding more than it charged: asked again until Google corrects it.
-                   OR r.amount_note = 'over_refunded')
-              AND ($4::timestamptz IS NULL OR o.order_id IS NULL OR o.fetched_at < $4)
-            GROUP BY r.order_id
-            ORDER BY min(r.refunded_at), r.order_id
-            LIMIT $2
-            """,
-            [
-                appId, limit, since.map(PostgresTimestamp.format), fetchedBefore.map(PostgresTimestamp.format),
-                refusedToo,
-            ]
-        ).map { try $0.decode("order_id") }
-    }
-
     /// Orders storerecon knows that may have been refunded without revocation: Google subscriptions' current
     /// orders (`latestSuccessfulOrderId`, kept by the recheck) and orders fetched before, none refunded in the
     /// ledger yet nor named by a voided row waiting in the quarantine, least recently asked first.

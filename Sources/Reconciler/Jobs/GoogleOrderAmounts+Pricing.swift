@@ -56,11 +56,16 @@ extension GoogleOrderAmounts {
         private var waiting: Set<String> = []
         /// Whether a call was answered with orders yet.
         private var answered = false
+        /// Whether ids were given up (a stop request) before being asked.
+        private var dropped = false
 
         init(amounts: GoogleOrderAmounts, purpose: CallPurpose) {
             self.amounts = amounts
             self.purpose = purpose
         }
+
+        /// Every id queued was asked and answered, and the asking never stopped: the backlog's mark may move.
+        var isComplete: Bool { !summary.stopped && !dropped && isIdle }
 
         /// Nothing in flight and nothing left that may still be asked.
         var isIdle: Bool { inFlight == 0 && (summary.stopped || (queued.isEmpty && halves.isEmpty)) }
@@ -114,6 +119,7 @@ extension GoogleOrderAmounts {
 
         /// Gives up what is queued (a stop request): it waits for the next run's backlog.
         mutating func dropQueued() {
+            dropped = dropped || !queued.isEmpty || !halves.isEmpty
             waiting.subtract(queued)
             waiting.subtract(halves.joined())
             queued.removeAll()

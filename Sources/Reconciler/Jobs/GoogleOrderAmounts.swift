@@ -74,21 +74,26 @@ public struct GoogleOrderAmounts: Sendable {
         return summary
     }
 
-    /// Asks for the whole backlog (``backlog(limit:since:fetchedBefore:on:)``) in rounds, each order once, until it is empty or
-    /// the asking stopped; returns how many orders were asked. A run that stored pages and was killed before their
-    /// orders were asked leaves them all here, so the next run prices them all, not a share.
+    /// Asks for the whole backlog (``GoogleOrderStore/backlog(limit:since:fetchedBefore:refusedToo:mark:on:)``) in
+    /// rounds, each order once, until it is empty or the asking stopped; returns how many orders were asked. A run
+    /// that stored pages and was killed before their orders were asked leaves them all here, so the next run prices
+    /// them all, not a share. With a sync's `mark`, only what can wait since the mark is looked at, and the mark
+    /// moves to the sync's start once everything was asked (nothing stopped or given up this run).
     func priceBacklog(
-        since: Date?, fetchedBefore: Date? = nil, refusedToo: Bool = false, pricing: inout Pricing,
-        in environment: JobEnvironment
+        since: Date?, fetchedBefore: Date? = nil, refusedToo: Bool = false, mark: GoogleOrderStore.BacklogMark? = nil,
+        pricing: inout Pricing, in environment: JobEnvironment
     ) async throws -> Int {
         var asked = Set<String>()
         while !pricing.summary.stopped {
             try environment.checkShutdown()
             let ids = try orders.backlog(
                 limit: Self.backfillRound + asked.count, since: since, fetchedBefore: fetchedBefore,
-                refusedToo: refusedToo, on: environment.connection
+                refusedToo: refusedToo, mark: mark, on: environment.connection
             ).filter { !asked.contains($0) }
-            guard !ids.isEmpty else { break }
+            guard !ids.isEmpty else {
+                if let mark, pricing.isComplete { try orders.closeBacklog(mark, on: environment.connection) }
+                break
+            }
             let round = Array(ids.prefix(Self.backfillRound))
             asked.formUnion(round)
             pricing.queue(round)

@@ -104,11 +104,12 @@ public struct GoogleVoidedSync: Sendable {
         var slices = opened.slices
         let window = Window(job: job, purpose: purpose, start: opened.start, end: opened.end, started: started)
         var pricing = GoogleOrderAmounts.Pricing(amounts: orderAmounts, purpose: purpose)
-        // Orders this run asks are not asked again at its end (those Google still calls pending wait for a later run).
-        let pricingStarted: Date = try connection.query("SELECT clock_timestamp() AS now")[0].decode("now")
+        // Where this run's backlog starts (GoogleOrderStore+Backlog.swift). Orders this run asks are not asked again
+        // at its end (those Google still calls pending wait for a later run).
+        let mark = try orderAmounts.orders.openBacklog(initialize: !environment.dryRun, on: connection)
         try await page(
             &slices, window: window, checkpoint: &checkpoint, summary: &summary, pricing: &pricing, in: environment)
-        try await priceLeftovers(mode, askedSince: pricingStarted, pricing: &pricing, in: environment)
+        try await priceLeftovers(mode, mark: mark, pricing: &pricing, in: environment)
         summary.orders = pricing.summary
         environment.progress?.finish()
         summary.drained = true
@@ -120,11 +121,12 @@ public struct GoogleVoidedSync: Sendable {
     /// or stored by a run that stopped before asking), then, for the nightly sync, known orders re-read for refunds
     /// Google made without revoking (they never reach the voided list).
     private func priceLeftovers(
-        _ mode: Mode, askedSince: Date, pricing: inout GoogleOrderAmounts.Pricing, in environment: JobEnvironment
+        _ mode: Mode, mark: GoogleOrderStore.BacklogMark, pricing: inout GoogleOrderAmounts.Pricing,
+        in environment: JobEnvironment
     ) async throws {
         guard !environment.dryRun else { return }
         _ = try await orderAmounts.priceBacklog(
-            since: nil, fetchedBefore: askedSince, pricing: &pricing, in: environment)
+            since: nil, fetchedBefore: mark.runStarted, mark: mark, pricing: &pricing, in: environment)
         if !pricing.summary.stopped, mode == .incremental, rereadsKnownOrders {
             pricing.queue(
                 try orderAmounts.orders.knownOrders(limit: Self.knownOrdersPerRun, on: environment.connection))

@@ -148,8 +148,15 @@ struct GoogleOrderAmountsTests {
                     appLimits: [appId: QuotaLimits().overriding(.googleOrders, dailyCap: 1)]))
             let expected = tight.firstWindowTruth(now: stores.now())
             #expect(JobHarness.pages(expected.count) >= 2)
+            // The amounts backlog's mark (GoogleOrderStore+Backlog.swift), set long ago: a run that stopped asking
+            // must leave it there, or the next run would not look at what this one left.
+            let connection = try tight.connection()
+            try connection.execute(
+                "INSERT INTO google_backlog_mark VALUES ($1, now() - interval '10 days')", [appId])
+            let markIsRecent = "SELECT asked_through > now() - interval '9 days' AS recent FROM google_backlog_mark"
             let result = try await tight.googleVoided()
             #expect(result.exitCode == 0, "\(result.error ?? "")")
+            #expect(try connection.query(markIsRecent)[0].decode("recent") == false)
             // Every voided row is stored whatever the Orders quota (quantities of unfetched orders come later).
             #expect(
                 Set(try tight.storedVoids().map { "\($0.orderId) \($0.partKey)" })
@@ -163,6 +170,7 @@ struct GoogleOrderAmountsTests {
             let second = try Self.amounts(next)
             #expect(second.other == 0 && second.store == expected.count, "\(second)")
             #expect(try next.storedVoids() == expected)
+            #expect(try connection.query(markIsRecent)[0].decode("recent") == true, "a run that asked all moves it")
         }
     }
 
