@@ -92,7 +92,8 @@ extension RefundRecord {
     /// Why a voided row's values cannot be true, or `nil`: a quantity that is not a positive number of units, a void
     /// before the purchase, or a time in the future beyond clock skew.
     static func impossibleReason(_ row: VoidedPurchase, receivedAt: Date) -> String? {
-        let key = "order \(LedgerLimits.quoted(row.orderId))"
+        // Rendered only for a row refused (the quoting costs more than the checks).
+        var key: String { "order \(LedgerLimits.quoted(row.orderId))" }
         if let units = row.voidedQuantity, units <= 0 {
             return "voidedQuantity: \(units) is not a number of units refunded (\(key))"
         }

@@ -6,17 +6,21 @@ voided_sizes=${VOIDED_SIZES:-"250000 1000000"}
 voided_quota_rows=${VOIDED_QUOTA_ROWS:-64000}
 
 # Starts storesim serve on a backlog of about $1 rows for database $2, in directory $3 (further arguments go to
-# storesim serve); sets sim_url.
+# storesim serve); sets sim_url. With voided_apps=K (default 1) the backlog is shared by K Google apps,
+# bench-android-1 ... bench-android-K, each with its own package.
 start_voided_simulator() {
-    local rows=$1 db=$2 dir=$3
+    local rows=$1 db=$2 dir=$3 apps='[{"id": "bench-android", "platform": "google", "storeId": "com.bench.voided"}]'
     shift 3
+    if [ "${voided_apps:-1}" -gt 1 ]; then
+        apps=$(python3 -c "import json; print(json.dumps([{'id': f'bench-android-{i}', 'platform': 'google',
+            'storeId': f'com.bench.voided{i}'} for i in range(1, $voided_apps + 1)]))")
+    fi
     # About 1.1 rows per refund (partial refunds add parts), a few of them recorded too late to be listed yet.
     local refunds=$(( rows * 100 / 106 ))
     cat >"$dir.spec.json" <<JSON
 {"seed": 7, "anchorMillis": $(( $(date +%s) * 1000 )), "subscriptions": $(( refunds * 3 / 2 )),
  "oneTimePurchases": $refunds, "refunds": $refunds, "historyDays": 30, "futureDays": 0,
- "lateVoidShare": 0.1, "renewalVoidShare": 0.2,
- "apps": [{"id": "bench-android", "platform": "google", "storeId": "com.bench.voided"}]}
+ "lateVoidShare": 0.1, "renewalVoidShare": 0.2, "apps": $apps}
 JSON
     "$sim" init --dir "$dir" --scenario "$dir.spec.json" --clock wall \
         --database-url "host=$PGHOST port=$PGPORT user=postgres dbname=$db" >/dev/null
@@ -112,6 +116,33 @@ if [ -n "${voided_copy_rate:-}" ] && [ "${VOIDED_INTAKE:-1}" != 0 ]; then
     ratio=$(python3 -c "print(round($intake_rate / $voided_copy_rate, 3))")
     record "voided intake, no amounts ($intake_rows rows)" "$intake_rate" "rows/s" "$ratio" ">=0.5" \
         "$(python3 -c "print('true' if $ratio >= 0.5 else 'false')")"
+fi
+# The intake with amounts of a fleet (issue 28): one process serving many packages must store what Google sends
+# them all (at most 1000 rows/s each). The same backlog shared by VOIDED_FLEET_APPS Google apps (default 2, one per
+# core of the bench's machine), run side by side by one `storerecon run nightly` with limits lifted, each app on its
+# own connection; every row priced. Compared with the raw COPY above, in the same run.
+voided_fleet_apps=${VOIDED_FLEET_APPS:-2}
+if [ -n "${voided_copy_rate:-}" ] && [ "$voided_fleet_apps" -gt 1 ]; then
+    db="bench_voided_fleet"
+    dir="$work/voided-fleet"
+    log "Google voided: intake with amounts, $voided_fleet_apps apps side by side in one process ($1)"
+    voided_apps=$voided_fleet_apps start_voided_simulator "$1" "$db" "$dir"
+    curl -fsS -X POST "$sim_url/admin/quotas" \
+        -d '{"voidedPerWindow": 100000000, "voidedPerMinute": 100000000, "voidedPerDay": 100000000,
+             "developerApiPerDay": 100000000}' >/dev/null
+    { echo "limits:"; for i in $(seq "$voided_fleet_apps"); do
+        echo "  bench-android-$i: { voidedPer30Seconds: 100000000, voidedPerDay: 100000000, ordersPerMinute: 100000000 }"
+    done; } >>"$dir/storerecon.yaml"
+    start=$(now_ms)
+    "$bin" run nightly --config "$dir/storerecon.yaml" --quiet
+    fleet_ms=$(( $(now_ms) - start ))
+    stop_simulator
+    read -r fleet_rows fleet_priced < <(psql -Atq -F ' ' -d "$db" \
+        -c "SELECT count(*), count(*) FILTER (WHERE amount_source = 'store') FROM refund")
+    fleet_rate=$(( fleet_rows * 1000 / fleet_ms ))
+    ratio=$(python3 -c "print(round($fleet_rate / $voided_copy_rate, 3))")
+    record "voided intake with amounts, $voided_fleet_apps apps in one process ($fleet_rows rows, $fleet_priced priced)" \
+        "$fleet_rate" "rows/s" "$ratio" ">=0.3" "$(python3 -c "print('true' if $ratio >= 0.3 else 'false')")"
 fi
 if [ $# -ge 2 ]; then
     first_rss=$(eval echo "\$rss_mb_$1")
