@@ -56,7 +56,7 @@ extension GoogleOrderAmounts {
         private var waiting: Set<String> = []
         /// Whether a call was answered with orders yet.
         private var answered = false
-        /// Whether ids were given up (a stop request) before being asked.
+        /// Whether a stop request gave up what was left to ask (an answer refused at the gate among it).
         private var dropped = false
 
         init(amounts: GoogleOrderAmounts, purpose: CallPurpose) {
@@ -119,7 +119,7 @@ extension GoogleOrderAmounts {
 
         /// Gives up what is queued (a stop request): it waits for the next run's backlog.
         mutating func dropQueued() {
-            dropped = dropped || !queued.isEmpty || !halves.isEmpty
+            dropped = true
             waiting.subtract(queued)
             waiting.subtract(halves.joined())
             queued.removeAll()
