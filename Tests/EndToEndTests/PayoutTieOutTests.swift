@@ -70,6 +70,22 @@ struct PayoutTieOutTests {
         return months
     }
 
+    /// Whether a Google void of the previous US-Pacific month, before its last day (a refund on the last day is
+    /// booked the next day, in the next month's report), is in the scenario.
+    static func previousMonthHasGoogleRefunds(_ truth: GroundTruth) -> Bool {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "America/Los_Angeles")!
+        let now = Date(timeIntervalSince1970: Double(truth.nowMillis) / 1000)
+        let previous = calendar.date(byAdding: .month, value: -1, to: now)!
+        let parts = calendar.dateComponents([.year, .month], from: previous)
+        let month = String(format: "%04d-%02d", parts.year!, parts.month!)
+        let lastDay = "\(month)-\(String(format: "%02d", calendar.range(of: .day, in: .month, for: previous)!.count))"
+        return truth.googleVoids.contains {
+            let day = pacificDay($0.voidedTimeMillis)
+            return day.hasPrefix(month) && day != lastDay
+        }
+    }
+
     func lines(_ json: String) throws -> [[String: String]] {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         return try #require(object["lines"] as? [[String: String]])
@@ -99,7 +115,11 @@ struct PayoutTieOutTests {
             let stored = try reports()
             let google = try #require(stores.configuration.apps.first { $0.platform == .google })
             let apple = try #require(stores.configuration.apps.first { $0.platform == .apple })
-            #expect(stored.contains { $0.hasPrefix(google.id + " ") }, "\(stored)")
+            // Google publishes a month's earnings once it has closed with refunds booked in it; late in a month few
+            // of the previous one's days are left in the scenario's 29, and there may be none.
+            #expect(
+                !Self.previousMonthHasGoogleRefunds(simulator.groundTruth())
+                    || stored.contains { $0.hasPrefix(google.id + " ") }, "\(stored)")
 
             // Every call the store answered passed the shared quota gate first.
             for (api, endpoint) in [

@@ -13,12 +13,14 @@ import Testing
 /// `PayoutSync` over real HTTP against the simulator's Cloud Storage bucket, through a counting quota gate.
 @Suite("PayoutSync against the simulator")
 struct PayoutSyncTests {
+    /// Forty-five days of history: whatever the day of the month, the previous US-Pacific month has refunds and so
+    /// a closed earnings report (with 29 days, from about the 27th on, the few days of it left had none).
     static func options() -> SimulatorOptions {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         var options = SimulatorOptions(
             scenario: ScenarioSpec(
                 seed: 2626, anchorMillis: now, subscriptions: 600, oneTimePurchases: 200, refunds: 200,
-                historyDays: 29, futureDays: 1, sandboxShare: 0))
+                historyDays: 45, futureDays: 1, sandboxShare: 0))
         options.clock = .realTime(offsetMillis: 0)
         options.authUsesWallClock = true
         options.quotas.useWallClock = true
