@@ -70,16 +70,22 @@ struct PayoutTieOutTests {
         return months
     }
 
-    /// Whether a Google void of the previous US-Pacific month, before its last day (a refund on the last day is
-    /// booked the next day, in the next month's report), is in the scenario.
-    static func previousMonthHasGoogleRefunds(_ truth: GroundTruth) -> Bool {
+    /// The US-Pacific month before the truth's now (`YYYY-MM`) and its last day (`YYYY-MM-DD`).
+    static func previousMonth(_ truth: GroundTruth) -> (month: String, lastDay: String) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "America/Los_Angeles")!
         let now = Date(timeIntervalSince1970: Double(truth.nowMillis) / 1000)
         let previous = calendar.date(byAdding: .month, value: -1, to: now)!
         let parts = calendar.dateComponents([.year, .month], from: previous)
         let month = String(format: "%04d-%02d", parts.year!, parts.month!)
-        let lastDay = "\(month)-\(String(format: "%02d", calendar.range(of: .day, in: .month, for: previous)!.count))"
+        let days = calendar.range(of: .day, in: .month, for: previous)!.count
+        return (month, "\(month)-\(String(format: "%02d", days))")
+    }
+
+    /// Whether a Google void of the previous US-Pacific month, before its last day (a refund on the last day is
+    /// booked the next day, in the next month's report), is in the scenario.
+    static func previousMonthHasGoogleRefunds(_ truth: GroundTruth) -> Bool {
+        let (month, lastDay) = previousMonth(truth)
         return truth.googleVoids.contains {
             let day = pacificDay($0.voidedTimeMillis)
             return day.hasPrefix(month) && day != lastDay
@@ -157,14 +163,7 @@ struct PayoutTieOutTests {
     /// revoking, of an order storerecon never read.
     func checkGoogle(binary: BuiltExecutable, config: [String], app: String, simulator: StoreSimulator) throws {
         let truth = simulator.groundTruth()
-        let now = Date(timeIntervalSince1970: Double(truth.nowMillis) / 1000)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "America/Los_Angeles")!
-        let previous = calendar.date(byAdding: .month, value: -1, to: now)!
-        let parts = calendar.dateComponents([.year, .month], from: previous)
-        let month = String(format: "%04d-%02d", parts.year!, parts.month!)
-        let range = calendar.range(of: .day, in: .month, for: previous)!
-        let lastDay = "\(month)-\(String(format: "%02d", range.count))"
+        let (month, lastDay) = Self.previousMonth(truth)
 
         let outcome = try binary.run(
             ["report", "tie-out", "--month", month, "--app", app, "--format", "json", "--detail"] + config)
