@@ -167,10 +167,16 @@ extension AppleRefundSyncTests {
                 extraYAML: "sync: { appleSweepCustomers: 0, appleConcurrency: 1 }\n")
             let harness = JobHarness(stores: stores)
             let spec = simulator.spec
-            let byCustomer = Dictionary(grouping: Set(truth(harness).map(\.originalTransactionId))) {
+            // Refund History shows no reversal (only REFUND_REVERSED notifications do, and a backfill of ids reads
+            // none): the customer is the first, in id order, of two refunded purchases or more and no reversal.
+            let refunds = truth(harness)
+            let reversed = Set(refunds.filter(\.reversed).map { customer(of: $0.originalTransactionId, spec: spec) })
+            let byCustomer = Dictionary(grouping: Set(refunds.map(\.originalTransactionId))) {
                 customer(of: $0, spec: spec)
             }
-            let ids = try #require(byCustomer.values.first { $0.count >= 2 }).sorted()
+            let ids = try #require(
+                byCustomer.sorted { $0.key < $1.key }.first { $0.value.count >= 2 && !reversed.contains($0.key) }
+            ).value.sorted()
             let result = try await appleSync(harness, .backfillIds(ids))
             #expect(result.exitCode == 0, "\(result.error ?? "")")
             #expect(result.calls["apple.refundhistory"] == 1, "\(result.calls)")
