@@ -21,12 +21,15 @@ extension GoogleOrderStore {
     public struct Answered: Sendable {
         /// The orders, each once.
         public let orders: [PlayOrder]
+        /// Their JSON texts, one per order.
+        let payloads: [String]
         /// `saveOrders`' parameters.
         let columns: [String?]
 
         /// The orders and their JSON texts as Google sent them (``PlayDeveloperClient/orderTexts(in:orders:)``),
-        /// kept in `google_order`.
-        public init(_ answered: [PlayOrder], payloads: [String]) {
+        /// kept in `google_order`. Without `rendered`, only ``subset(_:)`` of it can be stored (a page priced ahead
+        /// stores its orders in two parts, each rendered once).
+        public init(_ answered: [PlayOrder], payloads: [String], rendered: Bool = true) {
             precondition(payloads.count == answered.count, "one payload per order")
             var seen = Set<String>()
             var texts: [String] = []
@@ -36,7 +39,14 @@ extension GoogleOrderStore {
                 orders.append(order)
             }
             self.orders = orders
-            columns = GoogleOrderStore.orderColumns(orders, payloads: texts)
+            self.payloads = texts
+            columns = rendered ? GoogleOrderStore.orderColumns(orders, payloads: texts) : []
+        }
+
+        /// The orders whose ids `keep` takes.
+        public func subset(_ keep: (String) -> Bool) -> Answered {
+            let kept = orders.indices.filter { keep(orders[$0].orderId) }
+            return Answered(kept.map { orders[$0] }, payloads: kept.map { payloads[$0] })
         }
     }
 

@@ -6,6 +6,7 @@ import Postgres
 extension GoogleOrderStore {
     /// Upserts the orders into `google_order`, each with its JSON text as Google sent it.
     func saveOrders(_ answered: Answered, on connection: PostgresConnection) throws {
+        precondition(!answered.columns.isEmpty, "the orders are rendered")
         try connection.execute(
             """
             INSERT INTO google_order (app_id, order_id, status, state, currency, total_nanos, tax_nanos,

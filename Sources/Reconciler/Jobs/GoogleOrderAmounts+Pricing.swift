@@ -23,13 +23,15 @@ extension GoogleOrderAmounts {
     /// Asks Google for these orders (through the quota gate); never throws, the answer carries the error. The
     /// answer is decoded, split into its orders' texts and made ready to store here, beside the paging, not in the
     /// loop that stores.
-    func call(_ ids: [String], purpose: CallPurpose) async -> OrdersAnswer {
+    /// - Parameter rendered: the answer is made ready to store whole (a page priced ahead stores it in parts).
+    func call(_ ids: [String], purpose: CallPurpose, rendered: Bool = true) async -> OrdersAnswer {
         do {
             let answer = try await client.batchGetOrdersAnswer(
                 packageName: app.storeAppId, orderIds: ids, purpose: purpose)
             let payloads = PlayDeveloperClient.orderTexts(in: answer.body, orders: answer.orders)
             return OrdersAnswer(
-                ids: ids, result: .success(GoogleOrderStore.Answered(answer.orders, payloads: payloads)))
+                ids: ids,
+                result: .success(GoogleOrderStore.Answered(answer.orders, payloads: payloads, rendered: rendered)))
         } catch {
             return OrdersAnswer(ids: ids, result: .failure(error))
         }
@@ -62,6 +64,15 @@ extension GoogleOrderAmounts {
         init(amounts: GoogleOrderAmounts, purpose: CallPurpose) {
             self.amounts = amounts
             self.purpose = purpose
+        }
+
+        /// A call was answered with orders and the asking has not stopped: a voided page's orders may be asked
+        /// before it is stored (see `GoogleVoidedSync+AheadPricing.swift`).
+        var mayAskAhead: Bool { answered && !summary.stopped && !dropped }
+
+        /// Counts what an Orders call made for a page not yet stored did.
+        mutating func noteAhead(_ outcome: Summary) {
+            summary.add(outcome)
         }
 
         /// Every id queued was asked and answered, and the asking never stopped: the backlog's mark may move.

@@ -19,6 +19,8 @@ extension GoogleVoidedSync {
         /// group cancels all its children or none, and the Orders calls beside the voided ones must go on (their
         /// answers are stored), so each voided call races this signal in a small group of its own (see launch(_:in:)).
         let halt = ShutdownSignal()
+        /// The pages whose orders are asked before they are stored.
+        var ahead = AheadState()
 
         init(
             sync: GoogleVoidedSync, window: Window, slices: [VoidedSlice], checkpoint: SyncCheckpoint,
@@ -45,10 +47,24 @@ extension GoogleVoidedSync {
                 try priced(orders, pricing: &pricing)
             case .page(let answer):
                 if case .success(let page) = answer.result { count(page, answer, summary: &summary) }
-                noteStop()
-                let actions = machine.answered(answer, now: environment.now())
-                try perform(actions, prepared: answer.prepared, summary: &summary, pricing: &pricing, group: &group)
+                if try askAhead(answer, pricing: pricing, group: &group) { return }
+                try deliver(answer, summary: &summary, pricing: &pricing, group: &group)
+            case .ahead(let answer):
+                let (page, priced) = try received(answer, pricing: &pricing)
+                try deliver(page, priced: priced, summary: &summary, pricing: &pricing, group: &group)
             }
+        }
+
+        /// Hands a voided answer to the machine and does what it decides; `priced`, the page's orders asked before it.
+        private mutating func deliver(
+            _ answer: Answer, priced: GoogleOrderStore.PricedAhead? = nil, summary: inout Summary,
+            pricing: inout GoogleOrderAmounts.Pricing, group: inout ThrowingTaskGroup<Event, any Error>
+        ) throws {
+            noteStop()
+            let actions = machine.answered(answer, now: environment.now())
+            try perform(
+                actions, prepared: answer.prepared, priced: priced, summary: &summary, pricing: &pricing,
+                group: &group)
         }
 
         /// The signal is polled, as between pages elsewhere: the calls waiting at the gate end there by themselves.
@@ -59,7 +75,8 @@ extension GoogleVoidedSync {
         /// Does `actions` in order; a stored page's own follow-ups (a split, the progress line) come after them.
         /// `prepared` is the answered page's batch, made ready in its call's task (the page `actions` store).
         mutating func perform(
-            _ actions: [PagerStateMachine.Action], prepared: RefundLedger.Prepared? = nil, summary: inout Summary,
+            _ actions: [PagerStateMachine.Action], prepared: RefundLedger.Prepared? = nil,
+            priced: GoogleOrderStore.PricedAhead? = nil, summary: inout Summary,
             pricing: inout GoogleOrderAmounts.Pricing, group: inout ThrowingTaskGroup<Event, any Error>
         ) throws {
             var queue = actions[...]
@@ -68,7 +85,9 @@ extension GoogleVoidedSync {
                 case .launch(let call):
                     launch(call, in: &group)
                 case .store(let write):
-                    let inserted = try store(write, prepared: prepared, summary: &summary)
+                    let ahead = priced.flatMap { $0.records == write.records ? $0 : nil }
+                    let inserted = try store(write, prepared: prepared, priced: ahead, summary: &summary)
+                    if let ahead { try storeRest(ahead, pricing: &pricing) }
                     noteStop()
                     queue += machine.stored(write, inserted: inserted)
                 case .countNew(let rows):
@@ -76,7 +95,10 @@ extension GoogleVoidedSync {
                     summary.inserted += fresh
                     environment.counters.add("would_insert", fresh)
                 case .price(let orderIds):
-                    try pricing.addRefunds(orderIds, on: environment.connection)
+                    let asked = ahead.asked
+                    ahead.asked = []
+                    try pricing.addRefunds(
+                        asked.isEmpty ? orderIds : orderIds.filter { !asked.contains($0) }, on: environment.connection)
                 case .restart(let slice, let gap):
                     try restart(slice, gap: gap, summary: &summary)
                 case .split(let kept, let added, let pagesLeft, let allPagesLeft):
@@ -208,7 +230,7 @@ extension GoogleVoidedSync.Pager {
     /// - Parameter prepared: the page's batch made ready in its call's task, used when it is this page's.
     private func store(
         _ write: GoogleVoidedSync.PagerStateMachine.PageWrite, prepared: RefundLedger.Prepared?,
-        summary: inout GoogleVoidedSync.Summary
+        priced: GoogleOrderStore.PricedAhead?, summary: inout GoogleVoidedSync.Summary
     ) throws -> Int {
         // The same records, so the same array (compared by its storage first).
         let batch =
@@ -219,6 +241,7 @@ extension GoogleVoidedSync.Pager {
             let counts = try sync.ledger.write(
                 batch, quarantined: write.quarantined, job: .googleVoided, expectNew: write.expectNew, logger: logger,
                 counters: environment.counters, on: connection)
+            if let priced { try sync.orderAmounts.orders.saveAhead(priced, on: connection) }
             if let slice = write.sliceRow {
                 try slice.save(job: window.job, app: sync.app.id, on: connection)
             } else {

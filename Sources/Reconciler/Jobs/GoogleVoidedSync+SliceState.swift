@@ -22,6 +22,8 @@ extension GoogleVoidedSync {
     enum Event: Sendable {
         case page(Answer)
         case orders(GoogleOrderAmounts.OrdersAnswer)
+        /// A voided page whose orders were asked before it is stored.
+        case ahead(AheadAnswer)
     }
 
     /// What the paging knows of one slice besides its saved row.

@@ -43,6 +43,31 @@ struct GoogleOrderAmountsTests {
         simulator.statistics().filter { $0.endpoint == .googleOrders }.map(\.granted).reduce(0, +)
     }
 
+    /// Once an Orders call of the run has been answered, a page's orders the ledger does not know are asked as the
+    /// page comes, and the page is written with their amounts: at store latency, every page after the first two.
+    /// Every refund ends with the store's amount, and each call is counted once.
+    @Test func pagesAfterTheFirstAnsweredCallAreWrittenWithTheirAmounts() async throws {
+        // About 8 pages in the first window.
+        var options = JobHarness.options(
+            ScenarioSpec(
+                seed: 31, subscriptions: 8000, oneTimePurchases: 8000, refunds: 15_000, historyDays: 30, futureDays: 2))
+        JobHarness.unlimited(&options)
+        options.latency = Latency(millis: 200, jitterMillis: 20)
+        try await StoreSimulator.withRunning(options) { simulator in
+            let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "goahead"))
+            let result = try await harness.googleVoided()
+            #expect(result.exitCode == 0, "\(result.error ?? "")")
+            let amounts = try Self.amounts(harness)
+            #expect(amounts.store > 1000 && amounts.other == 0, "\(amounts)")
+            let orders: Int = try harness.connection().query(
+                "SELECT count(DISTINCT order_id) AS n FROM refund WHERE platform = 'google'")[0].decode("n")
+            let ahead = result.counts["orders_asked_ahead"] ?? 0
+            #expect(ahead > 0 && ahead < orders, "\(ahead) of \(orders) orders asked ahead; \(result.counts)")
+            #expect(result.counts["orders_calls"] == orderCalls(simulator), "\(result.counts)")
+            print("orders asked ahead: \(ahead) of \(orders), in \(result.counts["orders_calls"] ?? 0) calls")
+        }
+    }
+
     @Test func anUnknownOrderIsSetAsideByHalvingAndTheOthersLand() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
             let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "goorders404"))
