@@ -23,6 +23,8 @@ extension GoogleOrderStore {
         public private(set) var records: [RefundRecord]
         /// The page's records as they came.
         public let original: [RefundRecord]
+        /// How many of ``records`` carry the store's amount.
+        public private(set) var pricedRows: Int
         /// Orders whose rows carry their amounts: stored with the page (``saveAhead(_:on:)``).
         public private(set) var plain: Answered
         /// The other orders asked: stored after the page, the usual way (``store(_:runId:logger:on:)``).
@@ -36,8 +38,10 @@ extension GoogleOrderStore {
         public mutating func demote(_ ids: Set<String>) {
             let moving = Set(plain.orders.map(\.orderId)).intersection(ids)
             guard !moving.isEmpty else { return }
-            for index in records.indices where moving.contains(records[index].orderId) {
+            for index in records.indices
+            where moving.contains(records[index].orderId) && records[index] != original[index] {
                 records[index] = original[index]
+                pricedRows -= 1
             }
             let staying = Set(plain.orders.map(\.orderId)).subtracting(moving)
             rest = Answered(plain.orders + rest.orders, payloads: plain.payloads + rest.payloads, rendered: false)
@@ -55,15 +59,17 @@ extension GoogleOrderStore {
         }
         var priced = records
         var plain = Set<String>()
+        var pricedRows = 0
         for order in answered.orders {
             guard let indices = rows[order.orderId],
                 let amounts = plainAmounts(order, parts: indices.map { (Int64($0), records[$0]) })
             else { continue }
             for (index, price) in amounts { priced[index].take(price, of: order) }
+            pricedRows += amounts.count
             plain.insert(order.orderId)
         }
         return PricedAhead(
-            records: priced, original: records, plain: answered.subset { plain.contains($0) },
+            records: priced, original: records, pricedRows: pricedRows, plain: answered.subset { plain.contains($0) },
             rest: answered.subset { !plain.contains($0) })
     }
 

@@ -113,6 +113,7 @@ import Testing
         #expect(try ahead.known(orders.map(\.order.orderId) + ["GPA.unknown"], on: connection).count == orders.count)
         // The whole refund and the quantity parts are written once, with their amounts.
         #expect(priced.records.filter { if case .stated = $0.amount { true } else { false } }.count == 3)
+        #expect(priced.pricedRows == 3)
     }
 
     /// An order another waiting page holds too goes back to the usual way: its rows as they came, its order with
@@ -123,7 +124,9 @@ import Testing
         var priced = GoogleOrderStore.priceAhead(records, answered: try Self.answered(orders.map(\.order)))
         let whole = orders[0].order.orderId
         #expect(priced.records != records)
+        #expect(priced.pricedRows == 3)
         priced.demote([whole, "GPA.elsewhere"])
+        #expect(priced.pricedRows == 2)
         #expect(!priced.plain.orders.contains { $0.orderId == whole })
         #expect(priced.rest.orders.contains { $0.orderId == whole })
         #expect(priced.orderIds.count == orders.count)

@@ -41,15 +41,20 @@ extension GoogleVoidedSync {
 }
 
 extension GoogleVoidedSync.Pager {
+    /// Whether a page's orders may be asked before it is stored.
+    func mayAskAhead(_ pricing: GoogleOrderAmounts.Pricing) -> Bool {
+        !environment.dryRun && !ahead.refused && pricing.mayAskAhead
+    }
+
     /// Asks for the answered page's orders the ledger does not know, in a child task that returns the page priced;
     /// returns `false` when the page is to be handed on as it is.
     mutating func askAhead(
         _ answer: GoogleVoidedSync.Answer, pricing: GoogleOrderAmounts.Pricing,
         group: inout ThrowingTaskGroup<GoogleVoidedSync.Event, any Error>
     ) throws -> Bool {
-        guard !environment.dryRun, !ahead.refused, pricing.mayAskAhead, !environment.shutdown.isRequested,
-            case .success = answer.result
-        else { return false }
+        guard mayAskAhead(pricing), !environment.shutdown.isRequested, case .success = answer.result else {
+            return false
+        }
         let ids = Set(answer.intake.records.filter(\.revokes).map(\.orderId))
         let shared = ids.filter { ahead.waiting[$0] != nil }
         ahead.shared.formUnion(shared)
@@ -118,7 +123,7 @@ extension GoogleVoidedSync.Pager {
     mutating func storeRest(_ priced: GoogleOrderStore.PricedAhead, pricing: inout GoogleOrderAmounts.Pricing) throws {
         ahead.asked = priced.orderIds
         var outcome = GoogleOrderAmounts.Summary()
-        outcome.priced = priced.records.indices.filter { priced.records[$0] != priced.original[$0] }.count
+        outcome.priced = priced.pricedRows
         if !priced.rest.orders.isEmpty {
             let stored = try sync.orderAmounts.orders.store(
                 priced.rest, runId: environment.runId, logger: logger, on: environment.connection)

@@ -83,7 +83,8 @@ extension GoogleVoidedSync {
             while let action = queue.popFirst() {
                 switch action {
                 case .launch(let call):
-                    launch(call, in: &group)
+                    // A page whose orders will likely be asked ahead is made ready to write once priced, not twice.
+                    launch(call, prepare: !mayAskAhead(pricing), in: &group)
                 case .store(let write):
                     let ahead = priced.flatMap { $0.records == write.records ? $0 : nil }
                     let inserted = try store(write, prepared: prepared, priced: ahead, summary: &summary)
@@ -122,13 +123,17 @@ extension GoogleVoidedSync {
         }
 
         /// Starts the voided call as a child task of the paging's group.
-        private func launch(_ call: PagerStateMachine.Call, in group: inout ThrowingTaskGroup<Event, any Error>) {
+        private func launch(
+            _ call: PagerStateMachine.Call, prepare: Bool, in group: inout ThrowingTaskGroup<Event, any Error>
+        ) {
             let (sync, halt, purpose, now, runId) = (sync, halt, window.purpose, environment.now, environment.runId)
             group.addTask {
                 // The first error raises `halt`: the call is then cancelled wherever it waits. An answer that comes
                 // anyway is still returned (and stored); the halt waiter ends when the call does.
                 await withTaskGroup(of: Answer?.self) { race in
-                    race.addTask { await Self.call(call, sync: sync, purpose: purpose, runId: runId, now: now) }
+                    race.addTask {
+                        await Self.call(call, sync: sync, purpose: purpose, runId: runId, prepare: prepare, now: now)
+                    }
                     race.addTask {
                         await halt.stopped()
                         return nil
@@ -147,7 +152,7 @@ extension GoogleVoidedSync {
         /// before is being stored.
         private static func call(
             _ call: PagerStateMachine.Call, sync: GoogleVoidedSync, purpose: CallPurpose, runId: Int64?,
-            now: @Sendable () -> Date
+            prepare: Bool, now: @Sendable () -> Date
         ) async -> Answer {
             let began = ContinuousClock.now
             let result: Result<VoidedPurchasesListResponse, any Error>
@@ -160,7 +165,7 @@ extension GoogleVoidedSync {
             var answer = Answer(slice: call.slice, result: result, seconds: began.duration(to: .now).seconds)
             if case .success(let page) = result {
                 answer.intake = RefundRecord.intake(page, receivedAt: now())
-                answer.prepared = sync.ledger.prepare(answer.intake.records, runId: runId)
+                if prepare { answer.prepared = sync.ledger.prepare(answer.intake.records, runId: runId) }
             }
             return answer
         }
