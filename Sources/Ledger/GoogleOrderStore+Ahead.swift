@@ -14,7 +14,7 @@ import Postgres
 /// without revocation, nothing over-refunded. The other orders of the answer are stored the usual way right after
 /// the page (``store(_:runId:logger:on:)``), and orders the ledger knows are asked the usual way too.
 extension GoogleOrderStore {
-    public typealias PartPrice = GoogleOrderPricing.PartPrice
+    typealias PartPrice = GoogleOrderPricing.PartPrice
 
     /// A page's records with the amounts the Orders API's answer gives them, and the answer's orders split by how
     /// they are stored.

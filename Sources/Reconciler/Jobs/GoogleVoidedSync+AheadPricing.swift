@@ -82,7 +82,7 @@ extension GoogleVoidedSync.Pager {
 
     /// The page of an answered call ahead, ready to hand to the machine: orders another page came with meanwhile
     /// go back to the usual way; a refused call ends the asking ahead and the page goes as it came.
-    mutating func received(_ answer: GoogleVoidedSync.AheadAnswer, pricing: inout GoogleOrderAmounts.Pricing) throws
+    mutating func received(_ answer: GoogleVoidedSync.AheadAnswer, pricing: inout GoogleOrderAmounts.Pricing)
         -> (GoogleVoidedSync.Answer, GoogleOrderStore.PricedAhead?)
     {
         var shared = Set<String>()
