@@ -1,16 +1,48 @@
 import Foundation
 import Postgres
 
-/// Stores financial reports whole: the only writer of `payout_report` and `payout_report_row`.
+/// Stores financial reports whole, once by content: the only writer of `payout_report`, `payout_report_row` and
+/// `payout_report_drop`.
+///
+/// A report's bytes (its `checksum`) are stored once per app, whatever the file's name: a second load of the same
+/// bytes stores nothing and names the report that holds them. The same report key with other bytes is the store's
+/// re-issue, and replaces the old version.
 public struct PayoutStore {
     /// What storing a report did.
     public enum Outcome: String, Sendable, Equatable {
         /// A report not seen before.
         case inserted
-        /// The same bytes were stored already: nothing changed.
+        /// The same bytes were stored already under the same name: nothing changed.
         case unchanged
+        /// The same bytes were stored already under another name: nothing stored.
+        case duplicate
         /// The store re-issued the report: the old one and its rows were replaced.
         case replaced
+        /// The same bytes were dropped by an operator, and the caller keeps them dropped: nothing stored.
+        case keptDropped = "kept_dropped"
+    }
+
+    /// What to do with bytes an operator dropped before.
+    public enum IfDropped: Sendable {
+        /// Store them again (`import payouts`: the operator named the file).
+        case storeAgain
+        /// Leave them dropped (`sync payouts`: a nightly fetch must not undo an operator's drop).
+        case keepDropped
+    }
+
+    /// What one call stored.
+    public struct Stored: Sendable, Equatable {
+        /// What was done.
+        public var outcome: Outcome
+        /// Rows stored (0 when nothing was).
+        public var rows: Int
+        /// The report that holds the bytes: the one stored now, the one that held them already, or (kept dropped)
+        /// the dropped one.
+        public var reportId: Int64
+        /// The source name of the report that held the bytes already (`unchanged`, `duplicate`).
+        public var heldBy: String?
+        /// When these bytes had been dropped before and are stored again: the dropped report's id.
+        public var droppedBefore: Int64?
     }
 
     let connection: PostgresConnection
@@ -21,35 +53,37 @@ public struct PayoutStore {
     /// Stores `report` for `app` in one transaction: rows and all, or nothing.
     /// - Throws: `PostgresError`.
     @discardableResult
-    public func store(_ report: PayoutReport, app: String) throws -> Outcome {
-        try store(PayoutStream(report), app: app).outcome
+    public func store(_ report: PayoutReport, app: String, ifDropped: IfDropped = .storeAgain) throws -> Outcome {
+        try store(PayoutStream(report), app: app, ifDropped: ifDropped).outcome
     }
 
     /// Stores a report for `app` while its rows are read, in one transaction: rows and all, or nothing (a bad row
-    /// aborts the COPY and the transaction).
-    /// - Returns: what was done, and the rows stored (0 when unchanged).
+    /// aborts the COPY and the transaction). Bytes already stored (by checksum) are not read again.
+    /// - Returns: what was done, the rows stored and the report that holds the bytes.
     /// - Throws: `PostgresError`; ``PayoutError`` for a bad row.
     @discardableResult
-    public func store(_ stream: PayoutStream, app: String) throws -> (outcome: Outcome, rows: Int) {
+    public func store(_ stream: PayoutStream, app: String, ifDropped: IfDropped = .storeAgain) throws -> Stored {
         let report = stream.header
         return try connection.transaction { connection in
-            // Two processes loading the same report wait for each other instead of failing on the unique key.
-            try connection.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                ["storerecon.payout:\(app):\(report.store.rawValue):\(report.reportKey)"])
-            let existing = try connection.query(
-                "SELECT id, checksum FROM payout_report WHERE app_id = $1 AND store = $2 AND report_key = $3",
-                [app, report.store.rawValue, report.reportKey])
-            var replacedCount = 0
-            if let row = existing.first {
-                if try row.decode("checksum", as: String.self) == report.checksum { return (.unchanged, 0) }
-                let oldId = try row.decode("id", as: Int64.self)
-                // The rows have no foreign key (migration 0013): they go with their report here.
-                try connection.execute("DELETE FROM payout_report_row WHERE report_id = $1", [oldId])
-                let count = try connection.query(
-                    "DELETE FROM payout_report WHERE id = $1 RETURNING replaced_count", [oldId])
-                replacedCount = try count[0].decode("replaced_count", as: Int.self) + 1
+            try Self.lock(
+                app: app, reportKey: report.reportKey, store: report.store, checksum: report.checksum, on: connection)
+            if let held = try connection.query(
+                "SELECT id, report_key, source_name FROM payout_report WHERE app_id = $1 AND checksum = $2",
+                [app, report.checksum]
+            ).first {
+                let same = try held.decode("report_key", as: String.self) == report.reportKey
+                return Stored(
+                    outcome: same ? .unchanged : .duplicate, rows: 0, reportId: try held.decode("id", as: Int64.self),
+                    heldBy: try held.decode("source_name", as: String.self))
             }
+            let dropped = try connection.query(
+                "SELECT max(id) AS id FROM payout_report_drop WHERE app_id = $1 AND checksum = $2",
+                [app, report.checksum]
+            ).first?.decodeIfPresent("id", as: Int64.self)
+            if let dropped, ifDropped == .keepDropped {
+                return Stored(outcome: .keptDropped, rows: 0, reportId: dropped)
+            }
+            let replacedCount = try deleteVersion(of: report, app: app, on: connection)
             let inserted = try connection.query(
                 """
                 INSERT INTO payout_report (app_id, store, report_key, month, period_start, period_end, source_name,
@@ -59,14 +93,44 @@ public struct PayoutStore {
                 """,
                 [
                     app, report.store.rawValue, report.reportKey, report.month, report.periodStart, report.periodEnd,
-                    report.sourceName, report.checksum, report.generation, 0, replacedCount,
+                    report.sourceName, report.checksum, report.generation, 0, replacedCount ?? 0,
                     report.file.map(Self.byteaHex),
                 ])
             let id = try inserted[0].decode("id", as: Int64.self)
             let count = try copyRows(stream.rows, reportId: id, on: connection)
             try connection.execute("UPDATE payout_report SET row_count = $2 WHERE id = $1", [id, count])
-            return (existing.isEmpty ? .inserted : .replaced, count)
+            return Stored(
+                outcome: replacedCount == nil ? .inserted : .replaced, rows: count, reportId: id,
+                droppedBefore: dropped)
         }
+    }
+
+    /// Takes the transaction's locks on a report key and on a file's bytes, key first: two processes loading the same
+    /// report, or the same bytes under two names, wait for each other instead of failing on a unique key.
+    static func lock(
+        app: String, reportKey: String, store: PayoutReport.Store, checksum: String, on connection: PostgresConnection
+    ) throws {
+        try connection.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+            ["storerecon.payout:\(app):\(store.rawValue):\(reportKey)"])
+        try connection.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", ["storerecon.payout-content:\(app):\(checksum)"])
+    }
+
+    /// Deletes the stored version of `report`'s key (other bytes: the store re-issued it), rows and all.
+    /// - Returns: the new version's `replaced_count`, or `nil` when no version was stored.
+    private func deleteVersion(of report: PayoutReport, app: String, on connection: PostgresConnection) throws -> Int? {
+        guard
+            let old = try connection.query(
+                "SELECT id FROM payout_report WHERE app_id = $1 AND store = $2 AND report_key = $3",
+                [app, report.store.rawValue, report.reportKey]
+            ).first
+        else { return nil }
+        let oldId = try old.decode("id", as: Int64.self)
+        // The rows have no foreign key (migration 0013): they go with their report here.
+        try connection.execute("DELETE FROM payout_report_row WHERE report_id = $1", [oldId])
+        let count = try connection.query("DELETE FROM payout_report WHERE id = $1 RETURNING replaced_count", [oldId])
+        return try count[0].decode("replaced_count", as: Int.self) + 1
     }
 
     private func copyRows(

@@ -8,7 +8,8 @@ import RateLimiting
 /// Google: one listing of `earnings/earnings_` (or of one month) in the bucket; an object whose generation is already
 /// stored is skipped without a download, a new or re-issued one is downloaded, parsed and stored. Apple: each fiscal
 /// month from the first asked for up to the current one that is not stored yet is asked for; a 404 means Apple has
-/// not published it.
+/// not published it. A report whose bytes are stored already (under any name) is not stored again, and one an
+/// operator dropped (`payouts drop`) stays dropped.
 public struct PayoutSync {
     /// The job name in `job_run` and the advisory lock.
     public static let job = "sync-payouts"
@@ -29,6 +30,10 @@ public struct PayoutSync {
         public var unchanged = 0
         public var skipped = 0
         public var notPublished = 0
+        /// Reports whose bytes were stored already under another name: not stored again.
+        public var duplicate = 0
+        /// Reports an operator dropped: not fetched or stored again.
+        public var keptDropped = 0
     }
 
     let app: String
@@ -59,9 +64,14 @@ public struct PayoutSync {
             for object in objects.sorted(by: { $0.name < $1.name }) where object.name.hasSuffix(".zip") {
                 let objectMonth = Self.month(ofObject: object.name)
                 guard let objectMonth, objectMonth >= first, month == nil || objectMonth == month else { continue }
-                if try isStored(object) {
+                switch try storedGeneration(of: object) {
+                case .loaded:
                     summary.skipped += 1
                     continue
+                case .dropped:
+                    summary.keptDropped += 1
+                    continue
+                case nil: break
                 }
                 let data = try await client.download(bucket: bucket, name: object.name, purpose: purpose)
                 summary.fetched += 1
@@ -105,9 +115,24 @@ public struct PayoutSync {
             logger.info("dry run: would store \(report.sourceName) (\(count) rows)")
             return
         }
-        switch try PayoutStore(connection: connection).store(stream, app: app).outcome {
+        let stored = try PayoutStore(connection: connection).store(stream, app: app, ifDropped: .keepDropped)
+        switch stored.outcome {
         case .inserted: summary.inserted += 1
         case .unchanged: summary.unchanged += 1
+        case .duplicate:
+            summary.duplicate += 1
+            let held = "report \(stored.reportId) (\(stored.heldBy ?? ""))"
+            logger.info(
+                "\(report.sourceName) is the same file as \(held): not stored again",
+                metadata: ["app": "\(app)", "month": "\(report.month)"])
+        case .keptDropped:
+            summary.keptDropped += 1
+            let line =
+                "\(report.sourceName) is report \(stored.reportId), dropped by an operator: not stored again "
+                + "(storerecon import payouts loads it again by hand)"
+            logger.info(
+                "\(line)",
+                metadata: ["app": "\(app)", "month": "\(report.month)"])
         case .replaced:
             summary.replaced += 1
             logger.warning(
@@ -126,13 +151,24 @@ public struct PayoutSync {
         return try rows.first?.decodeIfPresent("month", as: String.self)
     }
 
-    private func isStored(_ object: CloudStorageClient.Object) throws -> Bool {
+    /// Where an object of this very generation (the same bytes) is: loaded, dropped by an operator, or neither.
+    private enum Held { case loaded, dropped }
+
+    private func storedGeneration(of object: CloudStorageClient.Object) throws -> Held? {
+        guard let generation = object.generation else { return nil }
         let key = String(object.name.split(separator: "/").last ?? Substring(object.name))
         let rows = try connection.query(
-            "SELECT generation FROM payout_report WHERE app_id = $1 AND store = 'google' AND report_key = $2",
-            [app, key])
-        guard let row = rows.first else { return false }
-        return try row.decodeIfPresent("generation", as: String.self) == object.generation && object.generation != nil
+            """
+            SELECT bool_or(NOT dropped) AS loaded, bool_or(dropped) AS dropped FROM (
+                SELECT false AS dropped FROM payout_report
+                WHERE app_id = $1 AND store = 'google' AND report_key = $2 AND generation = $3
+                UNION ALL
+                SELECT true FROM payout_report_drop
+                WHERE app_id = $1 AND store = 'google' AND report_key = $2 AND generation = $3) AS held
+            """, [app, key, generation])
+        if try rows.first?.decodeIfPresent("loaded", as: Bool.self) == true { return .loaded }
+        if try rows.first?.decodeIfPresent("dropped", as: Bool.self) == true { return .dropped }
+        return nil
     }
 
     private func storedMonth(_ month: String) throws -> Bool {

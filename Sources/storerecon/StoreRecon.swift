@@ -22,6 +22,7 @@ struct StoreRecon: AsyncParsableCommand {
             StatusCommand.self,
             RecheckCommand.self,
             QuarantineCommand.self,
+            PayoutsCommand.self,
             QuotaCommand.self,
             GapsCommand.self,
         ]

@@ -11,7 +11,9 @@ struct InitCommand: AsyncParsableCommand {
             Files: AuthKey_<KEYID>.p8 and apple-key.json (App Store Connect key), play-sa.json (Google service \
             account, token_uri pointing at the simulator), SimulatorRootCA.der (trust it for Apple payloads), \
             simulator-ca/ (the signing chain), scenario.json, simulator.json, storerecon.yaml and subscriptions.csv (what \
-            the app backend knows, for storerecon import subscriptions). The yaml and \
+            the app backend knows, for storerecon import subscriptions). The yaml configures the financial reports \
+            the simulator serves (earningsBucket, vendorNumber and the App Store Connect key; --no-financial-reports \
+            leaves them out), so storerecon sync payouts and report tie-out work as they are. The yaml and \
             play-sa.json name http://HOST:PORT; serve listens there (or rewrites both if told another port).
             """)
 
@@ -32,6 +34,11 @@ struct InitCommand: AsyncParsableCommand {
     @Option(help: "database.url written into storerecon.yaml.")
     var databaseURL = "postgresql:///storerecon"
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Configure the financial reports (earningsBucket, vendorNumber, connect*) in storerecon.yaml.")
+    var financialReports = true
+
     func run() async throws {
         guard clock == "wall" || clock == "fixed" else { throw ValidationError("--clock: expected wall or fixed") }
         let spec = try scenario.spec()
@@ -40,7 +47,8 @@ struct InitCommand: AsyncParsableCommand {
         let directory = SimulatorDirectory(path: dir)
         try directory.write(
             spec: spec, keys: keys,
-            settings: .init(host: host, port: port, clock: clock, databaseURL: databaseURL))
+            settings: .init(host: host, port: port, clock: clock, databaseURL: databaseURL),
+            financialReports: financialReports)
         // What the app backend would export: storerecon imports it like an operator's CSV.
         try SubscriptionExport.write(spec, to: directory.url.appendingPathComponent("subscriptions.csv"))
         // Generating once here proves the spec is valid and gives the operator its size.

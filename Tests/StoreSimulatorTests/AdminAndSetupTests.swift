@@ -64,6 +64,13 @@ struct AdminAndSetupTests {
         #expect(apple.rootCertificates == [path + "/SimulatorRootCA.der"])
         let google = try #require(configuration.apps.first { $0.platform == .google })
         #expect(google.tokenURL == "http://127.0.0.1:9123/token")
+        // The financial reports the simulator serves: Apple app 0's vendor number, Google app 1's bucket, the one key.
+        #expect(apple.fetchesPayouts && google.fetchesPayouts)
+        #expect(apple.vendorNumber == "80000000" && apple.connectBaseURL == "http://127.0.0.1:9123")
+        #expect(apple.connectKeyId == keys.appStoreKey.keyId && apple.connectIssuerId == keys.appStoreKey.issuerId)
+        #expect(apple.connectPrivateKeyFile == path + "/AuthKey_\(keys.appStoreKey.keyId).p8")
+        #expect(google.earningsBucket == "pubsite_prod_rev_1000000001")
+        #expect(google.storageBaseURL == "http://127.0.0.1:9123")
         #expect(configuration.products["com.example.premium.monthly"]?.priceMilli == 9990)
         let serviceAccount =
             try JSONSerialization.jsonObject(
@@ -79,5 +86,7 @@ struct AdminAndSetupTests {
         #expect(rewritten.apps.first { $0.platform == .google }?.baseURL == "http://127.0.0.1:9200")
         #expect(rewritten.apps.first { $0.platform == .apple }?.sandboxBaseURL == "http://127.0.0.1:9200/sandbox")
         #expect(rewritten.sync.appleSweepCustomers == 100, "the operator's edit was lost")
+        #expect(rewritten.apps.first { $0.platform == .apple }?.connectBaseURL == "http://127.0.0.1:9200")
+        #expect(rewritten.apps.first { $0.platform == .google }?.storageBaseURL == "http://127.0.0.1:9200")
     }
 }

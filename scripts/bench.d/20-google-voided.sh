@@ -22,7 +22,7 @@ start_voided_simulator() {
  "oneTimePurchases": $refunds, "refunds": $refunds, "historyDays": 30, "futureDays": 0,
  "lateVoidShare": 0.1, "renewalVoidShare": 0.2, "apps": $apps}
 JSON
-    "$sim" init --dir "$dir" --scenario "$dir.spec.json" --clock wall \
+    "$sim" init --dir "$dir" --scenario "$dir.spec.json" --clock wall --no-financial-reports \
         --database-url "host=$PGHOST port=$PGPORT user=postgres dbname=$db" >/dev/null
     "$sim" serve --dir "$dir" --port 0 "$@" >"$dir.url" 2>"$dir.log" &
     sim_pid=$!

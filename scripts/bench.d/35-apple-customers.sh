@@ -23,7 +23,7 @@ if [ "$apple_customers" -gt 0 ]; then
  "maxRefundsPerPurchase": 3, "appleCustomerPlans": 3, "historyDays": 150, "futureDays": 0, "sandboxShare": 0,
  "apps": [{"id": "bench-ios", "platform": "apple", "storeId": "com.bench.refunds", "appAppleId": 1234567890}]}\n' \
             "$(( $(date +%s) * 1000 ))" "$(( apple_customers * 3 ))" "$(( apple_customers / 2 ))" >"$dir.spec.json"
-        "$sim" init --dir "$dir" --scenario "$dir.spec.json" --clock wall \
+        "$sim" init --dir "$dir" --scenario "$dir.spec.json" --clock wall --no-financial-reports \
             --database-url "host=$PGHOST port=$PGPORT user=postgres dbname=$db" >/dev/null
         "$sim" serve --dir "$dir" --port 0 --quota-wall-clock true --latency "${latency}ms" --latency-jitter "$(( latency / 10 ))ms" \
             >"$dir.url" 2>"$dir.log" &

@@ -57,7 +57,7 @@ for latency in $fleet_latencies; do
     apps=$(( 2 * fleet_per_store ))
     log "fleet: $apps apps of $fleet_subscriptions subscriptions each, store latency $latency ms"
     fleet_spec 61 "$fleet_per_store" "$fleet_subscriptions" >"$dir.spec.json"
-    "$sim" init --dir "$dir" --scenario "$dir.spec.json" --clock wall \
+    "$sim" init --dir "$dir" --scenario "$dir.spec.json" --clock wall --no-financial-reports \
         --database-url "host=$PGHOST port=$PGPORT user=postgres dbname=bench_fleet_$latency" >/dev/null
     "$sim" serve --dir "$dir" --port 0 --latency "$latency" >"$dir.url" 2>"$dir.log" &
     sim_pid=$!

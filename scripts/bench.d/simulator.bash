@@ -5,7 +5,7 @@
 # wall clock), creates and migrates the database; sets sim_url and sim_pid.
 start_bench_simulator() {
     local spec=$1 db=$2 dir=$3
-    "$sim" init --dir "$dir" --scenario "$spec" --clock wall \
+    "$sim" init --dir "$dir" --scenario "$spec" --clock wall --no-financial-reports \
         --database-url "host=$PGHOST port=$PGPORT user=postgres dbname=$db" >/dev/null
     "$sim" serve --dir "$dir" --port 0 >"$dir.url" 2>"$dir.log" &
     sim_pid=$!

@@ -23,7 +23,8 @@ extension NightlyPlan {
         let line =
             "payouts: \(summary.fetched) fetched, \(summary.inserted) new, \(summary.replaced) replaced, "
             + "\(summary.unchanged) unchanged, \(summary.skipped) already stored, "
-            + "\(summary.notPublished) not published yet"
+            + "\(summary.notPublished) not published yet, \(summary.duplicate) the same file as a stored one, "
+            + "\(summary.keptDropped) dropped by an operator"
         environment.logger.info("\(line)", metadata: ["app": "\(app.id)"])
     }
 }

@@ -50,8 +50,12 @@ public struct SimulatorDirectory: Sendable {
     private func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
     /// Writes everything.
+    /// - Parameter financialReports: whether `storerecon.yaml` configures the financial reports the simulator serves
+    ///   (`earningsBucket`, `vendorNumber` and the App Store Connect key), so `sync payouts` fetches them.
     /// - Throws: ``SimulatorError`` when a file cannot be written.
-    public func write(spec: ScenarioSpec, keys: SimulatorKeys, settings: ServeSettings) throws {
+    public func write(
+        spec: ScenarioSpec, keys: SimulatorKeys, settings: ServeSettings, financialReports: Bool = true
+    ) throws {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             let keyFile = "AuthKey_\(keys.appStoreKey.keyId).p8"
@@ -67,7 +71,8 @@ public struct SimulatorDirectory: Sendable {
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
             try encoder.encode(spec).write(to: file("scenario.json"))
             try encoder.encode(settings).write(to: file("simulator.json"))
-            try writeEndpoints(spec: spec, keys: keys, settings: settings, port: settings.port)
+            try writeEndpoints(
+                spec: spec, keys: keys, settings: settings, port: settings.port, financialReports: financialReports)
         } catch let error as SimulatorError {
             throw error
         } catch {
@@ -78,8 +83,10 @@ public struct SimulatorDirectory: Sendable {
     /// Writes the two files that name the port: `play-sa.json` and `storerecon.yaml`.
     /// - Parameter oldPort: the port the files name now (`serve` bound another): an existing `storerecon.yaml` then
     ///   keeps every edit made to it, and only its simulator URLs change.
+    /// - Parameter financialReports: as in ``write(spec:keys:settings:financialReports:)``, for a new file.
     public func writeEndpoints(
-        spec: ScenarioSpec, keys: SimulatorKeys, settings: ServeSettings, port: Int, replacing oldPort: Int? = nil
+        spec: ScenarioSpec, keys: SimulatorKeys, settings: ServeSettings, port: Int, replacing oldPort: Int? = nil,
+        financialReports: Bool = true
     ) throws {
         let base = "http://\(settings.host):\(port)"
         try writeSecret(keys.serviceAccount.json(tokenURI: base + "/token"), to: file("play-sa.json"))
@@ -88,7 +95,8 @@ public struct SimulatorDirectory: Sendable {
             yaml = existing.replacingOccurrences(of: "http://\(settings.host):\(oldPort)", with: base)
         } else {
             yaml = StoreReconConfigWriter(
-                spec: spec, keys: keys, directory: url, baseURL: base, databaseURL: settings.databaseURL
+                spec: spec, keys: keys, directory: url, baseURL: base, databaseURL: settings.databaseURL,
+                financialReports: financialReports
             ).yaml()
         }
         try Data(yaml.utf8).write(to: file("storerecon.yaml"))
