@@ -14,8 +14,9 @@ struct SyncPayoutsCommand: AsyncParsableCommand {
             service account with devstorage.read_only) and downloads what is new or re-issued. Apple: asks App Store \
             Connect financeReports (FINANCIAL, region ZZ, apps[].vendorNumber) for each fiscal month not stored yet; \
             a month Apple has not published is skipped. Without --month: every month since the ledger's first refund. \
-            Each report is stored whole, once; a re-issued one replaces the old in one transaction. Apps without \
-            earningsBucket / vendorNumber are skipped.
+            Each report is stored whole, once by content (the same bytes already loaded under another name, by hand \
+            or fetched, are not stored again); a re-issued one replaces the old in one transaction; a report dropped \
+            with `payouts drop` is not stored again. Apps without earningsBucket / vendorNumber are skipped.
             Example: storerecon sync payouts --app acme-android --month 2026-10
             """
     )

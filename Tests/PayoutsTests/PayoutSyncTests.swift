@@ -80,6 +80,32 @@ struct PayoutSyncTests {
         }
     }
 
+    /// A report an operator dropped stays dropped: the next sync knows the object's generation and neither
+    /// downloads nor stores it; the other reports are skipped as stored.
+    @Test func aDroppedReportIsNotFetchedAgain() async throws {
+        try await StoreSimulator.withRunning(Self.options()) { simulator in
+            let stores = try SimulatedStores(simulator: simulator, databasePrefix: "payoutkept", payouts: true)
+            let app = stores.app(.google)
+            let connection = try PostgresConnection(conninfo: stores.conninfo)
+            defer { connection.close() }
+            try Self.refundFortyDaysBack(app, on: connection)
+            let sync = try Self.sync(app, simulator: simulator, gate: CountingGate(), on: connection)
+            let first = try await sync.run(month: nil, now: Date(), purpose: .incremental)
+            #expect(first.inserted >= 1)
+            let id: Int64 = try connection.query("SELECT min(id) AS id FROM payout_report")[0].decode("id")
+            let dropped = try PayoutStore(connection: connection).drop(id: id, reason: "test: not ours")
+            guard case .dropped = dropped else {
+                Issue.record("\(dropped)")
+                return
+            }
+
+            let second = try await sync.run(month: nil, now: Date(), purpose: .incremental)
+            #expect(second.keptDropped == 1 && second.fetched == 0 && second.skipped == first.inserted - 1)
+            let reports: Int = try connection.query("SELECT count(*)::int AS n FROM payout_report")[0].decode("n")
+            #expect(reports == first.inserted - 1)
+        }
+    }
+
     /// A grant the transport gets too late is not used: the gate is asked again (twice at most, then the call goes
     /// whatever its time), as for the Google client, so a report call too leaves within its grant's window.
     @Test func aGrantThatReachesTheTransportLateIsAskedForAgain() async throws {

@@ -88,5 +88,10 @@ struct AdminAndSetupTests {
         #expect(rewritten.sync.appleSweepCustomers == 100, "the operator's edit was lost")
         #expect(rewritten.apps.first { $0.platform == .apple }?.connectBaseURL == "http://127.0.0.1:9200")
         #expect(rewritten.apps.first { $0.platform == .google }?.storageBaseURL == "http://127.0.0.1:9200")
+        // Without them (`init --no-financial-reports`, as the benchmarks run), no app fetches reports.
+        let bare = SimulatorDirectory(path: path + "/bare")
+        try bare.write(spec: spec, keys: keys, settings: .init(port: 9123), financialReports: false)
+        let plain = try ConfigurationLoader(environment: [:]).load(path: path + "/bare/storerecon.yaml")
+        #expect(plain.apps.count == 2 && plain.apps.allSatisfy { !$0.fetchesPayouts })
     }
 }
