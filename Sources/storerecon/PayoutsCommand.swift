@@ -12,7 +12,7 @@ struct PayoutsCommand: AsyncParsableCommand {
             A report is stored once by its content (the file's SHA-256), whatever the file is called, by `sync \
             payouts` and `import payouts` alike. A report loaded by mistake (another account's, another app's) is \
             dropped with a reason: it no longer counts in the tie-out, and the drop is kept with when and why. See the \
-            Runbook, "Closing a month".
+            Runbook, "The reports loaded".
             """,
         subcommands: [List.self, Drop.self]
     )
@@ -47,7 +47,7 @@ struct PayoutsCommand: AsyncParsableCommand {
             abstract: "Drop a report loaded by mistake, recording why; the tie-out stops counting it.",
             discussion: """
                 The report leaves the tie-out at once; its file is kept with the drop, and `payouts list` shows it \
-                with the time and the reason. `sync payouts` does not fetch a dropped report again; `import payouts` \
+                with the time and the reason. `sync payouts` does not store a dropped report again; `import payouts` \
                 of the same file stores it again under a new id, and it counts again.
                 Example: storerecon payouts drop 12 --reason "another developer account's earnings"
                 """)
