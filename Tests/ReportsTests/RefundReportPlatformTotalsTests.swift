@@ -96,4 +96,52 @@ struct RefundReportPlatformTotalsTests {
         #expect(RefundReport.htmlNotes(group) == "2 amount unknown, 1 reversed, 1 not revoked")
         #expect(RefundReport.header("gross_EUR") == "Gross (EUR)" && RefundReport.header("order_id") == "Order")
     }
+
+    @Test func storeAmountsWithTaxPerCurrencyAndSourceApart() throws {
+        let connection = try ReportLedger(prefix: "reportsources").connection
+        try connection.execute(
+            """
+            INSERT INTO refund (app_id, platform, order_id, part_key, product_id, refunded_at, reason_label,
+                                refund_type, quantity, gross_amount, tax_amount, amount_precision, amount_source,
+                                currency, buyer_country, payload)
+            VALUES ('droid', 'google', 'GPA.10', '', 'pro', '2026-11-05T10:00:00Z', 'other', 'full', 1,
+                    1190000000, 190000000, 9, 'store', 'EUR', 'DE', '{}'),
+                   ('droid', 'google', 'GPA.11', '', 'pro', '2026-11-05T11:00:00Z', 'other', 'full', 1,
+                    1195000000, 190800000, 9, 'store', 'EUR', 'DE', '{}'),
+                   ('droid', 'google', 'GPA.12', '', 'pro', '2026-11-05T12:00:00Z', 'other', 'full', 1,
+                    1500500000000, 136409090909, 9, 'store', 'JPY', 'JP', '{}'),
+                   ('droid', 'google', 'GPA.13', '', 'pro', '2026-11-05T13:00:00Z', 'other', 'full', 1,
+                    3250500000, 0, 9, 'store', 'KWD', 'KW', '{}'),
+                   ('droid', 'google', 'GPA.14', '', 'pro', '2026-11-05T14:00:00Z', 'other', 'full', 2,
+                    9980, NULL, 3, 'configured', 'EUR', NULL, '{}')
+            """)
+        try connection.execute(
+            """
+            INSERT INTO refund (app_id, platform, order_id, part_key, product_id, refunded_at, reason_label,
+                                refund_type, quantity, currency, amount_note, payload)
+            VALUES ('ios', 'apple', 't9', '', 'family', '2026-11-05T15:00:00Z', 'other', 'family_revoke', 1, 'USD',
+                    'family_revoke', '{}')
+            """)
+        let report = try RefundReport.run(
+            RefundReportOptions(from: "2026-11-05", to: "2026-11-05", by: [.platform, .country]), on: connection)
+        let csv = report.csv()
+        #expect(csv.hasPrefix("platform,country,currency,source,refunds,quantity,gross,tax,net,"))
+        // Each refund rounded half to even, then added: 1.19 + 1.20 (1.195) = 2.39; tax 0.19 + 0.19 (0.1908) = 0.38;
+        // net 2.39 - 0.38 = 2.01.
+        #expect(csv.contains("google,DE,EUR,store,2,2,2.39,0.38,2.01,0,0,0,0\r\n"), "\(csv)")
+        // JPY has no minor unit: 1500.5 -> 1500 (even), tax 136.409... -> 136, net 1364.09... -> 1364.
+        #expect(csv.contains("google,JP,JPY,store,1,1,1500,136,1364,0,0,0,0\r\n"), "\(csv)")
+        #expect(csv.contains("google,KW,KWD,store,1,1,3.250,0.000,3.250,0,0,0,0\r\n"), "\(csv)")
+        // Estimated amounts stay apart from store amounts.
+        #expect(csv.contains("google,,EUR,configured,1,2,9.98,,,0,0,0,0\r\n"), "\(csv)")
+        // A family revoke moves no money: not a refund, no amount.
+        #expect(csv.contains("apple,,USD,none,0,0,,,,0,1,0,0\r\n"), "\(csv)")
+        let output = RefundReportOutput.memory()
+        try RefundReport.write(
+            RefundReportOptions(from: "2026-11-05", to: "2026-11-05", detail: true), format: .csv, on: connection,
+            to: output)
+        let rows = output.text
+        #expect(rows.contains(",1.19,0.19,1.00,EUR,DE,store,,"), "\(rows)")
+        #expect(rows.contains(",family_revoke,1,,,,,,USD,,,revoked (family),"), "\(rows)")
+    }
 }
