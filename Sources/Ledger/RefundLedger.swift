@@ -207,8 +207,8 @@ public struct RefundLedger: Sendable {
 
     // $1 app, $2 platform, $3 ... $25 the records' columns, $26 their payloads, $27 run id, $28 ... $31 prices.
     // The subscription comes from the purchase token or original transaction id. An estimate is in the sale's
-    // currency (``ConfiguredPrices``) until the Orders API says; a reversal Apple sent before the refund is applied
-    // as the refund lands.
+    // currency (``ConfiguredPrices``) until the Orders API says, looked up only for a product with a price (a
+    // backlog without prices pays no probe for it); a reversal Apple sent before the refund is applied as it lands.
     private static func insertSQL(onConflict: String) -> String {
         """
         WITH incoming AS (
@@ -235,7 +235,8 @@ public struct RefundLedger: Sendable {
                 WHERE app_id = $1 AND store_id = i.original_id OFFSET 0
             ) s ON true
         \(ConfiguredPrices.saleCurrencyJoin(
-            alias: "o", orderId: "i.order_id", currentOrderId: "s.current_order_id", when: "i.estimated"))
+            alias: "o", orderId: "i.order_id", currentOrderId: "s.current_order_id",
+            when: "i.estimated AND coalesce(i.product_id, s.product_id) = ANY ($28::text[])"))
         \(ConfiguredPrices.priceJoin(
             alias: "p", first: 28, product: "coalesce(i.product_id, s.product_id)", currency: "o.currency",
             when: "i.estimated"))
