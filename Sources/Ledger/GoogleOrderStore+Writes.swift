@@ -59,22 +59,26 @@ extension GoogleOrderStore {
     }
 
     /// One revoked row's amount as it is written: the store's, else an estimate in the order's currency from the
-    /// configured prices, else none.
+    /// configured prices (the product's only price when the order states no currency), else none.
     struct PartAmount {
         var gross: Int64?
         var tax: Int64?
         var precision: Int?
         var source: AmountSource?
         var note: AmountNote?
+        var currency: String?
+        /// The configured unit price of an estimate.
+        var unit: Int64?
 
         init(_ price: GoogleOrderPricing.PartPrice, order: PlayOrder, prices: ConfiguredPrices) {
-            note = price.note
+            (note, currency) = (price.note, price.currency)
             if let gross = price.gross {
                 (self.gross, tax, precision, source) = (gross, price.tax, 9, .store)
             } else if price.note != .overRefunded,
-                let unit = prices.price(of: order.lineItems?.first?.productId, in: price.currency)
+                let estimate = prices.estimate(of: order.lineItems?.first?.productId, in: price.currency)
             {
-                (self.gross, precision, source) = (unit * Int64(price.quantity), 3, .configured)
+                (self.gross, precision, source) = (estimate.milli * Int64(price.quantity), 3, .configured)
+                (currency, unit) = (estimate.currency, estimate.milli)
             } else if price.note == nil || price.note == .noRefundEvent,
                 prices.milli[order.lineItems?.first?.productId ?? ""] != nil
             {
@@ -96,11 +100,11 @@ extension GoogleOrderStore {
                 amount_source = p.source, currency = coalesce(p.currency, r.currency), quantity = p.quantity,
                 amount_note = p.note, buyer_country = coalesce(p.country, r.buyer_country),
                 product_id = coalesce(r.product_id, p.product), refund_reason = p.reason,
-                -- The unit price of a configured estimate goes when the store's amount replaces the estimate.
-                price_milli = CASE WHEN p.source = 'store' THEN NULL ELSE r.price_milli END
+                -- Only an estimate keeps a (configured) unit price.
+                price_milli = p.unit
             FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::smallint[], $6::text[], $7::text[], $8::int[],
-                        $9::text[], $10::text[], $11::text[], $12::text[])
-                AS p(id, gross, tax, precision, source, currency, quantity, note, country, product, reason)
+                        $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[])
+                AS p(id, gross, tax, precision, source, currency, quantity, note, country, product, reason, unit)
             -- Found by id; the app is checked, not searched by (`IS TRUE` keeps the planner off the app's index,
             -- which on a table still growing looked cheaper than a thousand key lookups and read every row).
             WHERE r.id = p.id AND (r.app_id = $1) IS TRUE
@@ -110,11 +114,12 @@ extension GoogleOrderStore {
                 appId, PostgresArray(priced.map(\.0.rowId)), PostgresArray(amounts.map(\.gross)),
                 PostgresArray(amounts.map(\.tax)), PostgresArray(amounts.map(\.precision)),
                 PostgresNullableTextArray(amounts.map { $0.source?.rawValue }),
-                PostgresNullableTextArray(priced.map(\.0.currency)), PostgresArray(priced.map(\.0.quantity)),
+                PostgresNullableTextArray(amounts.map(\.currency)), PostgresArray(priced.map(\.0.quantity)),
                 PostgresNullableTextArray(amounts.map { $0.note?.rawValue }),
                 PostgresNullableTextArray(priced.map { $0.1.buyerAddress?.buyerCountry }),
                 PostgresNullableTextArray(priced.map { $0.1.lineItems?.first?.productId }),
                 PostgresNullableTextArray(priced.map { $0.1.orderHistory?.refundEvent?.refundReason }),
+                PostgresArray(amounts.map(\.unit)),
             ])
     }
 

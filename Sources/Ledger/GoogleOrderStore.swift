@@ -79,7 +79,8 @@ public struct GoogleOrderStore: Sendable {
         ).map { try $0.decode("id") }
     }
 
-    /// Records ids Google would not give (404 alone, or 403); refund rows note why they have no store amount.
+    /// Records ids Google would not give (404 alone, or 403); refund rows note why they have no store amount, and
+    /// take the configured estimate in the sale's currency as far as it is known (``ConfiguredPrices``).
     public func mark(_ ids: [String], status: GoogleOrderStatus, on connection: PostgresConnection) throws {
         try connection.transactionRetryingConflicts { connection in
             try connection.execute(
@@ -91,11 +92,28 @@ public struct GoogleOrderStore: Sendable {
                 """, [appId, PostgresTextArray(ids), status.rawValue])
             let note: AmountNote = status == .notFound ? .orderNotFound : .noPermission
             try connection.execute(
-                """
-                UPDATE refund SET amount_note = $3
-                WHERE app_id = $1 AND platform = 'google' AND order_id = ANY ($2::text[])
-                  AND amount_source IS DISTINCT FROM 'store'
-                """, [appId, PostgresTextArray(ids), note.rawValue])
+                Self.estimateRefusedSQL, [appId, PostgresTextArray(ids), note.rawValue] + prices.parameters)
         }
     }
+
+    // $1 app, $2 order ids, $3 the note, $4 ... $7 the configured prices. A refund already estimated is estimated
+    // again: what is known of the sale may have grown since.
+    static let estimateRefusedSQL = """
+        WITH estimate AS (
+            SELECT r.id, coalesce(o.currency, p.currency) AS currency, p.price_milli
+            FROM refund r
+            LEFT JOIN subscription s ON s.id = r.subscription_id
+        \(ConfiguredPrices.saleCurrencyJoin(
+            alias: "o", orderId: "r.order_id", currentOrderId: "s.current_order_id", when: "true"))
+        \(ConfiguredPrices.priceJoin(alias: "p", first: 4, product: "r.product_id", currency: "o.currency", when: "true"))
+            WHERE r.app_id = $1 AND r.platform = 'google' AND r.order_id = ANY ($2::text[])
+              AND r.amount_source IS DISTINCT FROM 'store'
+        )
+        UPDATE refund r SET amount_note = $3, price_milli = e.price_milli, gross_amount = e.price_milli * r.quantity,
+            tax_amount = NULL, amount_precision = CASE WHEN e.price_milli IS NOT NULL THEN 3 END,
+            amount_source = CASE WHEN e.price_milli IS NOT NULL THEN 'configured' END,
+            currency = CASE WHEN e.price_milli IS NOT NULL THEN e.currency ELSE r.currency END
+        FROM estimate e
+        WHERE r.id = e.id
+        """
 }

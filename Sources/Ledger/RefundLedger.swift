@@ -137,7 +137,7 @@ public struct RefundLedger: Sendable {
 
     /// The statement's parameters: the records' columns as typed arrays (`$3` ... `$25`), their payloads as one
     /// JSON array (`$26`: one `jsonb` document per batch costs the server a fraction of a `jsonb[]` of a thousand),
-    /// the run (`$27`) and the configured prices per currency (`$28` ... `$30`).
+    /// the run (`$27`) and the configured prices per currency (`$28` ... `$31`).
     private static func parameters(
         _ records: [RefundRecord], app: String, platform: RefundPlatform, runId: Int64?, prices: ConfiguredPrices
     ) -> [any PostgresEncodable] {
@@ -159,7 +159,6 @@ public struct RefundLedger: Sendable {
             case .estimated: (nil, nil, nil, nil)
             }
         }
-        let configured = prices.columns
         return [
             app, platform.rawValue, column { $0.orderId }, column { $0.part.key }, column { $0.originalId },
             column { $0.productId },
@@ -170,8 +169,7 @@ public struct RefundLedger: Sendable {
             column { stated($0).precision }, column { $0.amount == .estimated }, column { stated($0).note },
             column { $0.currency }, column { $0.environment }, column { $0.buyerCountry }, column { $0.refundReason },
             column { $0.part.revoked }, PostgresJSON(data: payloads), runId,
-            PostgresArray(configured.products), PostgresArray(configured.currencies), PostgresArray(configured.prices),
-        ]
+        ] + prices.parameters
     }
 
     /// The amount's columns on a conflict: a Google voided row states no amount, so what is stored (the Orders
@@ -207,10 +205,10 @@ public struct RefundLedger: Sendable {
             """)
     static let insertSQL = insertSQL(onConflict: "")
 
-    // $1 app, $2 platform, $3 ... $25 the records' columns, $26 their payloads, $27 run id, $28 ... $30 prices.
+    // $1 app, $2 platform, $3 ... $25 the records' columns, $26 their payloads, $27 run id, $28 ... $31 prices.
     // The subscription comes from the purchase token or original transaction id. An estimate is in the sale's
-    // currency only, which a Google order already fetched tells; a reversal Apple sent before the refund is applied
-    // as the refund lands.
+    // currency (``ConfiguredPrices``) until the Orders API says, looked up only for a product with a price (a
+    // backlog without prices pays no probe for it); a reversal Apple sent before the refund is applied as it lands.
     private static func insertSQL(onConflict: String) -> String {
         """
         WITH incoming AS (
@@ -226,20 +224,22 @@ public struct RefundLedger: Sendable {
                      revoked, payload)
         ), resolved AS (
             SELECT i.*, s.id AS subscription_id, coalesce(i.product_id, s.product_id) AS product,
-                   p.price_milli AS configured_price, o.currency AS sale_currency, v.reversed_at
+                   p.price_milli AS configured_price, coalesce(o.currency, p.currency) AS sale_currency,
+                   v.reversed_at
             FROM incoming i
             -- Each lookup is a probe by key per row (OFFSET 0 keeps the planner from flattening it): in a run that
             -- grows these tables the statistics lag, and joins planned as scans of the app's every row made each
             -- batch cost in proportion to the ledger (most of a 236,000-row backfill's database time).
             LEFT JOIN LATERAL (
-                SELECT id, product_id FROM subscription WHERE app_id = $1 AND store_id = i.original_id OFFSET 0
+                SELECT id, product_id, current_order_id FROM subscription
+                WHERE app_id = $1 AND store_id = i.original_id OFFSET 0
             ) s ON true
-            LEFT JOIN LATERAL (
-                SELECT currency FROM google_order
-                WHERE i.estimated AND app_id = $1 AND order_id = i.order_id AND status = 'ok' OFFSET 0
-            ) o ON true
-            LEFT JOIN unnest($28::text[], $29::text[], $30::bigint[]) AS p(product_id, currency, price_milli)
-                ON i.estimated AND p.product_id = coalesce(i.product_id, s.product_id) AND p.currency = o.currency
+        \(ConfiguredPrices.saleCurrencyJoin(
+            alias: "o", orderId: "i.order_id", currentOrderId: "s.current_order_id",
+            when: "i.estimated AND coalesce(i.product_id, s.product_id) = ANY ($28::text[])"))
+        \(ConfiguredPrices.priceJoin(
+            alias: "p", first: 28, product: "coalesce(i.product_id, s.product_id)", currency: "o.currency",
+            when: "i.estimated"))
             LEFT JOIN LATERAL (
                 SELECT reversed_at FROM apple_refund_reversal
                 WHERE $2 = 'apple' AND app_id = $1 AND transaction_id = i.order_id OFFSET 0

@@ -29,8 +29,13 @@ extension RefundReport {
     /// Space kept between two labels, in pixels.
     static let labelGap = 6
 
-    /// The range split into bars of ``ChartPeriod``, each holding the refunds of its days.
+    /// The range split into bars of ``ChartPeriod``, each holding the refunds of its days per platform.
     func chartBars() -> (ChartPeriod, [ChartBar]) {
+        chartBars(daily.map { ($0.day, $0.platform, $0.refunds) })
+    }
+
+    /// The range split into bars of ``ChartPeriod``, each holding the sum of its days' `points` per segment.
+    func chartBars(_ points: [(day: String, segment: String, value: Int)]) -> (ChartPeriod, [ChartBar]) {
         guard let first = CivilDay(options.from), let last = CivilDay(options.to) else { return (.day, []) }
         let period = ChartPeriod.forRange(days: last.number - first.number + 1)
         func index(_ day: CivilDay) -> Int {
@@ -60,56 +65,88 @@ extension RefundReport {
             bars.append(ChartBar(label: label, title: end == day ? day.text : "\(day.text) to \(end.text)"))
             day = CivilDay(number: end.number + 1)
         }
-        for point in daily {
+        for point in points {
             guard let pointDay = CivilDay(point.day), bars.indices.contains(index(pointDay)) else { continue }
-            bars[index(pointDay)].counts[point.platform, default: 0] += point.refunds
+            bars[index(pointDay)].counts[point.segment, default: 0] += point.value
         }
         return (period, bars)
     }
 
     static let platformColours = ["apple": "#4a78c2", "google": "#3aa757"]
 
-    /// Stacked bars: one per period of the range, a segment per platform; every label readable, none overlapping.
+    /// What a chart's values are and how big it is drawn: `unit` values make one unit of the axis (1 for counts;
+    /// 10^minor-unit for money counted in minor units), `text` writes a value for a tooltip, `width` and `height`
+    /// are the plot's pixels (so that the count chart and two money charts sit side by side at 1280 pixels).
+    struct ChartScale {
+        var unit = 1
+        var width = 400
+        var height = 240
+        var text: (Int) -> String = { String($0) }
+    }
+
+    /// The step between gridlines: the smallest of 1, 2, 3, 4, 5, 6, 8, 12, 15, 25 x a power of ten (a whole
+    /// number) at or above `least`, so that the axis reads in round figures.
+    static func roundStep(atLeast least: Int) -> Int {
+        var power = 1
+        while true {
+            for multiple in [1, 2, 3, 4, 5, 6, 8, 12, 15, 25] where multiple * power >= least {
+                return multiple * power
+            }
+            power *= 10
+        }
+    }
+
+    /// Stacked bars of refunds: one per period of the range, a segment per platform; every label readable.
     func chartSVG() -> String {
         let (period, bars) = chartBars()
-        let platforms = Array(Set(daily.map(\.platform))).sorted()
-        let busiest = max(1, bars.map { $0.counts.values.reduce(0, +) }.max() ?? 1)
-        // Four whole-number gridlines, evenly spaced; the axis ends at the fourth, at or above the busiest bar, and
-        // bars are drawn on that scale so each gridline's label is its true height.
-        let tick = (busiest + 3) / 4
+        return barChartSVG(
+            caption: "Refunds per \(Self.periodName(period)) per platform", bars: bars,
+            segments: Array(Set(daily.map(\.platform))).sorted(), scale: ChartScale())
+    }
+
+    /// "day", "week (from Monday)", ...
+    static func periodName(_ period: ChartPeriod) -> String {
+        period == .week ? "week (from Monday)" : period.rawValue
+    }
+
+    /// Stacked bars, a segment per `segments` entry, on a scale of four whole gridlines (the axis ends at the
+    /// fourth, at or above the highest bar, so each gridline's label is its true height); a label every few bars so
+    /// that no two overlap.
+    func barChartSVG(caption: String, bars: [ChartBar], segments: [String], scale: ChartScale) -> String {
+        let highest = max(1, bars.map { $0.counts.values.reduce(0, +) }.max() ?? 1)
+        let tick = Self.roundStep(atLeast: ((highest + scale.unit - 1) / scale.unit + 3) / 4) * scale.unit
         let maximum = tick * 4
-        let barWidth = max(4, min(40, 900 / max(1, bars.count)))
-        let chartHeight = 240
-        let left = 50
+        let barWidth = max(4, min(40, scale.width / max(1, bars.count)))
+        let chartHeight = scale.height
+        let left = max(50, String(maximum / scale.unit).count * Self.labelCharacterWidth + 14)
         let width = left + barWidth * bars.count + 20
         // A label every `step` bars, so that two labels are at least a label's width (and a gap) apart.
         let labelWidth = (bars.map(\.label.count).max() ?? 0) * Self.labelCharacterWidth + Self.labelGap
         let step = max(1, (labelWidth + barWidth - 1) / barWidth)
-        let caption = "Refunds per \(period == .week ? "week (from Monday)" : period.rawValue) per platform"
         var svg = """
-            <figure><figcaption>\(caption)</figcaption>
+            <figure><figcaption>\(Self.escape(caption))</figcaption>
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(chartHeight + 60)" role="img" \
-            aria-label="\(caption)">
+            aria-label="\(Self.escape(caption))">
 
             """
         for level in 0...4 {
             let y = chartHeight - chartHeight * level / 4 + 10
             svg += "<line x1=\"\(left)\" x2=\"\(width - 10)\" y1=\"\(y)\" y2=\"\(y)\" stroke=\"#eee\"/>"
-            svg +=
-                "<text x=\"\(left - 6)\" y=\"\(y + 4)\" font-size=\"11\" text-anchor=\"end\">\(tick * level)</text>\n"
+            svg += "<text x=\"\(left - 6)\" y=\"\(y + 4)\" font-size=\"11\" text-anchor=\"end\">"
+            svg += "\(tick * level / scale.unit)</text>\n"
         }
         for (index, bar) in bars.enumerated() {
             var top = chartHeight + 10
             let x = left + index * barWidth
-            for platform in platforms {
-                let count = bar.counts[platform] ?? 0
-                guard count > 0 else { continue }
-                let height = max(1, chartHeight * count / maximum)
+            for segment in segments {
+                let value = bar.counts[segment] ?? 0
+                guard value > 0 else { continue }
+                let height = max(1, Int(Int64(chartHeight) * Int64(value) / Int64(maximum)))
                 top -= height
-                let colour = Self.platformColours[platform] ?? "#999"
+                let colour = Self.platformColours[segment] ?? "#999"
                 svg += "<rect x=\"\(x + 1)\" y=\"\(top)\" width=\"\(barWidth - 2)\" height=\"\(height)\" "
-                svg += "fill=\"\(colour)\"><title>\(Self.escape(bar.title)) \(Self.escape(platform)): \(count)</title>"
-                svg += "</rect>\n"
+                svg += "fill=\"\(colour)\"><title>\(Self.escape(bar.title)) \(Self.escape(segment)): "
+                svg += "\(Self.escape(scale.text(value)))</title></rect>\n"
             }
             if index % step == 0 {
                 svg += "<text x=\"\(x + barWidth / 2)\" y=\"\(chartHeight + 26)\" font-size=\"10\" "
@@ -117,9 +154,9 @@ extension RefundReport {
             }
         }
         svg += "</svg>\n<div class=\"legend\">"
-        for platform in platforms {
-            svg += "<span style=\"background:\(Self.platformColours[platform] ?? "#999")\"></span>"
-            svg += Self.escape(platform)
+        for segment in segments {
+            svg += "<span style=\"background:\(Self.platformColours[segment] ?? "#999")\"></span>"
+            svg += Self.escape(segment)
         }
         return svg + "</div></figure>\n"
     }

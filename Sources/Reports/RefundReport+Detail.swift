@@ -3,7 +3,7 @@ import Ledger
 import Postgres
 
 extension RefundReport {
-    /// Column names of the detail report, in order; stable (documented in the README).
+    /// Column names of the detail report, in order; stable (documented in docs/commands.md).
     public static let detailColumns = [
         "refunded_at", "day", "platform", "app", "order_id", "part", "original_id", "product", "reason_code", "reason",
         "type", "quantity", "percentage", "price", "gross", "tax", "net", "currency", "country", "source", "note",

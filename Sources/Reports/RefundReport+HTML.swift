@@ -5,15 +5,59 @@ extension RefundReport {
     /// bar chart of refunds per platform (inline SVG), the report's table, and the totals per currency (with
     /// `--rates`, also in the base currency).
     public func html(title: String = "Refunds") -> String {
-        var page = htmlHead(title: title) + htmlTableHead(groupColumns)
+        let columns = options.by.map(\.rawValue) + htmlFigureColumns
+        var page = htmlHead(title: title) + htmlTableHead(columns)
         for group in groups {
-            page += htmlRow(options.by.map { group.keys[$0.rawValue] ?? "" } + figures(group), columns: groupColumns)
+            page += htmlRow(options.by.map { group.keys[$0.rawValue] ?? "" } + htmlFigures(group), columns: columns)
         }
-        if groups.isEmpty { page += htmlEmptyRow(columns: groupColumns.count) }
+        if groups.isEmpty { page += htmlEmptyRow(columns: columns.count) }
         page += "</tbody></table>\n"
         if !groups.isEmpty { page += totalsHTML() }
         return page + "</body></html>\n"
     }
+
+    /// The figures' columns of the page's tables: the counts that are not in the amounts share one column
+    /// (``htmlNotes(_:)``), so that a day's row fits a 1280-pixel screen.
+    var htmlFigureColumns: [String] {
+        ["refunds", "quantity", "gross", "tax", "net"]
+            + (options.rates.map { rates in ["gross", "tax", "net"].map { "\($0)_\(rates.base)" } } ?? [])
+            + ["notes"]
+    }
+
+    /// A group's (or total's) cells under ``htmlFigureColumns``.
+    func htmlFigures(_ group: Group) -> [String] {
+        [String(group.refunds), String(group.quantity)] + Self.amounts(group) + convertedAmounts(group)
+            + [Self.htmlNotes(group)]
+    }
+
+    /// What the CSV's counting columns say, in words, leaving out the zeros: "2 amount unknown, 1 reversed".
+    static func htmlNotes(_ group: Group) -> String {
+        [
+            (group.unknownAmount, "amount unknown"), (group.familyRevokes, "family revoked"),
+            (group.reversed, "reversed"), (group.notRevoked, "not revoked"),
+        ].filter { $0.0 != 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+    }
+
+    /// A column's header as people read it: `unknown_amount_refunds` is "Amount unknown", `gross_EUR` "Gross (EUR)".
+    static func header(_ column: String) -> String {
+        if let known = headers[column] { return known }
+        for amount in ["gross", "tax", "net"] where column.hasPrefix(amount + "_") {
+            return "\(headers[amount] ?? amount) (\(column.dropFirst(amount.count + 1)))"
+        }
+        let words = column.replacingOccurrences(of: "_", with: " ")
+        return words.prefix(1).uppercased() + words.dropFirst()
+    }
+
+    static let headers = [
+        "day": "Day", "platform": "Store", "app": "App", "product": "Product", "reason": "Reason",
+        "currency": "Currency", "country": "Country", "source": "Amount source", "environment": "Environment",
+        "refunds": "Refunds", "quantity": "Units", "gross": "Gross", "tax": "Tax", "net": "Net",
+        "notes": "Not in the amounts", "unknown_amount_refunds": "Amount unknown", "family_revokes": "Family revoked",
+        "reversed_refunds": "Reversed", "not_revoked_refunds": "Not revoked", "refunded_at": "Refunded at",
+        "order_id": "Order", "original_id": "Original id", "reason_code": "Reason code", "type": "Type",
+        "percentage": "Share %", "price": "Sale price", "note": "Note", "reversed_at": "Reversed at",
+        "entry": "Entry", "recorded_at": "Recorded at", "part": "Part",
+    ]
 
     /// The page up to the report's table: title, notes, chart.
     func htmlHead(title: String) -> String {
@@ -24,13 +68,17 @@ extension RefundReport {
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>\(Self.escape(heading))</title>
             <style>
-            body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+            body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; max-width: 1200px; }
             table { border-collapse: collapse; margin-top: 1.5em; }
-            th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; }
+            th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; }
+            td { white-space: nowrap; }
             td.n { text-align: right; font-variant-numeric: tabular-nums; }
-            th { background: #f3f3f3; }
+            th { background: #f3f3f3; font-weight: 600; vertical-align: bottom; }
             .note { color: #666; }
+            .charts { display: flex; flex-wrap: wrap; gap: 0 1.5em; align-items: flex-start; }
+            .charts figure { margin: 1em 0 0; }
             .legend span { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; }
+            .wide { overflow-x: auto; }
             </style></head><body>
             <h1>\(Self.escape(heading))</h1>
             <p class="note">Amounts are what the stores say they refunded (source <code>store</code>) or estimates
@@ -44,7 +92,9 @@ extension RefundReport {
             """
         if let note = taxNote { page += "<p class=\"note\">\(Self.escape(note))</p>\n" }
         page += "<p class=\"note\">\(Self.escape(unknownAmountLine)).</p>\n"
-        return page + chartSVG()
+        if totalsSplitByPlatform { page += "<p class=\"note\">\(Self.escape(Self.splitTotalsNote)).</p>\n" }
+        if !dailyMoney.isEmpty { page += "<p class=\"note\">\(Self.escape(Self.moneyChartsNote)).</p>\n" }
+        return page + "<div class=\"charts\">\n" + chartSVG() + moneyChartsSVG() + "</div>\n"
     }
 
     /// Why tax and net are blank on some rows, when they are: the store does not state the tax it refunded.
@@ -64,7 +114,8 @@ extension RefundReport {
 
     /// The table's opening, up to its first row.
     func htmlTableHead(_ columns: [String]) -> String {
-        "<table>\n<thead><tr>" + columns.map { "<th>\(Self.escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
+        "<table>\n<thead><tr>" + columns.map { "<th>\(Self.escape(Self.header($0)))</th>" }.joined()
+            + "</tr></thead>\n<tbody>\n"
     }
 
     /// Columns printed right-aligned.
@@ -93,11 +144,13 @@ extension RefundReport {
 
     /// The totals per currency (the table's TOTAL rows) and, with `--rates`, the grand totals in the base currency.
     func totalsHTML() -> String {
-        let columns = ["currency", "source"] + Array(groupColumns.dropFirst(options.by.count))
+        let totals = totalsByCurrency()
+        let split = totals.contains { $0.1.keys["platform"] != nil }
+        let keys = ["currency", "source"] + (split ? ["platform"] : [])
+        let columns = keys + htmlFigureColumns
         var html = "<h2>Totals per currency</h2>\n" + htmlTableHead(columns)
-        for (_, total) in totalsByCurrency() {
-            html += htmlRow(
-                [total.keys["currency"] ?? "", total.keys["source"] ?? ""] + figures(total), columns: columns)
+        for (_, total) in totals {
+            html += htmlRow(keys.map { total.keys[$0] ?? "" } + htmlFigures(total), columns: columns)
         }
         html += "</tbody></table>\n"
         guard let rates = options.rates else { return html }

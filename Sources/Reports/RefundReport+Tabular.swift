@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 extension RefundReport {
-    /// Column names of the grouped report, in order; stable (documented in the README) because spreadsheets and
+    /// Column names of the grouped report, in order; stable (documented in docs/commands.md) because spreadsheets and
     /// pipelines depend on them.
     public var groupColumns: [String] {
         options.by.map(\.rawValue) + [
@@ -73,6 +73,11 @@ extension RefundReport {
             + "\(options.environment.rawValue)); \(Self.amountsAre)"
     }
 
+    /// Said where a currency's totals are given per platform (``totalsByCurrency()``).
+    static let splitTotalsNote =
+        "Where a currency's tax is stated by one store and not the other (Apple states none), its totals are given "
+        + "per platform, each with its own tax and net; together they are the currency's total"
+
     /// The line saying how many entries have no amount and so are in no total.
     var unknownAmountLine: String {
         "Refunds and reversals without a known amount, in no amount or total: \(unknownAmount)"
@@ -86,8 +91,17 @@ extension RefundReport {
                 var line = options.by.map { _ in "" }
                 if let index = options.by.firstIndex(of: .currency) { line[index] = total.keys["currency"] ?? "" }
                 if let index = options.by.firstIndex(of: .source) { line[index] = total.keys["source"] ?? "" }
+                // A platform's part of a currency whose tax only some platforms state (``totalsByCurrency()``).
+                var label = "TOTAL"
+                if let platform = total.keys["platform"] {
+                    if let index = options.by.firstIndex(of: .platform) {
+                        line[index] = platform
+                    } else {
+                        label += " \(platform)"
+                    }
+                }
                 // Always labelled: when currency (or source) is the first column, the label shares it.
-                line[0] = line[0].isEmpty ? "TOTAL" : "TOTAL \(line[0])"
+                line[0] = line[0].isEmpty ? label : "\(label) \(line[0])"
                 rows.append(line + figures(total))
             }
         }
@@ -97,6 +111,7 @@ extension RefundReport {
         if rows.count == 1 { lines.append("(no refunds from \(options.from) to \(options.to))") }
         if groups.contains(where: { $0.keys["platform"] != "apple" }) { lines.append(Self.googleCoverage) }
         lines.append(unknownAmountLine)
+        if totalsSplitByPlatform { lines.append(Self.splitTotalsNote) }
         if let rates = options.rates {
             for (source, total) in convertedTotals() {
                 let amounts = convertedAmounts(total)
@@ -123,73 +138,6 @@ extension RefundReport {
         row.enumerated().map { index, cell in
             cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
         }.joined(separator: "  ").trimmingTrailingSpaces()
-    }
-
-    /// With `--rates`: converted totals across every currency, per amount source: the sums of the printed rows.
-    public func convertedTotals() -> [(String, Group)] {
-        var totals: [String: Group] = [:]
-        var taxUnknown: Set<String> = []
-        for group in groups {
-            guard let gross = group.convertedGrossNanos else { continue }
-            let source = group.keys["source"] ?? ""
-            var total =
-                totals[source]
-                ?? Group(
-                    keys: ["source": source], refunds: 0, quantity: 0, grossNanos: nil, taxNanos: nil,
-                    unknownAmount: 0, reversed: 0)
-            total.convertedGrossNanos = (total.convertedGrossNanos ?? 0) + gross
-            if let tax = group.convertedTaxNanos {
-                total.convertedTaxNanos = (total.convertedTaxNanos ?? 0) + tax
-            } else {
-                taxUnknown.insert(source)
-            }
-            totals[source] = total
-        }
-        for source in taxUnknown { totals[source]?.convertedTaxNanos = nil }
-        return totals.sorted { $0.key < $1.key }
-    }
-
-    /// Totals per currency and amount source (never summed across currencies, and estimated amounts never mixed
-    /// into store amounts), keyed `"<currency> <source>"`: the sums of the printed rows.
-    public func totalsByCurrency() -> [(String, Group)] {
-        var totals: [String: Group] = [:]
-        var taxUnknown: Set<String> = []
-        for group in groups {
-            let currency = group.keys["currency"] ?? ""
-            let source = group.keys["source"] ?? ""
-            let key = source.isEmpty ? currency : "\(currency) \(source)"
-            var total =
-                totals[key]
-                ?? Group(
-                    keys: ["currency": currency, "source": source], refunds: 0, quantity: 0, grossNanos: nil,
-                    taxNanos: nil, unknownAmount: 0, reversed: 0)
-            total.refunds += group.refunds
-            total.quantity += group.quantity
-            if let gross = group.grossNanos {
-                total.grossNanos = (total.grossNanos ?? 0) + gross
-                if let tax = group.taxNanos {
-                    total.taxNanos = (total.taxNanos ?? 0) + tax
-                } else {
-                    taxUnknown.insert(key)
-                }
-            }
-            if let converted = group.convertedGrossNanos {
-                total.convertedGrossNanos = (total.convertedGrossNanos ?? 0) + converted
-                if let tax = group.convertedTaxNanos {
-                    total.convertedTaxNanos = (total.convertedTaxNanos ?? 0) + tax
-                }
-            }
-            total.unknownAmount += group.unknownAmount
-            total.familyRevokes += group.familyRevokes
-            total.notRevoked += group.notRevoked
-            total.reversed += group.reversed
-            totals[key] = total
-        }
-        for key in taxUnknown {
-            totals[key]?.taxNanos = nil
-            totals[key]?.convertedTaxNanos = nil
-        }
-        return totals.sorted { $0.key < $1.key }
     }
 
     /// The request as every JSON report states it.

@@ -22,7 +22,7 @@ extension RefundReport {
         _ options: RefundReportOptions, format: Format, on connection: PostgresConnection, to output: RefundReportOutput
     ) throws {
         guard options.detail else {
-            let report = try run(options, on: connection)
+            let report = try run(options, on: connection, money: format == .html)
             switch format {
             case .table: try output.write(report.table())
             case .csv: try output.write(report.csv())
@@ -32,7 +32,7 @@ extension RefundReport {
             return
         }
         try inSnapshot(options, on: connection) {
-            let report = try summary(options, on: connection)
+            let report = try summary(options, on: connection, money: format == .html)
             switch format {
             case .table: try report.streamTable(on: connection, to: output)
             case .csv: try report.streamCSV(on: connection, to: output)
@@ -83,14 +83,15 @@ extension RefundReport {
     }
 
     func streamHTML(on connection: PostgresConnection, to output: RefundReportOutput) throws {
-        try output.write(htmlHead(title: "Refunds") + htmlTableHead(Self.detailColumns))
+        // One row per refund has more columns than a screen is wide: this table alone scrolls.
+        try output.write(htmlHead(title: "Refunds") + "<div class=\"wide\">" + htmlTableHead(Self.detailColumns))
         var rows = 0
         try Self.streamDetails(options, on: connection) { detail in
             try output.write(htmlRow(Self.cells(detail).map(\.plain), columns: Self.detailColumns))
             rows += 1
         }
         if rows == 0 { try output.write(htmlEmptyRow(columns: Self.detailColumns.count)) }
-        try output.write("</tbody></table>\n</body></html>\n")
+        try output.write("</tbody></table></div>\n</body></html>\n")
     }
 
     /// JSON text written by hand for streamed rows (JSONSerialization would build every row as objects first).

@@ -139,6 +139,11 @@ public struct RefundReport: Sendable {
     public var daily: [DailyPoint]
     /// With `--rates`: the rates used, by day and currency.
     public var ratesUsed: [RateUsed] = []
+    /// When `--by` has no `platform`: the groups by platform, currency and source, of which the totals are made
+    /// (``totalsByCurrency()``).
+    public var platformParts: [Group] = []
+    /// The money chart's series (HTML): refunded gross per day, platform and currency.
+    public var dailyMoney: [MoneyPoint] = []
 
     /// Entries whose amount is unknown, over the whole report: in no total.
     public var unknownAmount: Int { daily.reduce(0) { $0 + $1.unknownAmount } }
@@ -146,8 +151,11 @@ public struct RefundReport: Sendable {
     /// Runs the grouped report (with `--detail`, only the chart series; the rows are streamed by
     /// ``write(_:format:on:to:)``) in a read-only, repeatable-read transaction: every query sees the same snapshot
     /// and nothing is written.
-    public static func run(_ options: RefundReportOptions, on connection: PostgresConnection) throws -> RefundReport {
-        try inSnapshot(options, on: connection) { try summary(options, on: connection) }
+    /// - Parameter money: also read the money chart's series (``dailyMoney``), for the HTML page.
+    public static func run(
+        _ options: RefundReportOptions, on connection: PostgresConnection, money: Bool = false
+    ) throws -> RefundReport {
+        try inSnapshot(options, on: connection) { try summary(options, on: connection, money: money) }
     }
 
     /// Checks the request, opens a read-only repeatable-read transaction, runs `body` in it and rolls back.
@@ -167,24 +175,15 @@ public struct RefundReport: Sendable {
     }
 
     /// The groups (unless `--detail`) and the chart series, inside the snapshot.
-    static func summary(_ options: RefundReportOptions, on connection: PostgresConnection) throws -> RefundReport {
+    static func summary(
+        _ options: RefundReportOptions, on connection: PostgresConnection, money: Bool = false
+    ) throws -> RefundReport {
         var report = RefundReport(options: options, groups: [], daily: [])
         let range = rangeParameters(options)
         if !options.detail {
-            let flags = RefundReportOptions.Dimension.allCases.map { options.by.contains($0) }
-            report.groups = try connection.query(
-                groupQuery(options.basis), range + roundingParameters + flags
-            ).map { row in
-                var keys: [String: String] = [:]
-                for dimension in options.by {
-                    keys[dimension.rawValue] = try row.decodeIfPresent(dimension.rawValue, as: String.self) ?? ""
-                }
-                return Group(
-                    keys: keys, refunds: try row.decode("refunds"), quantity: try row.decode("quantity"),
-                    grossNanos: try Self.nanos(row, "gross_nanos"), taxNanos: try Self.nanos(row, "tax_nanos"),
-                    unknownAmount: try row.decode("unknown_amount"), familyRevokes: try row.decode("family_revokes"),
-                    notRevoked: try row.decode("not_revoked"),
-                    reversed: try row.decode("reversed"))
+            report.groups = try groups(options, by: options.by, on: connection)
+            if !options.by.contains(.platform) {
+                report.platformParts = try groups(options, by: [.platform, .currency, .source], on: connection)
             }
             if let rates = options.rates {
                 try report.convert(with: rates, on: connection)
@@ -195,7 +194,29 @@ public struct RefundReport: Sendable {
                 day: try row.decode("day"), platform: try row.decode("platform"), refunds: try row.decode("refunds"),
                 unknownAmount: try row.decode("unknown_amount"), taxUnstated: try row.decode("tax_unstated"))
         }
+        if money { report.dailyMoney = try moneyPoints(options, on: connection) }
         return report
+    }
+
+    /// The entries grouped by `by`.
+    static func groups(
+        _ options: RefundReportOptions, by: [RefundReportOptions.Dimension], on connection: PostgresConnection
+    ) throws -> [Group] {
+        let flags = RefundReportOptions.Dimension.allCases.map { by.contains($0) }
+        return try connection.query(
+            groupQuery(options.basis), rangeParameters(options) + roundingParameters + flags
+        ).map { row in
+            var keys: [String: String] = [:]
+            for dimension in by {
+                keys[dimension.rawValue] = try row.decodeIfPresent(dimension.rawValue, as: String.self) ?? ""
+            }
+            return Group(
+                keys: keys, refunds: try row.decode("refunds"), quantity: try row.decode("quantity"),
+                grossNanos: try Self.nanos(row, "gross_nanos"), taxNanos: try Self.nanos(row, "tax_nanos"),
+                unknownAmount: try row.decode("unknown_amount"), familyRevokes: try row.decode("family_revokes"),
+                notRevoked: try row.decode("not_revoked"),
+                reversed: try row.decode("reversed"))
+        }
     }
 
     /// Converts every group's amounts to `rates.base`: the groups are read again split by day (and currency), each
@@ -203,21 +224,33 @@ public struct RefundReport: Sendable {
     /// rounded once to the base currency's minor unit, so the converted totals are sums of the printed rows.
     /// - Throws: `ReportError` (input) naming the first day and currency without a rate.
     mutating func convert(with rates: RefundRates, on connection: PostgresConnection) throws {
-        let flags = RefundReportOptions.Dimension.allCases.map {
-            options.by.contains($0) || $0 == .day || $0 == .currency
+        var used: [String: RateUsed] = [:]
+        groups = try converted(groups, by: options.by, with: rates, used: &used, on: connection)
+        if !platformParts.isEmpty {
+            platformParts = try converted(
+                platformParts, by: [.platform, .currency, .source], with: rates, used: &used, on: connection)
         }
+        ratesUsed = used.keys.sorted().compactMap { used[$0] }
+    }
+
+    /// `groups` (grouped `by`) with their converted amounts, the rates used added to `used`.
+    func converted(
+        _ groups: [Group], by: [RefundReportOptions.Dimension], with rates: RefundRates,
+        used: inout [String: RateUsed], on connection: PostgresConnection
+    ) throws -> [Group] {
+        var groups = groups
+        let flags = RefundReportOptions.Dimension.allCases.map { by.contains($0) || $0 == .day || $0 == .currency }
         func key(_ values: [String]) -> String { values.joined(separator: "\u{1}") }
         var index: [String: Int] = [:]
         for (position, group) in groups.enumerated() {
-            index[key(options.by.map { group.keys[$0.rawValue] ?? "" })] = position
+            index[key(by.map { group.keys[$0.rawValue] ?? "" })] = position
             groups[position].convertedGrossNanos = group.grossNanos == nil ? nil : 0
             groups[position].convertedTaxNanos = group.taxNanos == nil ? nil : 0
         }
-        var used: [String: RateUsed] = [:]
         let parameters = Self.rangeParameters(options) + Self.roundingParameters + flags
         for row in try connection.query(Self.groupQuery(options.basis), parameters) {
             guard let gross = try Self.nanos(row, "gross_nanos") else { continue }
-            let values = try options.by.map { try row.decodeIfPresent($0.rawValue, as: String.self) ?? "" }
+            let values = try by.map { try row.decodeIfPresent($0.rawValue, as: String.self) ?? "" }
             guard let position = index[key(values)] else { continue }
             let day: String = try row.decode("day")
             let currency: String = try row.decode("currency")
@@ -238,7 +271,7 @@ public struct RefundReport: Sendable {
                 Money.rounded(nanos: $0, currency: rates.base)
             }
         }
-        ratesUsed = used.keys.sorted().compactMap { used[$0] }
+        return groups
     }
 
     /// A `numeric` column of exact nanos.

@@ -3,7 +3,7 @@ import Postgres
 import TestSupport
 import Testing
 
-/// `storerecon report refunds` on the built binary: exit codes as the README gives them, help that says what is
+/// `storerecon report refunds` on the built binary: exit codes as docs/commands.md gives them, help that says what is
 /// printed, and the new options.
 @Suite("storerecon report refunds on the command line")
 struct ReportCommandTests {
@@ -31,7 +31,7 @@ struct ReportCommandTests {
             """)
     }
 
-    /// The rates file has no USD rate for 3 November: the README says exit 1 (an input file's content), and so it
+    /// The rates file has no USD rate for 3 November: docs/commands.md says exit 1 (an input file's content), and so it
     /// is; nothing is printed.
     @Test func aMissingRateExits1() async throws {
         try await ledger()
@@ -43,10 +43,10 @@ struct ReportCommandTests {
         #expect(outcome.stderr.contains("--rates: no rate for USD on 2026-11-03"), "\(outcome.stderr)")
         #expect(outcome.stderr.split(separator: "\n").count == 1, "\(outcome.stderr)")
         #expect(outcome.stdout.isEmpty)
-        let readme = try String(
+        let commands = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("(\"--rates: no rate for USD on 2026-11-03\"), exit 1"))
+                .deletingLastPathComponent().appendingPathComponent("docs/commands.md"), encoding: .utf8)
+        #expect(commands.contains("(\"--rates: no rate for USD on 2026-11-03\"), exit 1"))
     }
 
     @Test func helpSaysMajorUnitsAndTheNewOptionsAreChecked() async throws {

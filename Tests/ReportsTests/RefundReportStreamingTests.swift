@@ -68,7 +68,7 @@ struct RefundReportStreamingTests {
         #expect(Array(last)[gross - 1] == " " && Array(last)[gross].isNumber, "\(last)")
         let html = try ledger.text(Self.options, .html)
         #expect(html.components(separatedBy: "<tr><td>").count - 1 == Self.count)
-        #expect(html.hasSuffix("</tbody></table>\n</body></html>\n"))
+        #expect(html.hasSuffix("</tbody></table></div>\n</body></html>\n"))
     }
 
     @Test func aFileOutputAppearsWholeOrNotAtAll() throws {

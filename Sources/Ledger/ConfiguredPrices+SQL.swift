@@ -1,0 +1,43 @@
+import Postgres
+
+/// The SQL of an estimate, shared by the ledger's upsert and the marking of orders Google refused.
+extension ConfiguredPrices {
+    /// A `LEFT JOIN LATERAL` giving `<alias>.currency`, the sale's currency of the refund of order `orderId` (an SQL
+    /// expression; `$1` is the app): the order's own, as Google stated it, else that of an order of the same purchase
+    /// storerecon fetched: `currentOrderId` (the subscription's current order, an SQL expression) or the first order
+    /// of a renewal (`GPA.x` of `GPA.x..3`). Each a probe by key, and the second only when the first is empty.
+    static func saleCurrencyJoin(alias: String, orderId: String, currentOrderId: String, when: String) -> String {
+        """
+        LEFT JOIN LATERAL (
+            SELECT coalesce(
+                (SELECT currency FROM google_order WHERE app_id = $1 AND order_id = \(orderId)),
+                (SELECT currency FROM google_order
+                 WHERE app_id = $1 AND status = 'ok' AND currency IS NOT NULL
+                   AND order_id IN (\(currentOrderId), nullif(split_part(\(orderId), '..', 1), \(orderId)))
+                 LIMIT 1)) AS currency
+            WHERE \(when)
+        ) \(alias) ON true
+        """
+    }
+
+    /// A `LEFT JOIN` of the configured prices (`$<first>` ... `$<first + 3>`: products, currencies, prices, sole) as
+    /// `<alias>`: the price of `product` in `currency` (SQL expressions), or the product's only price when the
+    /// currency is unknown.
+    static func priceJoin(alias: String, first: Int, product: String, currency: String, when: String) -> String {
+        """
+        LEFT JOIN unnest($\(first)::text[], $\(first + 1)::text[], $\(first + 2)::bigint[], $\(first + 3)::boolean[])
+                AS \(alias)(product_id, currency, price_milli, sole)
+            ON \(when) AND \(alias).product_id = \(product)
+               AND (\(alias).currency = \(currency) OR (\(currency) IS NULL AND \(alias).sole))
+        """
+    }
+
+    /// The statement parameters ``priceJoin(alias:first:product:currency:when:)`` reads.
+    var parameters: [any PostgresEncodable] {
+        let columns = columns
+        return [
+            PostgresArray(columns.products), PostgresArray(columns.currencies), PostgresArray(columns.prices),
+            PostgresArray(columns.sole),
+        ]
+    }
+}
