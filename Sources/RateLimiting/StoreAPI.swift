@@ -24,6 +24,8 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     public static let appleSubscriptionStatuses = StoreAPI(rawValue: "apple.subscriptionstatuses")
     /// Apple Get Transaction History v2: 50 per second.
     public static let appleTransactionHistory = StoreAPI(rawValue: "apple.transactionhistory")
+    /// Apple Send Consumption Information v2 (answers to refund requests): 50 per second.
+    public static let appleConsumption = StoreAPI(rawValue: "apple.consumption")
 
     /// Google Cloud Storage JSON API (earnings reports: object listing and download): 10 per second.
     public static let googleCloudStorage = StoreAPI(rawValue: "google.storage")
@@ -35,8 +37,10 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// limits per second but enforces them "on an hourly basis" (`shared/stores.md`): there, pacing per second is
     /// courtesy, and a late arrival costs nothing.
     public var countsShortWindows: Bool {
-        ![.appleRefundHistory, .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory]
-            .contains(self)
+        ![
+            .appleRefundHistory, .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory,
+            .appleConsumption,
+        ].contains(self)
     }
 
     public var description: String { rawValue }

@@ -142,6 +142,10 @@ public final class StoreSimulator: Sendable {
         state.scenario.subscriptionTruth(at: state.now, offset: offset, limit: limit == .max ? Int.max - offset : limit)
     }
 
+    /// Every consumption answer accepted so far (Send Consumption Information v2), with how often each
+    /// transaction was answered.
+    public func consumptionAnswers() -> [ConsumptionAnswer] { state.consumption.all }
+
     // MARK: Quotas and faults
 
     /// Calls granted and refused per app and endpoint, with the most seen in any window.

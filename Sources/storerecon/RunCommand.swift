@@ -8,7 +8,7 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run scheduled work.",
-        subcommands: [RunNightlyCommand.self]
+        subcommands: [RunNightlyCommand.self, RunRefundRequestsCommand.self]
     )
 }
 

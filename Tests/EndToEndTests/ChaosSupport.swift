@@ -289,7 +289,7 @@ enum Chaos {
                 #expect(
                     statistics.granted <= Int(quotas.appleRefundHistoryPerSecond * 3600), "\(label)",
                     sourceLocation: sourceLocation)
-            case .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory:
+            case .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory, .appleConsumption:
                 #expect(
                     statistics.granted <= Int(quotas.appleOtherPerSecond * 3600), "\(label)",
                     sourceLocation: sourceLocation)

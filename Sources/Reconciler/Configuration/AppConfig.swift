@@ -52,12 +52,14 @@ public struct AppConfig: Decodable, Sendable, Equatable {
     public var connectPrivateKeyFile: String?
     /// Apple: App Store Connect API base URL (default `https://api.appstoreconnect.apple.com`).
     public var connectBaseURL: String?
+    /// How the stores' refund requests are answered (`run refund-requests`); `nil`: facts only (`data_only`).
+    public var refundRequests: RefundRequestRules?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, platform, bundleId, appAppleId, environment, issuerId, keyId, privateKeyFile, rootCertificates
         case baseURL, sandboxBaseURL, packageName, serviceAccountFile, tokenURL
         case earningsBucket, storageBaseURL, vendorNumber, connectIssuerId, connectKeyId, connectPrivateKeyFile
-        case connectBaseURL
+        case connectBaseURL, refundRequests
     }
 
     public init(from decoder: any Decoder) throws {
@@ -84,6 +86,7 @@ public struct AppConfig: Decodable, Sendable, Equatable {
         connectKeyId = try container.decodeIfPresent(String.self, forKey: .connectKeyId)
         connectPrivateKeyFile = try container.decodeIfPresent(String.self, forKey: .connectPrivateKeyFile)
         connectBaseURL = try container.decodeIfPresent(String.self, forKey: .connectBaseURL)
+        refundRequests = try container.decodeIfPresent(RefundRequestRules.self, forKey: .refundRequests)
     }
 
     /// Whether `sync payouts` and `run nightly` fetch this app's financial reports.

@@ -92,7 +92,7 @@ public struct QuotaOptions: Sendable, Equatable, Codable {
             ]
         case .appleRefundHistory:
             return apple(appleRefundHistoryPerSecond)
-        case .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory:
+        case .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory, .appleConsumption:
             return apple(appleOtherPerSecond)
         }
     }

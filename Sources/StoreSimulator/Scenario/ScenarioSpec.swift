@@ -38,6 +38,9 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     /// the refunds of all of them, whose signed transactions share one `appTransactionId`, and whom the subscription
     /// export names by one `user_ref`. Nothing else about the scenario changes with it.
     public var appleCustomerPlans: Int
+    /// Apple `CONSUMPTION_REQUEST` notifications (refund requests) in all, on production purchases of the Apple
+    /// apps, in the 12 hours before the anchor; every tenth is 13 hours old (past Apple's answer window). Default 0.
+    public var consumptionRequests: Int
     /// The apps.
     public var apps: [SimulatedApp]
     /// The products.
@@ -65,6 +68,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         self.maxRefundsPerPurchase = maxRefundsPerPurchase
         self.renewalVoidShare = renewalVoidShare
         appleCustomerPlans = 1
+        consumptionRequests = 0
         self.apps = apps
         self.products = products
     }
@@ -72,7 +76,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case seed, anchorMillis, subscriptions, oneTimePurchases, refunds, historyDays, futureDays, oneTimeDays
         case sandboxShare, lateVoidShare, maxRefundsPerPurchase, renewalVoidShare, apps, products
-        case appleCustomerPlans
+        case appleCustomerPlans, consumptionRequests
     }
 
     /// Decodes a spec; missing keys take the defaults.
@@ -97,5 +101,6 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
                 ?? SimulatedProduct.defaults
         )
         appleCustomerPlans = max(1, try container.decodeIfPresent(Int.self, forKey: .appleCustomerPlans) ?? 1)
+        consumptionRequests = max(0, try container.decodeIfPresent(Int.self, forKey: .consumptionRequests) ?? 0)
     }
 }

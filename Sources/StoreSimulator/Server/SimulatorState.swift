@@ -16,6 +16,8 @@ final class SimulatorState: Sendable {
     let keys: SimulatorKeys
     let signer: JWSSigner
     let pageTokens: PageToken
+    /// What Send Consumption Information was sent.
+    let consumption = ConsumptionAnswers()
     private let accessTokens = Mutex<[String: AccessGrant]>([:])
     private let issued = Atomic<UInt64>(0)
     private let origin = Mutex<String>("http://127.0.0.1")

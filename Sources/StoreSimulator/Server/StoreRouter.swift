@@ -133,6 +133,9 @@ struct StoreRouter {
         case ("GET", 4, "v2", "history"):
             endpoint = .appleTransactionHistory
             transactionId = path[3]
+        case ("PUT", 5, "v2", "transactions") where path[3] == "consumption":
+            endpoint = .appleConsumption
+            transactionId = path[4]
         default:
             return StoreReply(status: 404, body: "Not Found\n", contentType: "text/plain")
         }
@@ -156,6 +159,9 @@ struct StoreRouter {
             case .appleSubscriptionStatuses:
                 return SubscriptionStatusesEndpoint(state: state).handle(
                     request, app: app, sandbox: sandbox, transactionId: transactionId, faults: faults)
+            case .appleConsumption:
+                return ConsumptionEndpoint(state: state).handle(
+                    request, app: app, sandbox: sandbox, transactionId: transactionId)
             default:
                 return TransactionHistoryEndpoint(state: state).handle(
                     request, app: app, sandbox: sandbox, transactionId: transactionId, faults: faults)
