@@ -49,6 +49,7 @@ public struct QuotaLimits: Sendable, Hashable {
         .googleOrders: QuotaLimit(
             windows: [RateLimit(ordersPerMinute, per: .seconds(60))], dailyCap: developerApiPerDay),
         .googleOAuthToken: QuotaLimit(windows: [RateLimit(60, per: .seconds(60))]),
+        .googlePubSub: QuotaLimit(windows: [.perSecond(50)]),
         .appleRefundHistory: QuotaLimit(windows: [.perSecond(10)]),
         .appleNotificationHistory: QuotaLimit(windows: [.perSecond(50)]),
         .appleSubscriptionStatuses: QuotaLimit(windows: [.perSecond(50)]),

@@ -14,6 +14,9 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// Purchases (which takes at most 60 of it a minute, so orders get 2940), and the Play Developer API's daily
     /// budget (200,000 by default).
     public static let googleOrders = StoreAPI(rawValue: "google.orders")
+    /// Cloud Pub/Sub `pull` and `acknowledge` on storerecon's own RTDN subscription: 50 per second (far below
+    /// Pub/Sub's own quotas).
+    public static let googlePubSub = StoreAPI(rawValue: "google.pubsub")
     /// Google's OAuth token endpoint (rarely called; limited so a bug cannot hammer it).
     public static let googleOAuthToken = StoreAPI(rawValue: "google.oauth")
     /// Apple Get Refund History v2: 10 per second.

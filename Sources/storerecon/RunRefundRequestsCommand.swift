@@ -8,6 +8,9 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
         commandName: "refund-requests",
         abstract: "Answer the stores' refund requests before their deadlines (every 10 minutes from cron).",
         discussion: """
+            Google apps with rtdnSubscription: pulls storerecon's own Pub/Sub subscription on the RTDN topic, \
+            stores every message, then acknowledges it; each pending refund review is decided the same way and \
+            answered with orders.reviewrefund before its 24-hour deadline (Orders quota). \
             Apple apps: pages Notification History for CONSUMPTION_REQUEST from this job's own checkpoint less \
             sync.appleOverlap, records each request once, decides it by the app's refundRequests rules with the \
             facts loaded by `import consumption`, and sends Send Consumption Information v2 before the 12-hour \
@@ -23,17 +26,27 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
     @OptionGroup var jobs: JobOptions
 
-    @Option(name: .long, help: "Only this app (default: every Apple app).")
+    @Option(name: .long, help: "Only this app (default: every Apple app and every Google app with rtdnSubscription).")
     var app: String?
 
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "run refund-requests") { runtime in
-            let apps = try runtime.apps(matching: app).filter { $0.platform == .apple }
+            // Google apps take part once storerecon's own RTDN subscription is configured.
+            let apps = try runtime.apps(matching: app).filter { $0.platform == .apple || $0.rtdnSubscription != nil }
+            let configuration = runtime.configuration
             try await runtime.runJobs(AppleRefundRequests.job, apps: apps) { app, environment in
-                let access = try StoreClients.apple(
-                    for: app, configuration: runtime.configuration, gate: environment.gate, logger: environment.logger)
-                try await AppleRefundRequests(app: app, configuration: runtime.configuration, access: access)
-                    .run(in: environment)
+                let (gate, logger) = (environment.gate, environment.logger)
+                switch app.platform {
+                case .apple:
+                    let access = try StoreClients.apple(
+                        for: app, configuration: configuration, gate: gate, logger: logger)
+                    try await AppleRefundRequests(app: app, configuration: configuration, access: access)
+                        .run(in: environment)
+                case .google:
+                    let play = try StoreClients.play(for: app, gate: gate, logger: logger)
+                    let pubsub = try StoreClients.pubsub(for: app, gate: gate, logger: logger)
+                    try await GoogleRefundRequests(app: app, play: play, pubsub: pubsub).run(in: environment)
+                }
             }
         }
     }

@@ -45,7 +45,7 @@ public struct AppleRefundRequests: Sendable {
             }
         }
         try await discover(.consumptionRequest, in: environment)
-        try await answerOpen(in: environment)
+        try await answerer.answerOpen(in: environment)
         try await discover(.refund, in: environment)
         try await discover(.refundDeclined, in: environment)
         let failed = environment.counters["verification_failed"]
@@ -57,6 +57,26 @@ public struct AppleRefundRequests: Sendable {
         if refused > 0 {
             throw ReconcilerError(.failed, "Apple refused \(refused) answers (see the lines above; recorded failed)")
         }
+    }
+
+    /// The shared decide-and-send loop, sending with Send Consumption Information v2.
+    var answerer: RefundRequestAnswerer {
+        let client = access.client
+        return RefundRequestAnswerer(requests: requests, decider: decider) { json, open in
+            do {
+                try await client.sendConsumptionInformation(transactionId: open.request.transactionId, body: json)
+                return .answered
+            } catch let error as AppStoreServerAPIError where Self.isRefusal(error) {
+                let code = error.apiErrorCode.map { String($0.rawValue) } ?? "http_\(error.httpStatus ?? 0)"
+                return .refused(code: code, message: error.message)
+            }
+        }
+    }
+
+    /// A 4xx other than 401 and 429: Apple read the answer and refused it (sending it again would not help).
+    static func isRefusal(_ error: AppStoreServerAPIError) -> Bool {
+        guard let status = error.httpStatus else { return false }
+        return (400..<500).contains(status) && status != 401 && status != 429
     }
 
     /// Pages one notification type from its checkpoint less the overlap to now, storing each page's requests or

@@ -62,7 +62,11 @@ public struct RefundRequestStore: Sendable {
             INSERT INTO refund_request (app_id, store, request_id, transaction_id, original_id, product_id,
                 product_type, country, family_shared, reason, pending_token, received_at, deadline, purchased_at,
                 first_purchased_at, expires_at, first_seen_run)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17
+            -- Google: the same review published again under another message id is the same request.
+            WHERE $11::text IS NULL OR NOT EXISTS (
+                SELECT 1 FROM refund_request
+                WHERE app_id = $1 AND store = $2 AND transaction_id = $4 AND pending_token = $11)
             ON CONFLICT (app_id, store, request_id) DO NOTHING
             """,
             [
