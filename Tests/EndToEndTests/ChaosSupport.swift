@@ -295,7 +295,7 @@ enum Chaos {
                     sourceLocation: sourceLocation)
             case .appleFinanceReports:
                 #expect(statistics.maxInAnyMinute <= 3500, "\(label)", sourceLocation: sourceLocation)
-            case .googleToken, .googleStorage:
+            case .googleToken, .googleStorage, .googlePubSub:
                 break
             }
         }

@@ -41,6 +41,9 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     /// Apple `CONSUMPTION_REQUEST` notifications (refund requests) in all, on production purchases of the Apple
     /// apps, in the 12 hours before the anchor; every tenth is 13 hours old (past Apple's answer window). Default 0.
     public var consumptionRequests: Int
+    /// Google pending refund reviews (chargebacks) in all, on purchases of the Google apps, published to each app's
+    /// RTDN subscription in the 24 hours before the anchor (every tenth 25 hours before it). Default 0.
+    public var refundReviews: Int
     /// The apps.
     public var apps: [SimulatedApp]
     /// The products.
@@ -69,6 +72,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         self.renewalVoidShare = renewalVoidShare
         appleCustomerPlans = 1
         consumptionRequests = 0
+        refundReviews = 0
         self.apps = apps
         self.products = products
     }
@@ -76,7 +80,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case seed, anchorMillis, subscriptions, oneTimePurchases, refunds, historyDays, futureDays, oneTimeDays
         case sandboxShare, lateVoidShare, maxRefundsPerPurchase, renewalVoidShare, apps, products
-        case appleCustomerPlans, consumptionRequests
+        case appleCustomerPlans, consumptionRequests, refundReviews
     }
 
     /// Decodes a spec; missing keys take the defaults.
@@ -102,5 +106,6 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         )
         appleCustomerPlans = max(1, try container.decodeIfPresent(Int.self, forKey: .appleCustomerPlans) ?? 1)
         consumptionRequests = max(0, try container.decodeIfPresent(Int.self, forKey: .consumptionRequests) ?? 0)
+        refundReviews = max(0, try container.decodeIfPresent(Int.self, forKey: .refundReviews) ?? 0)
     }
 }
