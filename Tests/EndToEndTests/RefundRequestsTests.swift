@@ -116,6 +116,12 @@ struct RefundRequestsTests {
             #expect(answers.contains("missed \(missed)"), "\(answers)")
             #expect(answers.contains("no_facts \(24 - missed - unsupported)"), "\(answers)")
 
+            // status names the missed requests and exits 1.
+            let status = try await run(stores, ["status"])
+            #expect(status.status == 1)
+            #expect(status.stdout.contains("\(missed) refund requests missed their deadline in the last day"))
+            #expect(status.stdout.contains("refund requests: \(24 - missed - unsupported) waiting"), "\(status.stdout)")
+
             // A file with a bad line writes nothing.
             let bad = stores.directory.appendingPathComponent("bad.csv").path
             try (factsCSV(found) + "apple,123,maybe,delivered,10,false,2026-07-01T00:00:00Z\n")
