@@ -172,6 +172,32 @@ struct RefundRequestsTests {
             #expect(
                 try decisions.decode("declined", as: Int.self) + decisions.decode("refunded", as: Int.self)
                     == expectedCount)
+
+            // The report: its totals are the sum of its groups, and its detail has one row per request.
+            let day = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+            let grouped = try await run(
+                stores,
+                [
+                    "report", "refund-requests", "--from", "2026-01-01", "--to", day, "--by", "outcome",
+                    "--format", "json",
+                ])
+            #expect(grouped.status == 0, "\(grouped.stderr)")
+            struct Report: Decodable {
+                struct Group: Decodable { var keys: [String]; var counts: [Int] }
+                var columns: [String]
+                var groups: [Group]
+                var totals: [Int]
+            }
+            let report = try JSONDecoder().decode(Report.self, from: Data(grouped.stdout.utf8))
+            for column in report.columns.indices {
+                #expect(report.totals[column] == report.groups.map { $0.counts[column] }.reduce(0, +))
+            }
+            #expect(report.totals[0] == 24)
+            #expect(report.totals[report.columns.firstIndex(of: "answered") ?? 0] == expectedCount)
+            let detail = try await run(
+                stores,
+                ["report", "refund-requests", "--from", "2026-01-01", "--to", day, "--detail", "--format", "csv"])
+            #expect(detail.stdout.split(separator: "\r\n").count == 25, "\(detail.stdout)")
         }
     }
 }
