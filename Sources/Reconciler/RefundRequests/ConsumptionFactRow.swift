@@ -35,6 +35,13 @@ public struct ConsumptionFactRow: Sendable, Equatable {
         }
     }
 
+    /// Facts in code.
+    public init(platform: RequestingStore, purchaseId: String, facts: ConsumptionFacts) {
+        self.platform = platform
+        self.purchaseId = purchaseId
+        self.facts = facts
+    }
+
     /// Reads one data line.
     /// - Throws: the line's number and what is wrong with it.
     public init(fields: [String], positions: [Int], line: Int) throws(ConsumptionImportError) {
