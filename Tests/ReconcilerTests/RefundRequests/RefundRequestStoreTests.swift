@@ -78,4 +78,28 @@ struct RefundRequestStoreTests {
                 == 30_000)
         #expect(try ConsumptionFactStore.facts(platform: .apple, ids: ["GPA.1"], on: connection) == nil)
     }
+
+    @Test func factsOlderThanTheRetentionArePurged() throws {
+        let connection = try database()
+        defer { connection.close() }
+        let day: Double = 86_400
+        func row(_ id: String, daysAgo: Double) -> ConsumptionFactRow {
+            ConsumptionFactRow(
+                platform: .google, purchaseId: id,
+                facts: ConsumptionFacts(
+                    customerConsented: true, deliveryStatus: .delivered, consumptionMilli: nil,
+                    sampleContentProvided: false, asOf: received.addingTimeInterval(-daysAgo * day)))
+        }
+        _ = try ConsumptionFactStore.upsert([row("old", daysAgo: 181), row("new", daysAgo: 179)], on: connection)
+        let store = RefundRequestStore(appId: "droid")
+        try store.insert(review("m1", order: "old", token: "t1", hoursAgo: 181 * 24), runId: nil, on: connection)
+        try connection.execute("UPDATE refund_request SET facts = '{\"facts\":1}'")
+        let purged = try ConsumptionFactStore.purge(
+            retention: RefundRequestsConfig().retention, now: received, on: connection)
+        #expect(purged == 1)
+        #expect(try ConsumptionFactStore.facts(platform: .google, ids: ["old"], on: connection) == nil)
+        #expect(try ConsumptionFactStore.facts(platform: .google, ids: ["new"], on: connection) != nil)
+        let kept = try connection.query("SELECT count(*)::int AS n FROM refund_request WHERE facts IS NOT NULL")
+        #expect(try kept[0].decode("n", as: Int.self) == 0)
+    }
 }
