@@ -14,7 +14,10 @@ extension PlayDeveloperClient {
     /// GETs an API endpoint with a bearer token and returns the successful answer's body. With `formBody` the
     /// GET travels as Google's clients send a GET whose URL would be too long: a `POST` with
     /// `X-HTTP-Method-Override: GET` and the query as an `application/x-www-form-urlencoded` body.
-    func get(_ endpoint: Endpoint, purpose: CallPurpose, formBody: String? = nil) async throws -> Data {
+    /// With `jsonBody` the call is a `POST` of that JSON.
+    func get(_ endpoint: Endpoint, purpose: CallPurpose, formBody: String? = nil, jsonBody: Data? = nil) async throws
+        -> Data
+    {
         var lastToken: AccessToken?
         let response = try await runner.run(
             api: endpoint.api, purpose: purpose, label: endpoint.label,
@@ -26,9 +29,10 @@ extension PlayDeveloperClient {
                     headers["X-HTTP-Method-Override"] = "GET"
                     headers["Content-Type"] = "application/x-www-form-urlencoded"
                 }
+                if jsonBody != nil { headers["Content-Type"] = "application/json" }
                 return HTTPRequest(
-                    method: formBody == nil ? "GET" : "POST", url: endpoint.url, headers: headers,
-                    body: formBody.map { Data($0.utf8) }, timeout: configuration.requestTimeout)
+                    method: formBody == nil && jsonBody == nil ? "GET" : "POST", url: endpoint.url, headers: headers,
+                    body: jsonBody ?? formBody.map { Data($0.utf8) }, timeout: configuration.requestTimeout)
             },
             classify: { classify($0, endpoint: endpoint) },
             transportError: { error in

@@ -27,6 +27,9 @@ public struct PlayDeveloperClient: Sendable {
         public var retriesThrottled: Bool
         /// The share of an access token's life left at which a new one is fetched (1/12: 5 minutes of an hour).
         public var tokenRenewalShare: Double
+        /// The OAuth scope the service account signs in with (the Play Developer API's; Cloud Pub/Sub's for the
+        /// RTDN subscription).
+        public var scope: String = ServiceAccountAuthenticator.androidPublisherScope
 
         /// Five attempts within two minutes, waits of up to 1, 2, 4, 8 s (full jitter), none longer than 30 s.
         public static let defaultRetryPolicy = RetryPolicy(
@@ -76,7 +79,7 @@ public struct PlayDeveloperClient: Sendable {
             app: app, key: key, tokenURL: configuration.tokenURL, transport: transport, quotaGate: quotaGate,
             retryPolicy: configuration.retryPolicy, retriesThrottled: configuration.retriesThrottled,
             requestTimeout: configuration.requestTimeout,
-            renewalShare: configuration.tokenRenewalShare, runtime: runtime, logger: logger)
+            renewalShare: configuration.tokenRenewalShare, runtime: runtime, logger: logger, scope: configuration.scope)
         self.runner = PlayCallRunner(
             app: app, transport: transport, quotaGate: quotaGate, policy: configuration.retryPolicy,
             retriesThrottled: configuration.retriesThrottled, runtime: runtime, logger: logger)

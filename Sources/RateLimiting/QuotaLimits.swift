@@ -49,10 +49,12 @@ public struct QuotaLimits: Sendable, Hashable {
         .googleOrders: QuotaLimit(
             windows: [RateLimit(ordersPerMinute, per: .seconds(60))], dailyCap: developerApiPerDay),
         .googleOAuthToken: QuotaLimit(windows: [RateLimit(60, per: .seconds(60))]),
+        .googlePubSub: QuotaLimit(windows: [.perSecond(50)]),
         .appleRefundHistory: QuotaLimit(windows: [.perSecond(10)]),
         .appleNotificationHistory: QuotaLimit(windows: [.perSecond(50)]),
         .appleSubscriptionStatuses: QuotaLimit(windows: [.perSecond(50)]),
         .appleTransactionHistory: QuotaLimit(windows: [.perSecond(50)]),
+        .appleConsumption: QuotaLimit(windows: [.perSecond(50)]),
         .googleCloudStorage: QuotaLimit(windows: [.perSecond(10)]),
         .appleFinanceReports: QuotaLimit(windows: [RateLimit(3500, per: .seconds(3600))]),
     ])
@@ -65,6 +67,7 @@ public struct QuotaLimits: Sendable, Hashable {
     /// The APIs of Apple's App Store Server API.
     public static let appleAPIs: Set<StoreAPI> = [
         .appleRefundHistory, .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory,
+        .appleConsumption,
     ]
 
     /// These limits with every Apple API scaled to `factor` (windows and any daily cap).

@@ -14,6 +14,9 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// Purchases (which takes at most 60 of it a minute, so orders get 2940), and the Play Developer API's daily
     /// budget (200,000 by default).
     public static let googleOrders = StoreAPI(rawValue: "google.orders")
+    /// Cloud Pub/Sub `pull` and `acknowledge` on storerecon's own RTDN subscription: 50 per second (far below
+    /// Pub/Sub's own quotas).
+    public static let googlePubSub = StoreAPI(rawValue: "google.pubsub")
     /// Google's OAuth token endpoint (rarely called; limited so a bug cannot hammer it).
     public static let googleOAuthToken = StoreAPI(rawValue: "google.oauth")
     /// Apple Get Refund History v2: 10 per second.
@@ -24,6 +27,8 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     public static let appleSubscriptionStatuses = StoreAPI(rawValue: "apple.subscriptionstatuses")
     /// Apple Get Transaction History v2: 50 per second.
     public static let appleTransactionHistory = StoreAPI(rawValue: "apple.transactionhistory")
+    /// Apple Send Consumption Information v2 (answers to refund requests): 50 per second.
+    public static let appleConsumption = StoreAPI(rawValue: "apple.consumption")
 
     /// Google Cloud Storage JSON API (earnings reports: object listing and download): 10 per second.
     public static let googleCloudStorage = StoreAPI(rawValue: "google.storage")
@@ -35,8 +40,10 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// limits per second but enforces them "on an hourly basis" (`shared/stores.md`): there, pacing per second is
     /// courtesy, and a late arrival costs nothing.
     public var countsShortWindows: Bool {
-        ![.appleRefundHistory, .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory]
-            .contains(self)
+        ![
+            .appleRefundHistory, .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory,
+            .appleConsumption,
+        ].contains(self)
     }
 
     public var description: String { rawValue }

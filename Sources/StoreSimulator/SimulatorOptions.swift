@@ -56,6 +56,11 @@ public struct SimulatorOptions: Sendable {
     public var voidedPageTokenLifetimeSeconds: Int64?
     /// Google Orders API: answer 403 (the service account lacks the "View financial data" permission).
     public var ordersPermissionDenied = false
+    /// Cloud Pub/Sub: how long a delivered RTDN message waits for its acknowledgement before it is delivered again
+    /// (Pub/Sub's default: 10 s; 0 delivers every unacknowledged message on every pull).
+    public var pubsubAckDeadlineMillis: Int64 = 10_000
+    /// Cloud Pub/Sub: the first this many acknowledge calls are refused (403), the messages left unacknowledged.
+    public var pubsubAckRefusals = 0
     /// Key material; nil generates new keys at start.
     public var keys: SimulatorKeys?
 

@@ -142,6 +142,20 @@ public final class StoreSimulator: Sendable {
         state.scenario.subscriptionTruth(at: state.now, offset: offset, limit: limit == .max ? Int.max - offset : limit)
     }
 
+    /// Every consumption answer accepted so far (Send Consumption Information v2), with how often each
+    /// transaction was answered.
+    public func consumptionAnswers() -> [ConsumptionAnswer] { state.consumption.all }
+
+    /// Every `orders.reviewrefund` answer, the first body per order with the calls in all.
+    public func refundReviewAnswers() -> [RefundReviewAnswer] { state.reviews.all }
+
+    /// The RTDN pull subscription of a Google app (`projects/storesim/subscriptions/<app>-rtdn`), served at
+    /// ``baseURL``.
+    public func rtdnSubscription(app: String) -> String { PubSubSubscriptions.name(app: app) }
+
+    /// RTDN messages of a Google app not acknowledged yet.
+    public func unacknowledgedRTDN(app: String) -> Int { state.pubsub.unacknowledged(app: app) }
+
     // MARK: Quotas and faults
 
     /// Calls granted and refused per app and endpoint, with the most seen in any window.

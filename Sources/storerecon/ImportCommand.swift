@@ -7,7 +7,7 @@ struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Load data from the app backend.",
-        subcommands: [ImportSubscriptionsCommand.self, ImportPayoutsCommand.self]
+        subcommands: [ImportSubscriptionsCommand.self, ImportPayoutsCommand.self, ImportConsumptionCommand.self]
     )
 }
 

@@ -8,7 +8,7 @@ struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Reports for finance.",
-        subcommands: [ReportRefundsCommand.self, ReportTieOutCommand.self]
+        subcommands: [ReportRefundsCommand.self, ReportTieOutCommand.self, ReportRefundRequestsCommand.self]
     )
 }
 

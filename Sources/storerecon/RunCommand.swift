@@ -8,7 +8,7 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run scheduled work.",
-        subcommands: [RunNightlyCommand.self]
+        subcommands: [RunNightlyCommand.self, RunRefundRequestsCommand.self]
     )
 }
 
@@ -42,6 +42,11 @@ struct RunNightlyCommand: AsyncParsableCommand {
             let connection = try runtime.connect()
             try Migrator(connection: connection).verifyCurrent()
             try AppRegistry.sync(runtime.configuration, on: connection)
+            if !runtime.dryRun {
+                let retention = runtime.configuration.refundRequests.retention
+                let purged = try ConsumptionFactStore.purge(retention: retention, now: Date(), on: connection)
+                if purged > 0 { runtime.logger.info("purged \(purged) consumption facts older than \(retention)") }
+            }
             let concurrency =
                 try runtime.configuration.nightly.concurrency
                 ?? NightlyFleet.defaultConcurrency(

@@ -162,6 +162,12 @@ enum StatusTable {
                 "QUARANTINED \(open.job): \(open.rows) rows, last met \(StatusJSON.rfc3339(open.lastSeen))")
         }
         if let night = app.night { lines.append(night.line) }
+        if let requests = app.refundRequests {
+            lines.append(
+                "refund requests: \(requests.waiting) waiting"
+                    + (requests.nearestDeadline.map { ", nearest deadline \(StatusJSON.rfc3339($0))" } ?? "")
+                    + ", \(requests.missedLastDay) missed in the last day")
+        }
         if let tieOut = app.tieOut {
             lines.append(
                 "tie-out \(tieOut.month): \(tieOut.lines) lines, \(tieOut.differing) not matched "

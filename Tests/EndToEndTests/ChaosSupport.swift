@@ -289,13 +289,13 @@ enum Chaos {
                 #expect(
                     statistics.granted <= Int(quotas.appleRefundHistoryPerSecond * 3600), "\(label)",
                     sourceLocation: sourceLocation)
-            case .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory:
+            case .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory, .appleConsumption:
                 #expect(
                     statistics.granted <= Int(quotas.appleOtherPerSecond * 3600), "\(label)",
                     sourceLocation: sourceLocation)
             case .appleFinanceReports:
                 #expect(statistics.maxInAnyMinute <= 3500, "\(label)", sourceLocation: sourceLocation)
-            case .googleToken, .googleStorage:
+            case .googleToken, .googleStorage, .googlePubSub:
                 break
             }
         }

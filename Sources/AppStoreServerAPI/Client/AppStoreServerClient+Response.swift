@@ -36,6 +36,7 @@ extension AppStoreServerClient {
                 code: .invalidResponse, message: "answer of \(response.body.count) bytes exceeds \(maxBytes)",
                 app: app, request: request, httpStatus: response.status)
         }
+        if response.body.isEmpty, let empty = NoContent() as? Response { return empty }
         do {
             return try JSONDecoder().decode(Response.self, from: response.body)
         } catch {

@@ -17,9 +17,13 @@ public struct NotificationData: Decodable, Sendable, Hashable {
     public var signedRenewalInfo: String?
     /// The subscription's status, for subscription notifications.
     public var status: SubscriptionStatus?
+    /// `CONSUMPTION_REQUEST`: why the customer asked for a refund (`UNINTENDED_PURCHASE`, `FULFILLMENT_ISSUE`,
+    /// `UNSATISFIED_WITH_PURCHASE`, `LEGAL`, `OTHER`), raw.
+    public var consumptionRequestReason: String?
 
     enum CodingKeys: String, CodingKey {
         case environment, appAppleId, bundleId, bundleVersion, signedTransactionInfo, signedRenewalInfo, status
+        case consumptionRequestReason
     }
 
     /// Decodes leniently.
@@ -32,5 +36,6 @@ public struct NotificationData: Decodable, Sendable, Hashable {
         signedTransactionInfo = c.lenientString(.signedTransactionInfo)
         signedRenewalInfo = c.lenientString(.signedRenewalInfo)
         status = c.lenient(.status)
+        consumptionRequestReason = c.lenientString(.consumptionRequestReason)
     }
 }

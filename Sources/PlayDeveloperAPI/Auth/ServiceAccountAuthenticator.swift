@@ -49,6 +49,8 @@ public actor ServiceAccountAuthenticator {
     public static let androidPublisherScope = ServiceAccountAssertion.androidPublisherScope
     /// Cloud Storage, read only: the earnings reports in the developer account's bucket.
     public static let storageReadOnlyScope = "https://www.googleapis.com/auth/devstorage.read_only"
+    /// Cloud Pub/Sub's scope (pulling the RTDN subscription).
+    public static let pubsubScope = "https://www.googleapis.com/auth/pubsub"
 
     /// A valid access token: the cached one while more than the renewal share of its life is left, else a new one.
     /// - Throws: ``PlayAPIError`` (`.invalidGrant`, `.invalidClient`, `.tokenEndpoint`, `.signing`, `.transport`,

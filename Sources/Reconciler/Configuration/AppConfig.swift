@@ -52,12 +52,19 @@ public struct AppConfig: Decodable, Sendable, Equatable {
     public var connectPrivateKeyFile: String?
     /// Apple: App Store Connect API base URL (default `https://api.appstoreconnect.apple.com`).
     public var connectBaseURL: String?
+    /// Google: storerecon's own Pub/Sub pull subscription on the app's RTDN topic
+    /// (`projects/<project>/subscriptions/<name>`), for refund reviews; unset: Google's requests are not read.
+    public var rtdnSubscription: String?
+    /// Google: the Cloud Pub/Sub host (default `https://pubsub.googleapis.com`).
+    public var pubsubBaseURL: String?
+    /// How the stores' refund requests are answered (`run refund-requests`); `nil`: facts only (`data_only`).
+    public var refundRequests: RefundRequestRules?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, platform, bundleId, appAppleId, environment, issuerId, keyId, privateKeyFile, rootCertificates
         case baseURL, sandboxBaseURL, packageName, serviceAccountFile, tokenURL
         case earningsBucket, storageBaseURL, vendorNumber, connectIssuerId, connectKeyId, connectPrivateKeyFile
-        case connectBaseURL
+        case connectBaseURL, refundRequests, rtdnSubscription, pubsubBaseURL
     }
 
     public init(from decoder: any Decoder) throws {
@@ -84,6 +91,9 @@ public struct AppConfig: Decodable, Sendable, Equatable {
         connectKeyId = try container.decodeIfPresent(String.self, forKey: .connectKeyId)
         connectPrivateKeyFile = try container.decodeIfPresent(String.self, forKey: .connectPrivateKeyFile)
         connectBaseURL = try container.decodeIfPresent(String.self, forKey: .connectBaseURL)
+        refundRequests = try container.decodeIfPresent(RefundRequestRules.self, forKey: .refundRequests)
+        rtdnSubscription = try container.decodeIfPresent(String.self, forKey: .rtdnSubscription)
+        pubsubBaseURL = try container.decodeIfPresent(String.self, forKey: .pubsubBaseURL)
     }
 
     /// Whether `sync payouts` and `run nightly` fetch this app's financial reports.
@@ -95,6 +105,9 @@ public struct AppConfig: Decodable, Sendable, Equatable {
     public var storeAppId: String {
         (platform == .apple ? bundleId : packageName) ?? ""
     }
+
+    /// Google's Cloud Pub/Sub host.
+    public static let defaultPubSubBaseURL = URL(string: "https://pubsub.googleapis.com")!
 
     /// Apple environments in which signature checks may be turned off.
     public static let unverifiableEnvironments: Set<String> = ["xcode", "localtesting"]
@@ -131,11 +144,13 @@ public struct AppConfig: Decodable, Sendable, Equatable {
             if rootCertificates.isEmpty && !Self.unverifiableEnvironments.contains(environment) {
                 throw fail("rootCertificates", "at least one root certificate file is required to verify payloads")
             }
-            try forbid(packageName, "packageName")
-            try forbid(serviceAccountFile, "serviceAccountFile")
-            try forbid(tokenURL, "tokenURL")
-            try forbid(earningsBucket, "earningsBucket")
-            try forbid(storageBaseURL, "storageBaseURL")
+            for (value, key) in [
+                (packageName, "packageName"), (serviceAccountFile, "serviceAccountFile"), (tokenURL, "tokenURL"),
+                (earningsBucket, "earningsBucket"), (storageBaseURL, "storageBaseURL"),
+                (rtdnSubscription, "rtdnSubscription"), (pubsubBaseURL, "pubsubBaseURL"),
+            ] {
+                try forbid(value, key)
+            }
             if vendorNumber != nil {
                 try require(connectIssuerId, "connectIssuerId")
                 try require(connectKeyId, "connectKeyId")
@@ -144,14 +159,12 @@ public struct AppConfig: Decodable, Sendable, Equatable {
         case .google:
             try require(packageName, "packageName")
             try require(serviceAccountFile, "serviceAccountFile")
-            try forbid(bundleId, "bundleId")
-            try forbid(issuerId, "issuerId")
-            try forbid(keyId, "keyId")
-            try forbid(privateKeyFile, "privateKeyFile")
+            try Self.validateSubscription(rtdnSubscription, key: "\(path).rtdnSubscription")
             try forbid(appAppleId, "appAppleId")
-            try forbid(sandboxBaseURL, "sandboxBaseURL")
             for (value, key) in [
-                (vendorNumber, "vendorNumber"), (connectIssuerId, "connectIssuerId"), (connectKeyId, "connectKeyId"),
+                (bundleId, "bundleId"), (issuerId, "issuerId"), (keyId, "keyId"), (privateKeyFile, "privateKeyFile"),
+                (sandboxBaseURL, "sandboxBaseURL"), (vendorNumber, "vendorNumber"),
+                (connectIssuerId, "connectIssuerId"), (connectKeyId, "connectKeyId"),
                 (connectPrivateKeyFile, "connectPrivateKeyFile"), (connectBaseURL, "connectBaseURL"),
             ] {
                 try forbid(value, key)
@@ -159,10 +172,19 @@ public struct AppConfig: Decodable, Sendable, Equatable {
         }
         for (key, value) in [
             ("baseURL", baseURL), ("sandboxBaseURL", sandboxBaseURL), ("tokenURL", tokenURL),
-            ("storageBaseURL", storageBaseURL), ("connectBaseURL", connectBaseURL),
+            ("storageBaseURL", storageBaseURL), ("connectBaseURL", connectBaseURL), ("pubsubBaseURL", pubsubBaseURL),
         ] {
             if let value { try Self.validateStoreURL(value, key: "\(path).\(key)") }
         }
+    }
+
+    /// A Pub/Sub subscription is named `projects/<project>/subscriptions/<name>`.
+    static func validateSubscription(_ name: String?, key: String) throws {
+        guard let name else { return }
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "projects", parts[2] == "subscriptions", !parts[1].isEmpty,
+            !parts[3].isEmpty
+        else { throw ReconcilerError(.configuration, "\(key): expected projects/<project>/subscriptions/<name>") }
     }
 
     /// Store URLs must be https; plain http is allowed only on loopback (the simulator), so TLS checks can never

@@ -24,9 +24,11 @@ public struct Configuration: Decodable, Sendable, Equatable {
     public var status: StatusConfig
     /// How `run nightly` behaves when another host holds a job's lock.
     public var nightly: NightlyConfig
+    /// `refundRequests:` (the rules are per app; this holds what applies to all of them).
+    public var refundRequests = RefundRequestsConfig()
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case database, apps, limits, recheck, sync, products, reports, status, nightly
+        case database, apps, limits, recheck, sync, products, reports, status, nightly, refundRequests
     }
 
     public init(from decoder: any Decoder) throws {
@@ -41,6 +43,8 @@ public struct Configuration: Decodable, Sendable, Equatable {
         reports = try container.decodeIfPresent(ReportsConfig.self, forKey: .reports) ?? ReportsConfig()
         status = try container.decodeIfPresent(StatusConfig.self, forKey: .status) ?? StatusConfig()
         nightly = try container.decodeIfPresent(NightlyConfig.self, forKey: .nightly) ?? NightlyConfig()
+        refundRequests =
+            try container.decodeIfPresent(RefundRequestsConfig.self, forKey: .refundRequests) ?? RefundRequestsConfig()
     }
 
     /// The app with this id.

@@ -22,4 +22,18 @@ public enum StoreClients {
         return PlayDeveloperClient(
             app: app.id, key: key, configuration: configuration, transport: transport, quotaGate: gate, logger: logger)
     }
+
+    /// A client of the app's Cloud Pub/Sub host signed in with the Pub/Sub scope, for pulling `rtdnSubscription`.
+    public static func pubsub(for app: AppConfig, gate: any QuotaGate, logger: Logger) throws -> PlayDeveloperClient {
+        guard let file = app.serviceAccountFile else {
+            throw ReconcilerError(.configuration, "apps[\(app.id)].serviceAccountFile is not set")
+        }
+        let key = try ServiceAccountKey.load(fromFile: file, logger: logger)
+        var configuration = PlayDeveloperClient.Configuration(
+            baseURL: app.pubsubBaseURL.flatMap(URL.init(string:)) ?? AppConfig.defaultPubSubBaseURL)
+        configuration.scope = ServiceAccountAuthenticator.pubsubScope
+        if let token = app.tokenURL.flatMap(URL.init(string:)) { configuration.tokenURL = token }
+        return PlayDeveloperClient(
+            app: app.id, key: key, configuration: configuration, transport: transport, quotaGate: gate, logger: logger)
+    }
 }

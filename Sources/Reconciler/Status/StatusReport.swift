@@ -41,6 +41,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var night: Night?
         /// The newest month with a financial report loaded, tied out (`nil`: no report loaded).
         public var tieOut: TieOutStatus? = nil
+        /// The stores' refund requests (`run refund-requests`).
+        public var refundRequests: RefundRequestStatus? = nil
     }
 
     /// A job's checkpoint for an app.
@@ -186,6 +188,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
                     "\(app.id): \(open.rows) \(open.job) rows quarantined (the store sent rows that cannot be stored); "
                         + "see storerecon quarantine list --app \(app.id)")
             }
+            try gatherRefundRequests(into: &status, attention: &report.attention, now: Date(), on: connection)
             status.night = night(
                 of: status.lastRuns, jobs: NightlyPlan.jobs(for: app, configuration: configuration).map(\.name))
             if let late = lateNight(status.night, app: app.id, timeout: configuration.nightly.appTimeout, now: Date()) {

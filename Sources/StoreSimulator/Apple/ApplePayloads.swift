@@ -139,10 +139,16 @@ struct ApplePayloads {
         let plan = scenario.plans[index]
         let app = scenario.spec.apps[Int(plan.app)]
         let charge = Int(event.charge)
-        let refund: RefundRecord? =
+        var refund: RefundRecord? =
             event.kind == .refund || event.kind == .revoke
             ? scenario.refunds(ofPlan: index).lazy.map { scenario.refunds[Int($0)] }.first { Int($0.charge) == charge }
             : nil
+        if event.kind == .refund, refund == nil {
+            // The outcome of an answered refund request: a full refund at the notification's time.
+            refund = RefundRecord(
+                plan: event.plan, charge: event.charge, kind: .full, reason: 0, eventMillis: event.millis,
+                recordedMillis: event.millis)
+        }
         var json = JSONWriter(capacity: 2400)
         json.object { object in
             object.field("notificationType", event.kind.name)
@@ -161,6 +167,12 @@ struct ApplePayloads {
                 }
                 if !plan.isOneTime, let status = scenario.appleState(plan: index, at: event.millis) {
                     data.field("status", status.status)
+                }
+                if event.kind == .consumptionRequest {
+                    let reasons = [
+                        "UNINTENDED_PURCHASE", "FULFILLMENT_ISSUE", "UNSATISFIED_WITH_PURCHASE", "LEGAL", "OTHER",
+                    ]
+                    data.field("consumptionRequestReason", reasons[Int(event.plan) % reasons.count])
                 }
             }
             object.field("version", "2.0")

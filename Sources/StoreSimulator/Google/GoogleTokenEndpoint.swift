@@ -64,7 +64,10 @@ struct GoogleTokenEndpoint {
             return "Invalid JWT: Audience must be \(proxied ? "https://oauth2.googleapis.com/token" : state.tokenURL)."
         }
         let scopes = (jwt.string("scope") ?? "").split(separator: " ")
-        guard scopes.contains(Substring(Self.scope)) || scopes.contains(Substring(Self.storageScope)) else {
+        guard
+            scopes.contains(Substring(Self.scope)) || scopes.contains(Substring(Self.storageScope))
+                || scopes.contains("https://www.googleapis.com/auth/pubsub")
+        else {
             return "Invalid OAuth scope or ID token audience provided."
         }
         guard let issued = jwt.seconds("iat"), let expires = jwt.seconds("exp") else {

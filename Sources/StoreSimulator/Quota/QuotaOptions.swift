@@ -62,7 +62,7 @@ public struct QuotaOptions: Sendable, Equatable, Codable {
             return [QuotaRule(limit: limit, window: .rolling(millis: Int64(seconds * 1000)), name: name)]
         }
         switch endpoint {
-        case .googleToken, .googleStorage:
+        case .googleToken, .googleStorage, .googlePubSub:
             return []
         case .appleFinanceReports:
             return [QuotaRule(limit: 3500, window: .rolling(millis: 3_600_000), name: "Requests per hour")]
@@ -92,7 +92,7 @@ public struct QuotaOptions: Sendable, Equatable, Codable {
             ]
         case .appleRefundHistory:
             return apple(appleRefundHistoryPerSecond)
-        case .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory:
+        case .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory, .appleConsumption:
             return apple(appleOtherPerSecond)
         }
     }

@@ -5,6 +5,7 @@ struct NotificationEvent: Sendable, Equatable {
     enum Kind: UInt8, Sendable, CaseIterable {
         case subscribed, didRenew, didChangeRenewalPref, didChangeRenewalStatus, didFailToRenew
         case gracePeriodExpired, expired, refund, refundReversed, revoke, oneTimeCharge
+        case consumptionRequest, refundDeclined
 
         /// The JSON value.
         var name: String {
@@ -20,6 +21,8 @@ struct NotificationEvent: Sendable, Equatable {
             case .refundReversed: "REFUND_REVERSED"
             case .revoke: "REVOKE"
             case .oneTimeCharge: "ONE_TIME_CHARGE"
+            case .consumptionRequest: "CONSUMPTION_REQUEST"
+            case .refundDeclined: "REFUND_DECLINED"
             }
         }
     }

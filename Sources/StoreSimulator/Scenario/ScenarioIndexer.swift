@@ -44,12 +44,41 @@ struct ScenarioIndexer {
                 plan: plan, index: index, periods: periods, refunds: planRefunds, floor: floor,
                 into: &notifications[slot])
         }
+        appendConsumptionRequests(into: &notifications)
         for slot in notifications.indices {
             notifications[slot].sort { ($0.millis, $0.plan, $0.kind.rawValue) < ($1.millis, $1.plan, $1.kind.rawValue) }
         }
         return Scenario(
             spec: spec, plans: plans, refunds: refunds, refundsByPlan: byPlan, voidedOrder: voided,
             notifications: notifications)
+    }
+
+    /// `spec.consumptionRequests` refund requests on production Apple purchases picked by the seed, in the 12 hours
+    /// before the anchor (every tenth 13 hours before it), each about the charge current at that time.
+    private func appendConsumptionRequests(into notifications: inout [[NotificationEvent]]) {
+        guard spec.consumptionRequests > 0 else { return }
+        let salt = SplitMix64.mix(spec.seed, 0xC0_5E)
+        let candidates = plans.indices.filter { index in
+            spec.apps[Int(plans[index].app)].platform == .apple && !plans[index].flags.contains(.sandbox)
+        }.sorted { SplitMix64.mix(salt, UInt64($0)) < SplitMix64.mix(salt, UInt64($1)) }
+        let periodMillis = spec.products.map(\.periodMillis)
+        var made = 0
+        for index in candidates where made < spec.consumptionRequests {
+            let plan = plans[index]
+            let hoursBefore: Int64 = made % 10 == 9 ? 13 : Int64(made % 11) + 1
+            let millis = spec.anchorMillis - hoursBefore * 3_600_000 + Int64(made)
+            let periods = (periodMillis[Int(plan.product)], periodMillis[Int(plan.secondProduct)])
+            let charges =
+                plan.isOneTime
+                ? (plan.startMillis <= millis ? 1 : 0) : plan.visibleCharges(at: millis, periods: periods)
+            guard charges > 0 else { continue }
+            let slot = Scenario.notificationSlot(app: Int(plan.app), sandbox: false)
+            notifications[slot].append(
+                NotificationEvent(
+                    millis: millis, plan: Int32(index), charge: UInt16(charges - 1), kind: .consumptionRequest,
+                    subtype: .none))
+            made += 1
+        }
     }
 
     private func appendNotifications(

@@ -38,6 +38,12 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     /// the refunds of all of them, whose signed transactions share one `appTransactionId`, and whom the subscription
     /// export names by one `user_ref`. Nothing else about the scenario changes with it.
     public var appleCustomerPlans: Int
+    /// Apple `CONSUMPTION_REQUEST` notifications (refund requests) in all, on production purchases of the Apple
+    /// apps, in the 12 hours before the anchor; every tenth is 13 hours old (past Apple's answer window). Default 0.
+    public var consumptionRequests: Int
+    /// Google pending refund reviews (chargebacks) in all, on purchases of the Google apps, published to each app's
+    /// RTDN subscription in the 24 hours before the anchor (every tenth 25 hours before it). Default 0.
+    public var refundReviews: Int
     /// The apps.
     public var apps: [SimulatedApp]
     /// The products.
@@ -65,6 +71,8 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         self.maxRefundsPerPurchase = maxRefundsPerPurchase
         self.renewalVoidShare = renewalVoidShare
         appleCustomerPlans = 1
+        consumptionRequests = 0
+        refundReviews = 0
         self.apps = apps
         self.products = products
     }
@@ -72,7 +80,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case seed, anchorMillis, subscriptions, oneTimePurchases, refunds, historyDays, futureDays, oneTimeDays
         case sandboxShare, lateVoidShare, maxRefundsPerPurchase, renewalVoidShare, apps, products
-        case appleCustomerPlans
+        case appleCustomerPlans, consumptionRequests, refundReviews
     }
 
     /// Decodes a spec; missing keys take the defaults.
@@ -97,5 +105,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
                 ?? SimulatedProduct.defaults
         )
         appleCustomerPlans = max(1, try container.decodeIfPresent(Int.self, forKey: .appleCustomerPlans) ?? 1)
+        consumptionRequests = max(0, try container.decodeIfPresent(Int.self, forKey: .consumptionRequests) ?? 0)
+        refundReviews = max(0, try container.decodeIfPresent(Int.self, forKey: .refundReviews) ?? 0)
     }
 }

@@ -16,6 +16,10 @@ public enum SimulatorEndpoint: String, Sendable, CaseIterable, Codable, Comparab
     case appleSubscriptionStatuses
     /// Apple Get Transaction History v2.
     case appleTransactionHistory
+    /// Cloud Pub/Sub `pull` and `acknowledge` (the RTDN subscriptions).
+    case googlePubSub
+    /// Apple Send Consumption Information v2.
+    case appleConsumption
     /// Google Cloud Storage JSON API: the earnings reports' listing and downloads.
     case googleStorage
     /// App Store Connect API `financeReports`.

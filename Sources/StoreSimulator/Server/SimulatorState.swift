@@ -16,6 +16,12 @@ final class SimulatorState: Sendable {
     let keys: SimulatorKeys
     let signer: JWSSigner
     let pageTokens: PageToken
+    /// What Send Consumption Information was sent.
+    let consumption = ConsumptionAnswers()
+    /// The RTDN pull subscriptions.
+    let pubsub: PubSubSubscriptions
+    /// What `orders.reviewrefund` was sent.
+    let reviews = RefundReviewAnswers()
     private let accessTokens = Mutex<[String: AccessGrant]>([:])
     private let issued = Atomic<UInt64>(0)
     private let origin = Mutex<String>("http://127.0.0.1")
@@ -35,6 +41,9 @@ final class SimulatorState: Sendable {
         self.pageTokens = PageToken(seed: options.scenario.seed)
         self.quotaOptions = Mutex(options.quotas)
         self.latencyOption = Mutex(options.latency)
+        self.pubsub = PubSubSubscriptions(
+            scenario: scenario, ackDeadlineMillis: options.pubsubAckDeadlineMillis,
+            ackRefusals: options.pubsubAckRefusals)
     }
 
     /// The simulator's now (ms).

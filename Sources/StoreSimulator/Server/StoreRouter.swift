@@ -29,6 +29,7 @@ struct StoreRouter {
         {
             return await routeGoogle(request, packageName: path[3], rest: Array(path[4...]))
         }
+        if let reply = await routeRefundReviews(request, path: path) { return reply }
         if path.count >= 5, path[0] == "storage", path[1] == "v1", path[2] == "b", path[4] == "o",
             request.method == "GET"
         {
@@ -133,6 +134,9 @@ struct StoreRouter {
         case ("GET", 4, "v2", "history"):
             endpoint = .appleTransactionHistory
             transactionId = path[3]
+        case ("PUT", 5, "v2", "transactions") where path[3] == "consumption":
+            endpoint = .appleConsumption
+            transactionId = path[4]
         default:
             return StoreReply(status: 404, body: "Not Found\n", contentType: "text/plain")
         }
@@ -156,6 +160,9 @@ struct StoreRouter {
             case .appleSubscriptionStatuses:
                 return SubscriptionStatusesEndpoint(state: state).handle(
                     request, app: app, sandbox: sandbox, transactionId: transactionId, faults: faults)
+            case .appleConsumption:
+                return ConsumptionEndpoint(state: state).handle(
+                    request, app: app, sandbox: sandbox, transactionId: transactionId)
             default:
                 return TransactionHistoryEndpoint(state: state).handle(
                     request, app: app, sandbox: sandbox, transactionId: transactionId, faults: faults)
@@ -165,7 +172,7 @@ struct StoreRouter {
 
     /// The common steps. `authorize` names the quota counter or answers with a refusal (and says whether the
     /// endpoint is Apple's, for the error shapes); `answer` makes the reply.
-    private func serve(
+    func serve(
         _ endpoint: SimulatorEndpoint, _ request: StoreRequest,
         authorize: (Set<FaultKind>) -> (QuotaLedger.Key?, StoreReply?, Bool),
         answer: (Set<FaultKind>, QuotaLedger.Key) -> StoreReply

@@ -1,0 +1,120 @@
+import Foundation
+import Postgres
+
+/// `storerecon import consumption FILE.csv`: the app backend's facts, all or nothing. Every bad line is reported with
+/// its number; with any bad line nothing is written. A purchase's newest `as_of` wins, in the file and against
+/// what is stored.
+public struct ConsumptionImporter {
+    /// What an import did.
+    public struct Report: Sendable, Equatable {
+        /// Data rows read.
+        public var rowsRead = 0
+        /// The bad lines (every one).
+        public var badLines: [ConsumptionImportError] = []
+        /// Facts written (new, or newer than the stored ones).
+        public var written = 0
+    }
+
+    private let connection: PostgresConnection
+
+    /// Creates an importer on `connection`.
+    public init(connection: PostgresConnection) { self.connection = connection }
+
+    /// Reads and stores a file.
+    /// - Throws: `ReconcilerError` (`.input`) when the file cannot be read or its header is wrong.
+    public func importFile(path: String, dryRun: Bool) throws -> Report {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ReconcilerError(.input, "\(path): cannot open the file")
+        }
+        defer { try? handle.close() }
+        var reader = CSVReader(fileHandle: handle)
+        return try importRecords(from: &reader, source: path, dryRun: dryRun)
+    }
+
+    /// Reads and stores from a reader.
+    public func importRecords(from reader: inout CSVReader, source: String, dryRun: Bool) throws -> Report {
+        var report = Report()
+        var newest: [String: ConsumptionFactRow] = [:]
+        do {
+            guard let header = try reader.next() else { throw ReconcilerError(.input, "\(source): the file is empty") }
+            let positions = try ConsumptionFactRow.positions(header.fields)
+            while true {
+                let record: CSVReader.Record?
+                do {
+                    record = try reader.next()
+                } catch let malformed as CSVReader.Malformed {
+                    report.badLines.append(ConsumptionImportError(line: malformed.line, reason: malformed.reason))
+                    break
+                }
+                guard let record else { break }
+                report.rowsRead += 1
+                do {
+                    let row = try ConsumptionFactRow(fields: record.fields, positions: positions, line: record.line)
+                    let key = "\(row.platform.rawValue) \(row.purchaseId)"
+                    if let kept = newest[key], kept.facts.asOf > row.facts.asOf { continue }
+                    newest[key] = row
+                } catch {
+                    report.badLines.append(error)
+                }
+            }
+        } catch let error as ConsumptionImportError {
+            throw ReconcilerError(.input, "\(source): \(error)")
+        } catch let malformed as CSVReader.Malformed {
+            throw ReconcilerError(.input, "\(source): line \(malformed.line): \(malformed.reason)")
+        }
+        guard report.badLines.isEmpty, !dryRun, !newest.isEmpty else { return report }
+        let rows = newest.values.sorted {
+            ($0.platform.rawValue, $0.purchaseId) < ($1.platform.rawValue, $1.purchaseId)
+        }
+        report.written = try connection.transaction { connection in
+            try ConsumptionFactStore.upsert(rows, on: connection)
+        }
+        return report
+    }
+}
+
+/// The owner of `consumption_fact`.
+public enum ConsumptionFactStore {
+    /// Writes facts; a stored fact newer than the one given is kept. Returns the rows written.
+    public static func upsert(_ rows: [ConsumptionFactRow], on connection: PostgresConnection) throws -> Int {
+        try connection.execute(
+            """
+            INSERT INTO consumption_fact AS f (platform, purchase_id, customer_consented, delivery_status,
+                                               consumption_milli, sample_content_provided, as_of)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::int[], $6::boolean[],
+                                 $7::timestamptz[])
+            ON CONFLICT (platform, purchase_id) DO UPDATE SET
+                customer_consented = EXCLUDED.customer_consented, delivery_status = EXCLUDED.delivery_status,
+                consumption_milli = EXCLUDED.consumption_milli,
+                sample_content_provided = EXCLUDED.sample_content_provided, as_of = EXCLUDED.as_of, loaded_at = now()
+            WHERE EXCLUDED.as_of >= f.as_of
+            """,
+            [
+                PostgresArray(rows.map(\.platform.rawValue)), PostgresArray(rows.map(\.purchaseId)),
+                PostgresArray(rows.map(\.facts.customerConsented)),
+                PostgresArray(rows.map(\.facts.deliveryStatus.rawValue)),
+                PostgresArray(rows.map(\.facts.consumptionMilli)),
+                PostgresArray(rows.map(\.facts.sampleContentProvided)), PostgresArray(rows.map(\.facts.asOf)),
+            ])
+    }
+
+    /// The facts for a purchase, by any of its ids (the first id given that has facts wins).
+    public static func facts(
+        platform: RequestingStore, ids: [String], on connection: PostgresConnection
+    ) throws -> ConsumptionFacts? {
+        let rows = try connection.query(
+            """
+            SELECT purchase_id, customer_consented, delivery_status, consumption_milli, sample_content_provided, as_of
+            FROM consumption_fact WHERE platform = $1 AND purchase_id = ANY($2::text[])
+            """, [platform.rawValue, PostgresTextArray(ids)])
+        var found: [String: ConsumptionFacts] = [:]
+        for row in rows {
+            guard let delivery = DeliveryStatus(rawValue: try row.decode("delivery_status")) else { continue }
+            found[try row.decode("purchase_id")] = ConsumptionFacts(
+                customerConsented: try row.decode("customer_consented"), deliveryStatus: delivery,
+                consumptionMilli: try row.decodeIfPresent("consumption_milli"),
+                sampleContentProvided: try row.decode("sample_content_provided"), asOf: try row.decode("as_of"))
+        }
+        return ids.lazy.compactMap { found[$0] }.first
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import PlayDeveloperAPI
+import Postgres
+import RateLimiting
+
+/// `storerecon run refund-requests` for a Google app: pulls storerecon's own Pub/Sub subscription on the app's RTDN
+/// topic (`rtdnSubscription`), stores every message, then acknowledges it; a `pendingRefundReviewNotification` is a
+/// request, decided by the app's rules and answered with `orders.reviewrefund` before its 24-hour deadline.
+///
+/// Delivery is at least once: a message is stored by its message id (and a review by its token) before it is
+/// acknowledged, so a redelivered or duplicated message, or one delivered again because the run stopped between
+/// storing and acknowledging, is the same request, answered at most once.
+public struct GoogleRefundRequests: Sendable {
+    /// Messages asked for per pull.
+    static let pullSize = 100
+    /// Pulls per run at most (a backlog is read over several runs).
+    static let maxPulls = 200
+
+    let app: AppConfig
+    let play: PlayDeveloperClient
+    let pubsub: PlayDeveloperClient
+    let requests: RefundRequestStore
+    let decider: RefundRequestDecider
+
+    /// Creates the job for one Google app: `play` answers, `pubsub` reads the subscription.
+    public init(app: AppConfig, play: PlayDeveloperClient, pubsub: PlayDeveloperClient) {
+        self.app = app
+        self.play = play
+        self.pubsub = pubsub
+        requests = RefundRequestStore(appId: app.id)
+        decider = RefundRequestDecider(rules: app.refundRequests ?? RefundRequestRules())
+    }
+
+    /// Runs the job: pull and store, then decide and answer.
+    /// - Throws: `QuotaError`, `PlayAPIError`, `PostgresError`, or `ReconcilerError` when Google refused answers.
+    public func run(in environment: JobEnvironment) async throws {
+        if !environment.dryRun {
+            let interrupted = try requests.closeInterrupted(on: environment.connection)
+            if interrupted > 0 {
+                environment.logger.error(
+                    "\(interrupted) answers were being sent when a run stopped; recorded failed (interrupted), not resent"
+                )
+            }
+        }
+        if let subscription = app.rtdnSubscription {
+            try await pullAll(subscription, in: environment)
+        } else {
+            environment.logger.warning(
+                "apps[\(app.id)].rtdnSubscription is not set: Google's refund reviews are not read")
+        }
+        try await answerer.answerOpen(in: environment)
+        let refused = environment.counters["answers_failed"]
+        if refused > 0 {
+            throw ReconcilerError(.failed, "Google refused \(refused) answers (see the lines above; recorded failed)")
+        }
+    }
+
+    /// Pulls until the subscription is empty: each batch is stored in one transaction, then acknowledged. A dry run
+    /// acknowledges nothing (the messages are delivered again after their ack deadline).
+    func pullAll(_ subscription: String, in environment: JobEnvironment) async throws {
+        let packageName = app.packageName ?? ""
+        for _ in 0..<Self.maxPulls {
+            try environment.checkShutdown()
+            let received = try await pubsub.pull(subscription: subscription, maxMessages: Self.pullSize)
+            guard !received.isEmpty else { return }
+            environment.counters.add("messages", received.count)
+            let messages = received.map {
+                RTDNMessage(
+                    messageId: $0.message.messageId, data: $0.message.data, publishTime: $0.message.publishTime,
+                    packageName: packageName)
+            }
+            if environment.dryRun { return }
+            try environment.connection.transaction { connection in
+                for message in messages {
+                    try RTDNMessageStore.insert(message, app: app.id, on: connection)
+                    if let request = message.request,
+                        try requests.insert(request, runId: environment.runId, on: connection)
+                    {
+                        environment.counters.add("requests_new")
+                    }
+                }
+            }
+            try await pubsub.acknowledge(subscription: subscription, ackIds: received.map(\.ackId))
+        }
+    }
+
+    /// The shared decide-and-send loop, sending with `orders.reviewrefund`.
+    var answerer: RefundRequestAnswerer {
+        let (play, packageName) = (play, app.packageName ?? "")
+        return RefundRequestAnswerer(requests: requests, decider: decider) { json, open in
+            do {
+                try await play.reviewRefund(packageName: packageName, orderId: open.request.transactionId, body: json)
+                return .answered
+            } catch let error as PlayAPIError where Self.isRefusal(error) {
+                return .refused(code: error.googleStatus ?? "http_\(error.httpStatus ?? 0)", message: error.message)
+            }
+        }
+    }
+
+    /// A 400, 404 or 409: Google read the answer and refused it.
+    static func isRefusal(_ error: PlayAPIError) -> Bool {
+        [400, 404, 409, 412].contains(error.httpStatus ?? 0)
+    }
+}
+
+/// The owner of `rtdn_message`.
+enum RTDNMessageStore {
+    /// Stores a message once (a redelivery is the same row).
+    static func insert(_ message: RTDNMessage, app: String, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO rtdn_message (app_id, message_id, publish_time, kind, notification, handled_at)
+            VALUES ($1, $2, $3, $4, $5::jsonb, now())
+            ON CONFLICT (app_id, message_id) DO NOTHING
+            """,
+            [
+                app, message.messageId, message.publishTime, message.kind.rawValue,
+                PostgresJSON(data: message.notification),
+            ])
+    }
+}

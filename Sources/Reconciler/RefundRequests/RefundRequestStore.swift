@@ -1,0 +1,195 @@
+import Foundation
+import Postgres
+
+/// A refund request as first seen: what the store's notification says.
+public struct NewRefundRequest: Sendable, Equatable {
+    /// Which store asked.
+    public var store: RequestingStore
+    /// Apple `notificationUUID` / Google Pub/Sub `messageId`.
+    public var requestId: String
+    /// Apple transactionId / Google orderId.
+    public var transactionId: String
+    /// Apple originalTransactionId / Google purchaseToken.
+    public var originalId: String?
+    /// The product id.
+    public var productId: String?
+    /// Apple's `type` as sent; Google `subscription` or `one_time`.
+    public var productType: String?
+    /// Alpha-2 country of the purchase.
+    public var country: String?
+    /// Whether the transaction is family-shared.
+    public var familyShared: Bool
+    /// Why the customer asked, raw.
+    public var reason: String?
+    /// Google's `pendingRefundToken`.
+    public var pendingToken: String?
+    /// When the store asked.
+    public var receivedAt: Date
+    /// When the transaction was bought.
+    public var purchasedAt: Date?
+    /// When the customer first bought (Apple originalPurchaseDate).
+    public var firstPurchasedAt: Date?
+    /// Subscriptions: the end of the period.
+    public var expiresAt: Date?
+
+    /// When the store stops waiting.
+    public var deadline: Date { receivedAt.addingTimeInterval(store.answerWindow) }
+}
+
+/// A request still open (undecided, or decided `no_facts` / `no_consent` before its deadline).
+public struct OpenRefundRequest: Sendable, Equatable {
+    /// `refund_request.id`.
+    public var id: Int64
+    /// The request.
+    public var request: NewRefundRequest
+    /// When the store stops waiting.
+    public var deadline: Date
+}
+
+/// The owner of `refund_request`: every statement on it is here.
+public struct RefundRequestStore: Sendable {
+    /// The app.
+    public let appId: String
+
+    /// Creates the store of one app's requests.
+    public init(appId: String) { self.appId = appId }
+
+    /// Records a request once (a request seen again is left as it is). Returns whether it was new.
+    @discardableResult
+    public func insert(_ request: NewRefundRequest, runId: Int64?, on connection: PostgresConnection) throws -> Bool {
+        try connection.execute(
+            """
+            INSERT INTO refund_request (app_id, store, request_id, transaction_id, original_id, product_id,
+                product_type, country, family_shared, reason, pending_token, received_at, deadline, purchased_at,
+                first_purchased_at, expires_at, first_seen_run)
+            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17
+            -- Google: the same review published again under another message id is the same request.
+            WHERE $11::text IS NULL OR NOT EXISTS (
+                SELECT 1 FROM refund_request
+                WHERE app_id = $1 AND store = $2 AND transaction_id = $4 AND pending_token = $11)
+            ON CONFLICT (app_id, store, request_id) DO NOTHING
+            """,
+            [
+                appId, request.store.rawValue, request.requestId, request.transactionId, request.originalId,
+                request.productId, request.productType, request.country, request.familyShared, request.reason,
+                request.pendingToken, request.receivedAt, request.deadline, request.purchasedAt,
+                request.firstPurchasedAt, request.expiresAt, runId,
+            ]) == 1
+    }
+
+    /// A send that began and never recorded its end (the process died in between) is recorded `failed`
+    /// (`interrupted`), never sent again. Runs of one app hold its job lock, so no send of another run is in flight.
+    public func closeInterrupted(on connection: PostgresConnection) throws -> Int {
+        try connection.execute(
+            """
+            UPDATE refund_request SET answer = 'failed', error_code = 'interrupted', answered_at = now()
+            WHERE app_id = $1 AND sending_since IS NOT NULL AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
+            """, [appId])
+    }
+
+    /// The open requests, nearest deadline first: undecided ones, and `no_facts` / `no_consent` ones before their
+    /// deadline (past it they stay what they were).
+    public func open(limit: Int, now: Date, on connection: PostgresConnection) throws -> [OpenRefundRequest] {
+        try connection.query(
+            """
+            SELECT id, store, request_id, transaction_id, original_id, product_id, product_type, country,
+                   family_shared, reason, pending_token, received_at, deadline, purchased_at, first_purchased_at,
+                   expires_at
+            FROM refund_request
+            WHERE app_id = $1 AND sending_since IS NULL
+              AND (answer IS NULL OR (answer IN ('no_facts', 'no_consent') AND deadline > $3))
+            ORDER BY deadline, id LIMIT $2
+            """, [appId, limit, now]
+        ).map { row in
+            let request = NewRefundRequest(
+                store: RefundRequestStore.storeValue(try row.decode("store")), requestId: try row.decode("request_id"),
+                transactionId: try row.decode("transaction_id"), originalId: try row.decodeIfPresent("original_id"),
+                productId: try row.decodeIfPresent("product_id"), productType: try row.decodeIfPresent("product_type"),
+                country: try row.decodeIfPresent("country"), familyShared: try row.decode("family_shared"),
+                reason: try row.decodeIfPresent("reason"), pendingToken: try row.decodeIfPresent("pending_token"),
+                receivedAt: try row.decode("received_at"), purchasedAt: try row.decodeIfPresent("purchased_at"),
+                firstPurchasedAt: try row.decodeIfPresent("first_purchased_at"),
+                expiresAt: try row.decodeIfPresent("expires_at"))
+            return OpenRefundRequest(id: try row.decode("id"), request: request, deadline: try row.decode("deadline"))
+        }
+    }
+
+    private static func storeValue(_ text: String) -> RequestingStore { RequestingStore(rawValue: text) ?? .apple }
+
+    /// Records a verdict that sends nothing (`missed`, `no_facts`, `no_consent`, `not_supported`, or a `no_answer`
+    /// rule with the answer still open).
+    public func record(
+        _ verdict: RefundRequestVerdict, facts: Data?, id: Int64, on connection: PostgresConnection
+    ) throws {
+        try connection.execute(
+            """
+            UPDATE refund_request SET answer = $2, rule = $3, preference = $4, facts = $5::jsonb,
+                   answered_at = CASE WHEN $2::text IS NULL THEN NULL ELSE now() END
+            WHERE id = $1 AND sending_since IS NULL
+            """,
+            [id, verdict.answer?.rawValue, verdict.rule, verdict.preference?.rawValue, facts.map(PostgresJSON.init)])
+    }
+
+    /// Claims a request for sending: the rule, facts and body are committed before the call, with `sending_since`,
+    /// so that a crash after the call can never lead to a second one. Returns false when another run has it.
+    public func claim(
+        _ verdict: RefundRequestVerdict, facts: Data, body: Data, id: Int64, on connection: PostgresConnection
+    ) throws -> Bool {
+        try connection.execute(
+            """
+            UPDATE refund_request SET sending_since = now(), rule = $2, preference = $3, facts = $4::jsonb,
+                   body_sent = $5::jsonb
+            WHERE id = $1 AND sending_since IS NULL AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
+            """,
+            [id, verdict.rule, verdict.preference?.rawValue, PostgresJSON(data: facts), PostgresJSON(data: body)])
+            == 1
+    }
+
+    /// Records what the store said to a claimed send: `answered`, or `failed` with its error code.
+    public func finish(
+        id: Int64, answer: RefundRequestAnswer, errorCode: String?, on connection: PostgresConnection
+    ) throws {
+        try connection.execute(
+            """
+            UPDATE refund_request SET answer = $2, error_code = $3, answered_at = now(),
+                   decision = CASE WHEN $2 = 'answered' THEN COALESCE(decision, 'pending') ELSE decision END
+            WHERE id = $1
+            """, [id, answer.rawValue, errorCode])
+    }
+
+    /// Releases a claim whose call never reached the store (quota, an outage): the next run sends it.
+    public func release(id: Int64, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            UPDATE refund_request SET sending_since = NULL, body_sent = NULL
+            WHERE id = $1 AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
+            """, [id])
+    }
+
+    /// Joins the store's outcome to the requests about `transactionId`.
+    @discardableResult
+    public func recordOutcome(
+        transactionId: String, decision: RefundRequestDecision, revocationType: String?, revocationMilli: Int?,
+        at: Date, on connection: PostgresConnection
+    ) throws -> Int {
+        try connection.execute(
+            """
+            UPDATE refund_request SET decision = $3, decided_at = $4, revocation_type = $5, revocation_milli = $6
+            WHERE app_id = $1 AND transaction_id = $2 AND received_at <= $4
+              AND (decision IS NULL OR decision = 'pending' OR decided_at < $4)
+            """, [appId, transactionId, decision.rawValue, at, revocationType, revocationMilli])
+    }
+
+    /// Earlier refunds of the customer (`original_id`) in the ledger, other than the transaction asked about.
+    public func priorRefunds(originalId: String?, transactionId: String, on connection: PostgresConnection) throws
+        -> Int
+    {
+        guard let originalId else { return 0 }
+        let rows = try connection.query(
+            """
+            SELECT count(*)::int AS n FROM refund
+            WHERE app_id = $1 AND original_id = $2 AND order_id <> $3 AND reversed_at IS NULL
+            """, [appId, originalId, transactionId])
+        return try rows[0].decode("n")
+    }
+}

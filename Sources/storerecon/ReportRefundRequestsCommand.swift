@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import Reconciler
+import Reports
+
+/// `storerecon report refund-requests --from DATE --to DATE [--by ...] [--detail] [--format table|csv|json]`.
+struct ReportRefundRequestsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refund-requests",
+        abstract: "The stores' refund requests over a date range, grouped or one row per request. Never writes.",
+        discussion: """
+            Requests received from --from to --to inclusive (UTC days). Grouped: requests, answered (in time), \
+            missed, no_facts, no_consent, not_supported, failed (the store refused the body), open (not decided \
+            yet), and what the stores decided (refunded, declined, pending); the totals line is the sum of the \
+            groups. --detail: one row per request with its store, app, request id, transaction or order id, \
+            product, country, received time and deadline, rule, preference sent, answer and decision.
+            Example: storerecon report refund-requests --from 2026-07-01 --to 2026-07-31 --by platform,rule --format csv
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(name: .long, help: "First day (YYYY-MM-DD, UTC), inclusive.")
+    var from: String
+
+    @Option(name: .long, help: "Last day (YYYY-MM-DD, UTC), inclusive.")
+    var to: String
+
+    @Option(
+        name: .long,
+        help: "Group by any of app, platform, rule, product, country, outcome (comma-separated; default platform).")
+    var by: String?
+
+    @Flag(name: .long, help: "One row per request instead of groups (not with --by).")
+    var detail = false
+
+    @Option(name: .long, help: "table, csv or json.")
+    var format: String = "table"
+
+    func run() async throws {
+        try await CommandRuntime.run(options, command: "report") { runtime in
+            guard let start = Self.day(from), let last = Self.day(to), start <= last else {
+                throw ReconcilerError(.usage, "--from and --to: expected days YYYY-MM-DD, --from not after --to")
+            }
+            let end = last.addingTimeInterval(86_400)
+            if detail, by != nil { throw ReconcilerError(.usage, "--detail cannot be grouped with --by") }
+            var dimensions: [RefundRequestReport.Dimension] = []
+            for name in (by ?? "platform").split(separator: ",") {
+                guard let dimension = RefundRequestReport.Dimension(rawValue: String(name)) else {
+                    throw ReconcilerError(
+                        .usage, "--by \(name): expected app, platform, rule, product, country or outcome")
+                }
+                dimensions.append(dimension)
+            }
+            guard ["table", "csv", "json"].contains(format) else {
+                throw ReconcilerError(.usage, "--format: expected table, csv or json")
+            }
+            let connection = try runtime.connect()
+            defer { connection.close() }
+            let text =
+                detail
+                ? try RefundRequestReport.renderDetail(
+                    RefundRequestReport.detail(from: start, to: end, on: connection), format: format)
+                : try RefundRequestReport.gather(from: start, to: end, by: dimensions, on: connection).render(format)
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+    }
+
+    /// Midnight UTC of a `YYYY-MM-DD` day.
+    static func day(_ text: String) -> Date? {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, text.count == 10 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let components = DateComponents(year: parts[0], month: parts[1], day: parts[2])
+        guard components.isValidDate(in: calendar) else { return nil }
+        return calendar.date(from: components)
+    }
+}
