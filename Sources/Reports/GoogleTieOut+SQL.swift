@@ -3,8 +3,9 @@ import Foundation
 extension GoogleTieOut {
     /// The two sides joined by order, in order id order. The ledger's side is the refund report's entries of the
     /// store month (`$1` ... `$7`), so both print one figure; `$8` the app, `$9` the month, `$10` the next month,
-    /// `$11` the month's last day (US Pacific). Report-only orders carry what their cause needs: the latest day the
-    /// ledger refunded them in any month, and whether storerecon read them from the Orders API.
+    /// `$11` the month's last day (US Pacific; every entry is before its end, so one from its start on is of that
+    /// day). Report-only orders carry what their cause needs: the latest day the ledger refunded them in any month,
+    /// and whether storerecon read them from the Orders API.
     static let query = """
         \(RefundReport.roundedEntries(.event)), ledger AS (
             SELECT order_id, min(coalesce(product_id, '')) AS product, min(coalesce(buyer_country, '')) AS country,
@@ -13,8 +14,8 @@ extension GoogleTieOut {
                    CASE WHEN count(*) FILTER (WHERE gross IS NULL) = 0
                         THEN trunc(sum(gross - coalesce(tax, 0)))::text END AS nanos,
                    trunc(coalesce(sum(gross - coalesce(tax, 0))
-                       FILTER (WHERE (booked_at AT TIME ZONE $3)::date = $11::date), 0))::text AS last_day_nanos,
-                   bool_or((booked_at AT TIME ZONE $3)::date = $11::date) AS last_day
+                       FILTER (WHERE booked_at >= ($11::date::timestamp AT TIME ZONE $3)), 0))::text AS last_day_nanos,
+                   bool_or(booked_at >= ($11::date::timestamp AT TIME ZONE $3)) AS last_day
             FROM rounded
             WHERE platform = 'google' AND \(RefundReport.moves)
             GROUP BY order_id

@@ -32,7 +32,8 @@ extension TieOutReport {
             + "td,th{border:1px solid #999;padding:2px 6px;text-align:left;white-space:nowrap}"
             + "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}.missing{color:#a00}"
             + "@media print{body{margin:0}}"
-        return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Refund tie-out \(Self.escape(month))</title>"
+        return
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Refund tie-out \(Self.escape(month))</title>"
             + "<style>\(style)</style></head><body>\n\(body)</body></html>\n"
     }
 

@@ -115,16 +115,22 @@ extension TieOutReport {
     /// What follows the table's lines: apps without a report, totals, totals by cause, payout costs, legend.
     func tableTail() -> String {
         var text = missingReports.map { "no financial report loaded for \($0) in \(month)\n" }.joined()
-        text += "\nTotals\n" + TextColumns.align(
-            [Self.totalColumns] + totals.map(Self.cells), right: Self.rightAligned(Self.totalColumns))
-        text += "\nBy cause\n" + TextColumns.align(
-            [Self.causeColumns] + causeTotals.map(Self.cells), right: Self.rightAligned(Self.causeColumns))
+        text +=
+            "\nTotals\n"
+            + TextColumns.align(
+                [Self.totalColumns] + totals.map(Self.cells), right: Self.rightAligned(Self.totalColumns))
+        text +=
+            "\nBy cause\n"
+            + TextColumns.align(
+                [Self.causeColumns] + causeTotals.map(Self.cells), right: Self.rightAligned(Self.causeColumns))
         if !payoutCosts.isEmpty {
             text += "\nRefunds' cost in payouts (in each report's merchant currency)\n"
             text += TextColumns.align(
                 [Self.costColumns] + payoutCosts.map(Self.cells), right: Self.rightAligned(Self.costColumns))
         }
-        text += "\nLegend\n" + TextColumns.align([["kind", "name", "meaning"]] + TieOut.legend.map { [$0.kind, $0.name, $0.meaning] })
+        text +=
+            "\nLegend\n"
+            + TextColumns.align([["kind", "name", "meaning"]] + TieOut.legend.map { [$0.kind, $0.name, $0.meaning] })
         return text
     }
 

@@ -165,7 +165,9 @@ extension ReportRefundsCommand {
     func range() throws -> (String, String) {
         if storePeriods, month == nil { throw ReportError("--store-periods needs --month YYYY-MM") }
         if let month {
-            guard from == nil, to == nil else { throw ReportError("--month replaces --from and --to: give one or the other") }
+            guard from == nil, to == nil else {
+                throw ReportError("--month replaces --from and --to: give one or the other")
+            }
             try StorePeriods.validate(month: month)
             let bounds = StorePeriods.calendarBounds(month)
             return (bounds.first, bounds.last)

@@ -59,7 +59,9 @@ struct TieOutMonthCloseTests {
         let report = try TieOutReport.run(
             month: month, apps: ["droid": "google", "ios": "apple"], detail: true, on: ledger.connection)
         return Dictionary(
-            uniqueKeysWithValues: report.lines.map { ($0.orderId.isEmpty ? "\($0.product)/\($0.country)" : $0.orderId, $0) })
+            uniqueKeysWithValues: report.lines.map {
+                ($0.orderId.isEmpty ? "\($0.product)/\($0.country)" : $0.orderId, $0)
+            })
     }
 
     @Test func octoberNamesEveryDifferenceWithItsTrueCause() throws {

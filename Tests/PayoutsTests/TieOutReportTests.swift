@@ -85,12 +85,14 @@ struct TieOutReportTests {
         #expect(csv.contains("google,droid,USD,GPA.B,pro,US,1,10.00,1,9.00,1.00,amount_differs,,\r\n"), "\(csv)")
         #expect(
             csv.contains(
-                "google,droid,USD,GPA.C,pro,US,1,3.00,0,0.00,3.00,ledger_only,settlement_lag,booked by Google in 2026-11\r\n"))
+                "google,droid,USD,GPA.C,pro,US,1,3.00,0,0.00,3.00,ledger_only,settlement_lag,booked by Google in 2026-11\r\n"
+            ))
         #expect(csv.contains("google,droid,USD,GPA.D,pro,US,0,0.00,1,2.50,-2.50,report_only,not_revoked_unseen,\r\n"))
         #expect(csv.contains("google,droid,USD,GPA.E,pro,US,1,,1,1.99,,amount_differs,unpriced,\r\n"))
         #expect(
             csv.contains(
-                "google,droid,USD,GPA.F,pro,US,0,0.00,1,7.00,-7.00,report_only,settlement_lag,in the ledger of 2026-09\r\n"))
+                "google,droid,USD,GPA.F,pro,US,0,0.00,1,7.00,-7.00,report_only,settlement_lag,in the ledger of 2026-09\r\n"
+            ))
         let total = try #require(report.totals.first)
         #expect(report.totals.count == 1)
         #expect(total.lines == 8 && total.matched == 2 && total.differing == 6)

@@ -24,18 +24,30 @@ import Testing
 
     @Test(arguments: [
         // The ledger refunded it on Sep 30 (Pacific), September's last day: Google's lag, wherever it was booked.
-        (TieOutCauseTests.sides(booked: "2026-10-02T00:00:00Z", ledgerDay: "2026-09-30"), TieOut.Cause?.some(.settlementLag),
-            "in the ledger of 2026-09"),
+        (
+            TieOutCauseTests.sides(booked: "2026-10-02T00:00:00Z", ledgerDay: "2026-09-30"),
+            TieOut.Cause?.some(.settlementLag),
+            "in the ledger of 2026-09"
+        ),
         // The ledger refunded it on Sep 12: another month.
-        (TieOutCauseTests.sides(booked: "2026-10-11T00:00:00Z", ledgerDay: "2026-09-12"), .otherMonth, "in the ledger of 2026-09"),
+        (
+            TieOutCauseTests.sides(booked: "2026-10-11T00:00:00Z", ledgerDay: "2026-09-12"), .otherMonth,
+            "in the ledger of 2026-09"
+        ),
         // Oct 2 is before history began, even for an order storerecon read.
-        (TieOutCauseTests.sides(booked: "2026-10-02T00:00:00Z", known: true), .beforeHistory, "history begins 2026-10-06T00:00:00Z"),
+        (
+            TieOutCauseTests.sides(booked: "2026-10-02T00:00:00Z", known: true), .beforeHistory,
+            "history begins 2026-10-06T00:00:00Z"
+        ),
         // Oct 11 is inside gap 7, even for an order storerecon read.
         (TieOutCauseTests.sides(booked: "2026-10-11T00:00:00Z", known: true), .inGap, gapNote),
         // The gap's bounds are inside it.
         (TieOutCauseTests.sides(booked: "2026-10-12T00:00:00Z"), .inGap, gapNote),
         // Oct 20, read from the Orders API without a refund: no cause to name.
-        (TieOutCauseTests.sides(booked: "2026-10-20T00:00:00Z", known: true), nil, "storerecon read the order; no refund was recorded"),
+        (
+            TieOutCauseTests.sides(booked: "2026-10-20T00:00:00Z", known: true), nil,
+            "storerecon read the order; no refund was recorded"
+        ),
         // Oct 20, never seen: a refund made without revocation.
         (TieOutCauseTests.sides(booked: "2026-10-20T00:00:00Z"), .notRevokedUnseen, ""),
     ])
