@@ -154,12 +154,6 @@ struct OperatorOutputTests {
                 "--by: unknown column \\\"colour\\\""
             ),
             (["--from", "2026-03-01", "--to", "2026-03-01", "--detail", "--by", "app"], "cannot be grouped with --by"),
-            (
-                ["--from", "2026-03-01", "--to", "2026-03-01", "--store-periods"],
-                "--store-periods needs --month YYYY-MM"
-            ),
-            (["--month", "2026-13"], "--month 2026-13: expected YYYY-MM"),
-            (["--month", "2026-03", "--from", "2026-03-01"], "--month replaces --from and --to"),
         ] {
             let outcome = try run(report + arguments)
             #expect(outcome.status == 64, "\(arguments): \(outcome.stderr)")
