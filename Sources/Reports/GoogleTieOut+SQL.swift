@@ -7,17 +7,22 @@ extension GoogleTieOut {
     /// day). Report-only orders carry what their cause needs: the latest day the ledger refunded them in any month,
     /// and whether storerecon read them from the Orders API.
     static let query = """
-        \(RefundReport.roundedEntries(.event)), ledger AS (
+        \(RefundReport.roundedEntries(.event)), net AS (
+            -- OFFSET 0 keeps this a subquery of its own, so each entry's rounded amounts are computed once, not once
+            -- per aggregate that reads them.
+            SELECT order_id, product_id, buyer_country, currency, entry, booked_at, gross - coalesce(tax, 0) AS net
+            FROM rounded
+            WHERE platform = 'google' AND \(RefundReport.moves)
+            OFFSET 0
+        ), ledger AS (
             SELECT order_id, min(coalesce(product_id, '')) AS product, min(coalesce(buyer_country, '')) AS country,
                    min(coalesce(currency, '')) AS currency, count(*) FILTER (WHERE entry = 'refund') AS refunds,
                    bool_or(entry = 'reversal') AS reversed,
-                   CASE WHEN count(*) FILTER (WHERE gross IS NULL) = 0
-                        THEN trunc(sum(gross - coalesce(tax, 0)))::text END AS nanos,
-                   trunc(coalesce(sum(gross - coalesce(tax, 0))
-                       FILTER (WHERE booked_at >= ($11::date::timestamp AT TIME ZONE $3)), 0))::text AS last_day_nanos,
+                   CASE WHEN count(*) FILTER (WHERE net IS NULL) = 0 THEN trunc(sum(net))::text END AS nanos,
+                   trunc(coalesce(sum(net) FILTER (WHERE booked_at >= ($11::date::timestamp AT TIME ZONE $3)), 0))::text
+                       AS last_day_nanos,
                    bool_or(booked_at >= ($11::date::timestamp AT TIME ZONE $3)) AS last_day
-            FROM rounded
-            WHERE platform = 'google' AND \(RefundReport.moves)
+            FROM net
             GROUP BY order_id
         ), report AS (
             SELECT r.order_id, min(coalesce(r.product_id, '')) AS product, min(coalesce(r.country, '')) AS country,

@@ -70,14 +70,21 @@ extension RefundReport {
     }
 
     /// `at` within the range: first between the earliest first day and the latest last day (constants, so an
-    /// index on the column serves), then within its own store's days.
+    /// index on the column serves), then within its own store's days (each store's bound a constant too, so no row
+    /// converts a time zone).
     static func inRange(_ at: String) -> String {
-        let store = "CASE WHEN r.platform = 'apple' THEN cardinality($1::date[]) ELSE 1 END"
+        func bound(_ days: String, _ index: String, plus: Int) -> String {
+            "((\(days)::date[])[\(index)] + \(plus))::timestamp AT TIME ZONE $3"
+        }
+        func store(_ days: String, plus: Int) -> String {
+            "CASE WHEN r.platform = 'apple' THEN \(bound(days, "cardinality(\(days)::date[])", plus: plus)) "
+                + "ELSE \(bound(days, "1", plus: plus)) END"
+        }
         return """
             \(at) >= (least(($1::date[])[1], ($1::date[])[2])::timestamp AT TIME ZONE $3)
                   AND \(at) < ((greatest(($2::date[])[1], ($2::date[])[2]) + 1)::timestamp AT TIME ZONE $3)
-                  AND \(at) >= (($1::date[])[\(store)]::timestamp AT TIME ZONE $3)
-                  AND \(at) < ((($2::date[])[\(store)] + 1)::timestamp AT TIME ZONE $3)
+                  AND \(at) >= \(store("$1", plus: 0))
+                  AND \(at) < \(store("$2", plus: 1))
             """
     }
 

@@ -111,8 +111,16 @@ extension TieOutReport {
 
     /// Totals kept as the lines stream by: per store and currency, and per store, currency, status and cause.
     struct Tally {
-        private var byCurrency: [String: Total] = [:]
-        private var causes: [String: CauseTotal] = [:]
+        /// A line's store, currency, status and cause.
+        struct Key: Hashable {
+            var store: String
+            var currency: String
+            var status: TieOut.Status?
+            var cause: TieOut.Cause?
+        }
+
+        private var byCurrency: [Key: Total] = [:]
+        private var byCause: [Key: CauseTotal] = [:]
         var lines = 0
         var differing = 0
 
@@ -121,7 +129,7 @@ extension TieOutReport {
             if line.status != .matched { differing += 1 }
             let ledger = Decimal(line.ledgerNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0)
             let report = Decimal(line.reportNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0)
-            let key = "\(line.store) \(line.currency)"
+            let key = Key(store: line.store, currency: line.currency, status: nil, cause: nil)
             var total =
                 byCurrency[key]
                 ?? Total(
@@ -132,19 +140,24 @@ extension TieOutReport {
             total.ledgerNanos += ledger
             total.reportNanos += report
             byCurrency[key] = total
-            let causeKey = "\(key) \(line.status.rawValue) \(line.cause?.rawValue ?? "")"
+            let causeKey = Key(store: line.store, currency: line.currency, status: line.status, cause: line.cause)
             var cause =
-                causes[causeKey]
+                byCause[causeKey]
                 ?? CauseTotal(
                     store: line.store, currency: line.currency, status: line.status, cause: line.cause, lines: 0,
                     ledgerNanos: 0, reportNanos: 0)
             cause.lines += 1
             cause.ledgerNanos += ledger
             cause.reportNanos += report
-            causes[causeKey] = cause
+            byCause[causeKey] = cause
         }
 
-        var totals: [Total] { byCurrency.keys.sorted().compactMap { byCurrency[$0] } }
-        var causeTotals: [CauseTotal] { causes.keys.sorted().compactMap { causes[$0] } }
+        var totals: [Total] { byCurrency.values.sorted { ($0.store, $0.currency) < ($1.store, $1.currency) } }
+        var causeTotals: [CauseTotal] {
+            byCause.values.sorted {
+                ($0.store, $0.currency, $0.status.rawValue, $0.cause?.rawValue ?? "")
+                    < ($1.store, $1.currency, $1.status.rawValue, $1.cause?.rawValue ?? "")
+            }
+        }
     }
 }
