@@ -86,7 +86,8 @@ extension TieOutReport {
     }
 
     static func csvField(_ value: String) -> String {
-        guard value.unicodeScalars.contains(where: { ",\"\r\n#".unicodeScalars.contains($0) }) else { return value }
+        let special: (UInt8) -> Bool = { $0 == 0x2C || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A || $0 == 0x23 }
+        guard value.utf8.contains(where: special) else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

@@ -119,42 +119,72 @@ extension TieOutReport {
             var cause: TieOut.Cause?
         }
 
-        private var byCurrency: [Key: Total] = [:]
-        private var byCause: [Key: CauseTotal] = [:]
+        /// An exact sum of nanos: added as integers, carried into a `Decimal` only before an integer could overflow
+        /// (a million lines are added without a `Decimal` operation each).
+        struct Sum {
+            private var carried: Decimal = 0
+            private var partial: Int64 = 0
+
+            mutating func add(_ nanos: Int64) {
+                let (sum, overflow) = partial.addingReportingOverflow(nanos)
+                if overflow || sum.magnitude > 1 << 62 {
+                    carried += Decimal(partial) + Decimal(nanos)
+                    partial = 0
+                } else {
+                    partial = sum
+                }
+            }
+
+            var value: Decimal { carried + Decimal(partial) }
+        }
+
+        /// One key's counts and sums.
+        struct Counts {
+            var lines = 0
+            var matched = 0
+            var ledger = Sum()
+            var report = Sum()
+        }
+
+        private var counts: [Key: Counts] = [:]
         var lines = 0
         var differing = 0
 
         mutating func add(_ line: Line) {
             lines += 1
             if line.status != .matched { differing += 1 }
-            let ledger = Decimal(line.ledgerNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0)
-            let report = Decimal(line.reportNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0)
-            let key = Key(store: line.store, currency: line.currency, status: nil, cause: nil)
-            var total =
-                byCurrency[key]
-                ?? Total(
-                    store: line.store, currency: line.currency, lines: 0, matched: 0, differing: 0, ledgerNanos: 0,
-                    reportNanos: 0)
-            total.lines += 1
-            if line.status == .matched { total.matched += 1 } else { total.differing += 1 }
-            total.ledgerNanos += ledger
-            total.reportNanos += report
-            byCurrency[key] = total
-            let causeKey = Key(store: line.store, currency: line.currency, status: line.status, cause: line.cause)
-            var cause =
-                byCause[causeKey]
-                ?? CauseTotal(
-                    store: line.store, currency: line.currency, status: line.status, cause: line.cause, lines: 0,
-                    ledgerNanos: 0, reportNanos: 0)
-            cause.lines += 1
-            cause.ledgerNanos += ledger
-            cause.reportNanos += report
-            byCause[causeKey] = cause
+            let ledger = line.ledgerNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0
+            let report = line.reportNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0
+            for key in [
+                Key(store: line.store, currency: line.currency, status: nil, cause: nil),
+                Key(store: line.store, currency: line.currency, status: line.status, cause: line.cause),
+            ] {
+                var entry = counts[key] ?? Counts()
+                entry.lines += 1
+                if line.status == .matched { entry.matched += 1 }
+                entry.ledger.add(ledger)
+                entry.report.add(report)
+                counts[key] = entry
+            }
         }
 
-        var totals: [Total] { byCurrency.values.sorted { ($0.store, $0.currency) < ($1.store, $1.currency) } }
+        var totals: [Total] {
+            counts.filter { $0.key.status == nil }.map { key, entry in
+                Total(
+                    store: key.store, currency: key.currency, lines: entry.lines, matched: entry.matched,
+                    differing: entry.lines - entry.matched, ledgerNanos: entry.ledger.value,
+                    reportNanos: entry.report.value)
+            }.sorted { ($0.store, $0.currency) < ($1.store, $1.currency) }
+        }
+
         var causeTotals: [CauseTotal] {
-            byCause.values.sorted {
+            counts.compactMap { key, entry in
+                key.status.map { status in
+                    CauseTotal(
+                        store: key.store, currency: key.currency, status: status, cause: key.cause,
+                        lines: entry.lines, ledgerNanos: entry.ledger.value, reportNanos: entry.report.value)
+                }
+            }.sorted {
                 ($0.store, $0.currency, $0.status.rawValue, $0.cause?.rawValue ?? "")
                     < ($1.store, $1.currency, $1.status.rawValue, $1.cause?.rawValue ?? "")
             }

@@ -188,6 +188,14 @@ struct TieOutReportTests {
         #expect(TieOutAmount.text(nanos, currency) == text)
     }
 
+    @Test func totalsAddPastWhatAnIntegerHolds() {
+        // 3 x 4e18 nanos - 1 = 11,999,999,999,999,999,999: past Int64.max (about 9.2e18), exact.
+        var sum = TieOutReport.Tally.Sum()
+        for _ in 0..<3 { sum.add(4_000_000_000_000_000_000) }
+        sum.add(-1)
+        #expect(sum.value == Decimal(string: "11999999999999999999"))
+    }
+
     @Test func parsesWholeNumericText() {
         #expect(TieOutAmount.parse("4990000000") == 4_990_000_000)
         #expect(TieOutAmount.parse("-12.000") == -12)
