@@ -23,6 +23,7 @@ public struct StorePeriods: Sendable, Equatable {
         self.apple = apple
     }
 
+    /// Whether both name the same month and days.
     public static func == (lhs: StorePeriods, rhs: StorePeriods) -> Bool {
         lhs.month == rhs.month && lhs.google == rhs.google && lhs.apple?.first == rhs.apple?.first
             && lhs.apple?.last == rhs.apple?.last

@@ -4,7 +4,14 @@ import Postgres
 extension TieOutReport {
     /// The formats a tie-out is written in.
     public enum Format: String, Sendable, CaseIterable {
-        case table, csv, json, html
+        /// Aligned columns for a terminal.
+        case table
+        /// RFC 4180, the legend as trailing `# ` comment lines.
+        case csv
+        /// One object with a `legend`.
+        case json
+        /// One printable page.
+        case html
     }
 
     /// Runs the tie-out and writes it to `output` as the lines come: CSV and JSON write each line (with `--detail`)

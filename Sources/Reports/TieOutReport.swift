@@ -46,12 +46,19 @@ public struct TieOutReport: Sendable {
 
     /// Totals of one store, currency, status and cause.
     public struct CauseTotal: Sendable, Equatable {
+        /// `google` or `apple`.
         public var store: String
+        /// The lines' currency (ISO 4217).
         public var currency: String
+        /// The lines' status.
         public var status: TieOut.Status
+        /// The lines' cause (`nil`: none named).
         public var cause: TieOut.Cause?
+        /// How many lines.
         public var lines: Int
+        /// Sum of the lines' rounded ledger amounts (unknown ones left out).
         public var ledgerNanos: Decimal
+        /// Sum of the lines' rounded report amounts.
         public var reportNanos: Decimal
     }
 
