@@ -3,25 +3,39 @@ import Ledger
 import Postgres
 
 /// Apple's tie-out of one app over one FINANCIAL report's own period (Apple's fiscal month, from the rows' Start and
-/// End Date), per product x country x currency: the ledger's refunds (units, customer money) against the report's
-/// `R` rows. Apple's rows are aggregates without transaction ids, so nothing finer can be matched.
+/// End Date), per product x country x currency: the ledger's figure (the refund report's entries of the period:
+/// refunds dated in it, less reversals dated in it) against the report's `R` rows. Apple's rows are aggregates
+/// without transaction ids, so nothing finer can be matched.
+///
+/// Apple books a refund in the period of its date unless it is reversed before the report; a reversal is a sale to
+/// Apple, never an `R` row. So a line can differ by reversals only: those dated here of earlier refunds (`reversal`),
+/// and this period's refunds reversed after it but before Apple's report (`reversed_later`), which the reversal's own
+/// period offsets.
 struct AppleTieOut {
     let app: String
-    let period: TieOutReport.SourceReport
+    let periods: StorePeriods
     let connection: PostgresConnection
 
     /// One key's side in the ledger.
-    struct LedgerSide {
+    struct LedgerSide: Equatable {
+        /// Units (a prorated refund one unit), reversals negative.
         var units = 0
         var nanos: Int64 = 0
         var unknown = 0
         var edge = false
         var familyRevokes = 0
-        var reversed = 0
+        /// Of `units`/`nanos`: refunds of the period reversed after it.
+        var laterUnits = 0
+        var laterNanos: Int64 = 0
+        /// Reversals dated in the period of refunds dated before it (positive).
+        var reversalUnits = 0
+        var reversalNanos: Int64 = 0
+        /// The first day (US Pacific) a refund of the period was reversed after it.
+        var laterDay: String?
     }
 
     /// One key's side in the report.
-    struct ReportSide {
+    struct ReportSide: Equatable {
         var units: Int
         var nanos: Int64
     }
@@ -29,86 +43,76 @@ struct AppleTieOut {
     func lines() throws -> [TieOutReport.Line] {
         let ledger = try ledgerSides()
         let report = try reportSides()
-        var lines: [TieOutReport.Line] = []
-        for key in Set(ledger.keys).union(report.keys).sorted() {
-            if let line = Self.compare(key: key, ledger: ledger[key], report: report[key], app: app) {
-                lines.append(line)
-            }
+        return Set(ledger.keys).union(report.keys).sorted().compactMap { key in
+            Self.compare(key: key, ledger: ledger[key], report: report[key], app: app)
         }
-        return lines
     }
 
     /// Compares one product x country x currency (`nil` when neither side moved money or units).
     static func compare(key: String, ledger: LedgerSide?, report: ReportSide?, app: String) -> TieOutReport.Line? {
         let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
-        let units = ledger?.units ?? 0
-        guard units > 0 || (ledger?.unknown ?? 0) > 0 || report != nil else { return nil }
+        let side = ledger ?? LedgerSide()
+        guard side.units != 0 || side.unknown > 0 || side.laterUnits > 0 || report != nil else { return nil }
         let currency = parts[2]
-        let ledgerNanos = (ledger?.unknown ?? 0) > 0 ? nil : Int64?(ledger?.nanos ?? 0)
-        let agree =
-            ledgerNanos.map { TieOutReport.agree($0, report?.nanos ?? 0, currency) } == true
-            && units == (report?.units ?? 0)
-        var cause: TieOut.Cause?
-        if !agree, let ledger {
-            cause =
-                ledger.reversed > 0
-                ? .reversal : ledger.edge ? .periodEdge : ledger.familyRevokes > 0 ? .familyRevoke : nil
+        let ledgerNanos = side.unknown > 0 ? nil : Int64?(side.nanos)
+        let reported = report ?? ReportSide(units: 0, nanos: 0)
+        func agrees(units: Int, nanos: Int64) -> Bool {
+            side.unknown == 0 && units == reported.units && TieOutReport.agree(nanos, reported.nanos, currency)
         }
-        return TieOutReport.Line(
+        var line = TieOutReport.Line(
             store: "apple", app: app, currency: currency, orderId: "", product: parts[0], country: parts[1],
-            ledgerRefunds: units, ledgerNanos: ledgerNanos, reportRefunds: report?.units ?? 0,
-            reportNanos: report?.nanos, status: agree ? .matched : .differs, cause: cause)
+            ledgerRefunds: side.units, ledgerNanos: ledgerNanos, reportRefunds: reported.units,
+            reportNanos: report?.nanos, status: .matched, cause: nil, note: "")
+        if agrees(units: side.units, nanos: side.nanos) { return line }
+        line.status = .differs
+        let withoutReversals = (side.units + side.reversalUnits, side.nanos + side.reversalNanos)
+        if side.reversalUnits > 0, agrees(units: withoutReversals.0, nanos: withoutReversals.1) {
+            line.cause = .reversal
+            line.note = "\(side.reversalUnits) reversed unit(s) of earlier periods' refunds, booked by Apple as sales"
+        } else if side.laterUnits > 0,
+            agrees(units: side.units - side.laterUnits, nanos: side.nanos - side.laterNanos)
+                || agrees(units: withoutReversals.0 - side.laterUnits, nanos: withoutReversals.1 - side.laterNanos)
+        {
+            line.cause = .reversedLater
+            line.note =
+                "\(side.laterUnits) unit(s) reversed from \(side.laterDay ?? "?") before Apple's report; "
+                + "the reversal's period offsets them"
+        } else if side.edge {
+            line.cause = .periodEdge
+        } else if side.familyRevokes > 0 {
+            line.cause = .familyRevoke
+        }
+        return line
     }
 
     static func key(_ product: String, _ country: String, _ currency: String) -> String {
         [product, country, currency].joined(separator: "\u{1}")
     }
 
-    /// The ledger's production refunds dated within the period (US Pacific), and those a day beyond its edges.
+    /// The ledger's figure per product x country x currency, from the refund report's entries of the period.
     func ledgerSides() throws -> [String: LedgerSide] {
+        let options = RefundReportOptions.storeMonth(periods, apps: [app])
         let rows = try connection.query(
-            """
-            SELECT coalesce(product_id, '') AS product, coalesce(payload->>'storefront', '') AS storefront,
-                   coalesce(currency, '') AS currency,
-                   to_char((refunded_at AT TIME ZONE 'America/Los_Angeles')::date, 'YYYY-MM-DD') AS day,
-                   refund_type, quantity, reversed_at IS NOT NULL AS reversed,
-                   trunc(gross_amount::numeric * (10::numeric ^ (9 - amount_precision)))::text AS gross_nanos
-            FROM refund
-            WHERE app_id = $1 AND platform = 'apple' AND coalesce(environment, '') NOT ILIKE 'sandbox'
-              AND refunded_at >= (($2::date - 1)::timestamp AT TIME ZONE 'America/Los_Angeles')
-              AND refunded_at < (($3::date + 2)::timestamp AT TIME ZONE 'America/Los_Angeles')
-            """, [app, period.periodStart, period.periodEnd])
-        let before = try dayShift(period.periodStart, by: -1)
-        let after = try dayShift(period.periodEnd, by: 1)
+            Self.ledgerQuery, RefundReport.rangeParameters(options) + RefundReport.roundingParameters)
         var sides: [String: LedgerSide] = [:]
         for row in rows {
-            let storefront: String = try row.decode("storefront")
+            let country: String = try row.decode("country")
             let key = Self.key(
-                try row.decode("product"), CountryCode.alpha2(fromAlpha3: storefront) ?? storefront,
+                try row.decode("product"), CountryCode.alpha2(fromAlpha3: country) ?? country,
                 try row.decode("currency"))
-            let day: String = try row.decode("day")
             var side = sides[key] ?? LedgerSide()
-            let outside = day == before || day == after
-            side.edge = side.edge || outside || day == period.periodStart || day == period.periodEnd
-            if !outside {
-                let type: String = try row.decode("refund_type")
-                let quantity: Int = try row.decode("quantity")
-                let units = type == "prorated" ? 1 : quantity
-                let currency: String = try row.decode("currency")
-                let gross = try row.decodeIfPresent("gross_nanos", as: String.self).flatMap(TieOutAmount.parse)
-                if try row.decode("reversed", as: Bool.self) {
-                    side.reversed += 1
-                } else if type == "family_revoke" {
-                    side.familyRevokes += 1
-                } else if let gross {
-                    // Apple books each refund at its customer price in the currency's minor unit: round per refund.
-                    side.units += units
-                    side.nanos += TieOutAmount.rounded(gross, currency)
-                } else {
-                    side.unknown += 1
-                    side.units += units
-                }
-            }
+            side.units += try row.decode("units", as: Int.self)
+            side.nanos += TieOutAmount.parse(try row.decode("nanos")) ?? 0
+            side.unknown += try row.decode("unknown", as: Int.self)
+            let edge: Bool = try row.decode("edge")
+            side.edge = side.edge || edge
+            side.familyRevokes += try row.decode("family_revokes", as: Int.self)
+            side.laterUnits += try row.decode("later_units", as: Int.self)
+            side.laterNanos += TieOutAmount.parse(try row.decode("later_nanos")) ?? 0
+            side.reversalUnits += try row.decode("reversal_units", as: Int.self)
+            side.reversalNanos += TieOutAmount.parse(try row.decode("reversal_nanos")) ?? 0
+            let day: String? = try row.decodeIfPresent("later_day")
+            if let day, side.laterDay.map({ day < $0 }) ?? true { side.laterDay = day }
             sides[key] = side
         }
         return sides
@@ -122,9 +126,9 @@ struct AppleTieOut {
                    r.amount_currency AS currency, (-sum(r.quantity))::int AS units,
                    sum(abs(r.quantity)::numeric * abs(r.amount_nanos))::text AS nanos
             FROM payout_report p JOIN payout_report_row r ON r.report_id = p.id
-            WHERE p.app_id = $1 AND p.store = 'apple' AND p.source_name = $2 AND r.kind = 'R'
+            WHERE p.app_id = $1 AND p.store = 'apple' AND p.month = $2 AND r.kind = 'R'
             GROUP BY 1, 2, 3
-            """, [app, period.sourceName])
+            """, [app, periods.month])
         var sides: [String: ReportSide] = [:]
         for row in rows {
             let key = Self.key(try row.decode("product"), try row.decode("country"), try row.decode("currency"))
@@ -132,10 +136,5 @@ struct AppleTieOut {
                 units: try row.decode("units"), nanos: TieOutAmount.parse(try row.decode("nanos")) ?? 0)
         }
         return sides
-    }
-
-    /// `day` (`YYYY-MM-DD`) moved by `delta` days, by the database's calendar.
-    private func dayShift(_ day: String, by delta: Int) throws -> String {
-        try connection.query("SELECT ($1::date + $2::int)::text AS day", [day, delta])[0].decode("day")
     }
 }

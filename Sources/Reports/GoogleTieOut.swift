@@ -1,204 +1,183 @@
 import Foundation
 import Postgres
 
-/// Google's tie-out of one app and month, per order: the ledger's refunds (net of tax, buyer currency, bucketed by
-/// US-Pacific day) against the earnings report's `Charge refund` rows of the order, negated.
+/// Google's tie-out of one app and month, per order: the ledger's refunds of the US-Pacific month (the refund
+/// report's own entries, net of tax) against the earnings report's `Charge refund` rows of the order, negated.
 ///
-/// A refund on the month's last day that Google booked in the next month is `ledger_only` (`settlement_lag`) here
-/// and `matched` (`settlement_lag`) in the next month, where it is taken in when that month's report has it and the
-/// previous one did not.
+/// The database joins the two sides by order and returns them ordered by order id through a cursor, so memory stays
+/// flat however many orders the month holds. A refund is on the ledger side of the month it happened only: a refund
+/// of the month's last day that Google booked in the next month is `ledger_only` here and `report_only` there, both
+/// `settlement_lag`, each naming the other month.
 struct GoogleTieOut {
     let app: String
-    let month: String
+    let periods: StorePeriods
+    let context: Context
     let connection: PostgresConnection
 
-    /// One order's side in the ledger.
-    struct LedgerOrder {
+    /// What the causes of report-only lines depend on: where the ledger's history begins, and its recorded gaps.
+    struct Context: Sendable {
+        /// The earliest time a void can have been fetched: the first voided sync's start less Google's 30 days
+        /// (`nil`: no voided sync has run, so the ledger has no Google history yet).
+        var historyStart: Date?
+        /// The app's recorded gaps of the voided sync.
+        var gaps: [Gap]
+    }
+
+    /// A recorded `sync_gap`.
+    struct Gap: Sendable, Equatable {
+        var id: Int64
+        var from: Date
+        var to: Date
+    }
+
+    /// One order's two sides as the database joined them.
+    struct Sides: Sendable {
+        var order: String
+        var inLedger = false
         var product = ""
         var country = ""
         var currency = ""
         var refunds = 0
-        var nanos: Int64? = 0
         var reversed = false
-        var lastDay = false
-        /// Of `nanos`: the refunds of the month's last day (Google may book them in the next month).
+        var nanos: Int64?
         var lastDayNanos: Int64 = 0
-        var lateFromPrevious = false
+        var lastDay = false
+        var bookedLater = false
+        var inReport = false
+        var reportRows = 0
+        var reportNanos: Int64 = 0
+        var bookedAt: Date?
+        /// Report-only orders: the latest day (US Pacific) the ledger refunded the order, in any month.
+        var ledgerDay: String?
+        /// Report-only orders: whether storerecon read the order from the Orders API.
+        var known = false
     }
 
-    /// One order's side in a report.
-    struct ReportOrder {
-        var product: String
-        var country: String
-        var currency: String
-        var rows: Int
-        var nanos: Int64
-    }
-
-    func lines() throws -> [TieOutReport.Line] {
-        let (first, last) = Self.bounds(month)
-        let previous = Self.shift(month, by: -1)
-        let reports = try reportOrders(months: [previous, month, Self.shift(month, by: 1)])
-        let current = reports[month] ?? [:]
-        let previousReport = reports[previous] ?? [:]
-        let ledger = try ledgerOrders(first: first, last: last, current: current, previous: previousReport)
-        let reportOnly = current.keys.filter { ledger[$0] == nil }
-        let (everRefunded, known) = try history(of: reportOnly)
-        var lines: [TieOutReport.Line] = []
-        for order in Set(ledger.keys).union(current.keys).sorted() {
-            let line = Self.compare(
-                order: order, ledger: ledger[order], report: current[order], everRefunded: everRefunded.contains(order),
-                known: known.contains(order), app: app)
-            if let line { lines.append(line) }
+    /// Calls `body` with every line, in order id order.
+    func scan(_ body: (TieOutReport.Line) throws -> Void) throws {
+        let options = RefundReportOptions.storeMonth(periods, apps: [app])
+        try connection.execute(
+            "DECLARE tieout_google NO SCROLL CURSOR FOR \(Self.query)",
+            RefundReport.rangeParameters(options) + RefundReport.roundingParameters + [
+                app, periods.month, StorePeriods.shift(periods.month, by: 1), periods.google.last,
+            ])
+        while true {
+            let rows = try connection.query("FETCH FORWARD \(Self.fetchSize) FROM tieout_google")
+            for row in rows {
+                if let line = compare(try Self.sides(row)) { try body(line) }
+            }
+            if rows.count < Self.fetchSize { break }
         }
-        return lines
+        try connection.execute("CLOSE tieout_google")
     }
+
+    static let fetchSize = 5000
 
     /// Compares one order's two sides (`nil` when neither side has a standing refund or a report row).
-    static func compare(
-        order: String, ledger: LedgerOrder?, report: ReportOrder?, everRefunded: Bool, known: Bool, app: String
-    ) -> TieOutReport.Line? {
+    func compare(_ sides: Sides) -> TieOutReport.Line? {
         // A refund that moved nothing (a void after parts had refunded every unit) has nothing to tie out.
-        let standing = ledger.map { $0.refunds > 0 && $0.nanos != 0 } ?? false
-        guard standing || report != nil else { return nil }
+        let standing = sides.inLedger && sides.refunds > 0 && sides.nanos != 0
+        guard standing || sides.inReport else { return nil }
         var line = TieOutReport.Line(
-            store: "google", app: app, currency: ledger?.currency ?? report?.currency ?? "", orderId: order,
-            product: nonEmpty(ledger?.product) ?? report?.product ?? "",
-            country: nonEmpty(ledger?.country) ?? report?.country ?? "", ledgerRefunds: ledger?.refunds ?? 0,
-            ledgerNanos: standing ? ledger?.nanos : 0, reportRefunds: report?.rows ?? 0, reportNanos: report?.nanos,
-            status: .matched, cause: nil)
-        if let report, standing, let ledger {
-            if ledger.nanos == nil {
+            store: "google", app: app, currency: sides.currency, orderId: sides.order, product: sides.product,
+            country: sides.country, ledgerRefunds: sides.refunds, ledgerNanos: standing ? sides.nanos : 0,
+            reportRefunds: sides.reportRows, reportNanos: sides.inReport ? sides.reportNanos : nil, status: .matched,
+            cause: nil, note: "")
+        if sides.inReport, standing {
+            guard let nanos = sides.nanos else {
                 (line.status, line.cause) = (.amountDiffers, .unpriced)
-            } else if ledger.currency != report.currency
-                || !TieOutReport.agree(ledger.nanos ?? 0, report.nanos, report.currency)
-            {
-                let lag =
-                    ledger.lastDayNanos != 0
-                    && TieOutReport.agree((ledger.nanos ?? 0) - ledger.lastDayNanos, report.nanos, report.currency)
-                (line.status, line.cause) = (.amountDiffers, lag ? .settlementLag : ledger.reversed ? .reversal : nil)
-            } else {
-                line.cause = ledger.lateFromPrevious ? .settlementLag : nil
+                return line
             }
-        } else if let ledger, standing {
+            if !TieOutReport.agree(nanos, sides.reportNanos, sides.currency) {
+                line.status = .amountDiffers
+                if sides.lastDayNanos != 0,
+                    TieOutReport.agree(nanos - sides.lastDayNanos, sides.reportNanos, sides.currency)
+                {
+                    (line.cause, line.note) = (.settlementLag, bookedNote(sides))
+                }
+            }
+        } else if standing {
             line.status = .ledgerOnly
-            line.cause = ledger.lastDay ? .settlementLag : ledger.nanos == nil ? .unpriced : nil
+            if sides.lastDay {
+                (line.cause, line.note) = (.settlementLag, bookedNote(sides))
+            } else if sides.nanos == nil {
+                line.cause = .unpriced
+            }
         } else {
             line.status = .reportOnly
-            line.cause =
-                ledger?.reversed == true ? .reversal : everRefunded ? .otherMonth : known ? nil : .notRevokedUnseen
+            (line.cause, line.note) = Self.reportOnlyCause(sides, month: periods.month, context: context, app: app)
         }
         return line
     }
 
-    private static func nonEmpty(_ text: String?) -> String? { text?.isEmpty == false ? text : nil }
+    /// Where the rest of a last-day refund went.
+    private func bookedNote(_ sides: Sides) -> String {
+        let next = StorePeriods.shift(periods.month, by: 1)
+        return sides.bookedLater ? "booked by Google in \(next)" : "expected in Google's \(next) report"
+    }
 
-    /// The ledger's refunds of the month per order, with the previous month's last-day refunds that Google booked
-    /// in this month.
-    func ledgerOrders(
-        first: String, last: String, current: [String: ReportOrder], previous: [String: ReportOrder]
-    ) throws -> [String: LedgerOrder] {
-        let rows = try connection.query(
-            """
-            SELECT order_id, coalesce(product_id, '') AS product, coalesce(buyer_country, '') AS country,
-                   coalesce(currency, '') AS currency,
-                   to_char((refunded_at AT TIME ZONE 'America/Los_Angeles')::date, 'YYYY-MM-DD') AS day,
-                   reversed_at IS NOT NULL AS reversed,
-                   trunc(gross_amount::numeric * (10::numeric ^ (9 - amount_precision)))::text AS gross_nanos,
-                   trunc(coalesce(tax_amount, 0)::numeric * (10::numeric ^ (9 - amount_precision)))::text AS tax_nanos
-            FROM refund
-            WHERE app_id = $1 AND platform = 'google' AND refund_type <> 'family_revoke'
-              AND refunded_at >= (($2::date - 1)::timestamp AT TIME ZONE 'America/Los_Angeles')
-              AND refunded_at < (($3::date + 1)::timestamp AT TIME ZONE 'America/Los_Angeles')
-            ORDER BY refunded_at, order_id, part_key
-            """, [app, first, last])
-        let dayBefore = Self.dayBefore(first)
-        var orders: [String: LedgerOrder] = [:]
-        for row in rows {
-            let order: String = try row.decode("order_id")
-            let day: String = try row.decode("day")
-            var late = false
-            if day == dayBefore {
-                // Last month's last day: this month's only if Google booked it here, not there.
-                guard current[order] != nil, previous[order] == nil else { continue }
-                late = true
-            }
-            var entry = orders[order] ?? LedgerOrder()
-            entry.product = try row.decode("product")
-            entry.country = try row.decode("country")
-            entry.currency = try row.decode("currency")
-            entry.lateFromPrevious = entry.lateFromPrevious || late
-            if try row.decode("reversed", as: Bool.self) {
-                entry.reversed = true
-            } else {
-                entry.refunds += 1
-                entry.lastDay = entry.lastDay || day == last
-                let gross = try row.decodeIfPresent("gross_nanos", as: String.self).flatMap(TieOutAmount.parse)
-                let tax = try row.decodeIfPresent("tax_nanos", as: String.self).flatMap(TieOutAmount.parse) ?? 0
-                entry.nanos = gross.flatMap { gross in entry.nanos.map { $0 + gross - tax } }
-                if day == last, let gross { entry.lastDayNanos += gross - tax }
-            }
-            orders[order] = entry
+    /// Why the report has an order the ledger did not refund in `month`, in this order: the ledger refunded it in
+    /// another month (the previous month's last day: settlement lag); Google booked it before the ledger's history
+    /// began; inside a recorded gap; storerecon read the order and saw no refund (no cause); else a refund made
+    /// without revocation that storerecon could not see.
+    static func reportOnlyCause(
+        _ sides: Sides, month: String, context: Context, app: String
+    ) -> (TieOut.Cause?, String) {
+        let previousLastDay = StorePeriods.calendarBounds(StorePeriods.shift(month, by: -1)).last
+        if let day = sides.ledgerDay {
+            let month = String(day.prefix(7))
+            return (day == previousLastDay ? .settlementLag : .otherMonth, "in the ledger of \(month)")
         }
-        return orders
-    }
-
-    /// The `Charge refund` rows of the app's reports of `months`, per month and order, negated.
-    func reportOrders(months: [String]) throws -> [String: [String: ReportOrder]] {
-        let rows = try connection.query(
-            """
-            SELECT p.month, r.order_id, min(coalesce(r.product_id, '')) AS product,
-                   min(coalesce(r.country, '')) AS country, min(r.amount_currency) AS currency, count(*) AS n,
-                   (-sum(r.amount_nanos))::text AS nanos
-            FROM payout_report p JOIN payout_report_row r ON r.report_id = p.id
-            WHERE p.app_id = $1 AND p.store = 'google' AND p.month = ANY ($2::text[]) AND r.kind = 'Charge refund'
-            GROUP BY 1, 2
-            """, [app, PostgresTextArray(months)])
-        var result: [String: [String: ReportOrder]] = [:]
-        for row in rows {
-            let order = ReportOrder(
-                product: try row.decode("product"), country: try row.decode("country"),
-                currency: try row.decode("currency"), rows: try row.decode("n"),
-                nanos: TieOutAmount.parse(try row.decode("nanos")) ?? 0)
-            let month: String = try row.decode("month")
-            let id: String = try row.decode("order_id")
-            result[month, default: [:]][id] = order
+        if let booked = sides.bookedAt {
+            guard let start = context.historyStart, booked >= start else {
+                let since = context.historyStart.map { "history begins \(Self.text($0))" } ?? "no voided sync has run"
+                return (.beforeHistory, since)
+            }
+            if let gap = context.gaps.first(where: { $0.from <= booked && booked <= $0.to }) {
+                return (.inGap, gapNote(gap, app: app))
+            }
         }
-        return result
+        return sides.known ? (nil, "storerecon read the order; no refund was recorded") : (.notRevokedUnseen, "")
     }
 
-    /// Of `orders`: those the ledger ever refunded, and those storerecon knows (a ledger row or an order it read).
-    func history(of orders: [String]) throws -> (refunded: Set<String>, known: Set<String>) {
-        guard !orders.isEmpty else { return ([], []) }
-        let refunded = try connection.query(
-            "SELECT DISTINCT order_id FROM refund WHERE app_id = $1 AND order_id = ANY ($2::text[])",
-            [app, PostgresTextArray(orders)]
-        ).map { try $0.decode("order_id", as: String.self) }
-        let read = try connection.query(
-            "SELECT order_id FROM google_order WHERE app_id = $1 AND order_id = ANY ($2::text[])",
-            [app, PostgresTextArray(orders)]
-        ).map { try $0.decode("order_id", as: String.self) }
-        return (Set(refunded), Set(refunded).union(read))
+    /// The gap's id and the command that would fill it while Google still keeps its days.
+    static func gapNote(_ gap: Gap, app: String) -> String {
+        "gap \(gap.id): storerecon backfill google-voided --since \(text(gap.from)) --until \(text(gap.to)) "
+            + "--app \(app) (or storerecon gaps acknowledge \(gap.id))"
     }
 
-    /// The first and last day of `month`.
-    static func bounds(_ month: String) -> (String, String) {
-        let parts = month.split(separator: "-").compactMap { Int($0) }
-        let (year, number) = (parts[0], parts[1])
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][number - 1]
-        return (String(format: "%04d-%02d-01", year, number), String(format: "%04d-%02d-%02d", year, number, days))
+    static func text(_ date: Date) -> String {
+        ISO8601DateFormatter.string(
+            from: date, timeZone: TimeZone(identifier: "UTC")!, formatOptions: .withInternetDateTime)
     }
 
-    /// `month` moved by `delta` months.
-    static func shift(_ month: String, by delta: Int) -> String {
-        let parts = month.split(separator: "-").compactMap { Int($0) }
-        let index = parts[0] * 12 + parts[1] - 1 + delta
-        return String(format: "%04d-%02d", index / 12, index % 12 + 1)
-    }
-
-    /// The day before `day` (`YYYY-MM-01` only: the previous month's last day).
-    static func dayBefore(_ day: String) -> String {
-        bounds(shift(String(day.prefix(7)), by: -1)).1
+    static func sides(_ row: PostgresRow) throws -> Sides {
+        var sides = Sides(order: try row.decode("order_id"))
+        sides.inLedger = try row.decode("in_ledger")
+        sides.inReport = try row.decode("in_report")
+        func either(_ column: String) throws -> String {
+            let ledger = try row.decodeIfPresent("l_" + column, as: String.self) ?? ""
+            if !ledger.isEmpty { return ledger }
+            return try row.decodeIfPresent("t_" + column) ?? ""
+        }
+        sides.product = try either("product")
+        sides.country = try either("country")
+        sides.currency = try either("currency")
+        if sides.inLedger {
+            sides.refunds = try row.decode("refunds")
+            sides.reversed = try row.decode("reversed")
+            sides.nanos = try row.decodeIfPresent("nanos", as: String.self).flatMap(TieOutAmount.parse)
+            sides.lastDayNanos = TieOutAmount.parse(try row.decode("last_day_nanos")) ?? 0
+            sides.lastDay = try row.decode("last_day")
+            sides.bookedLater = try row.decode("booked_later")
+        }
+        if sides.inReport {
+            sides.reportRows = try row.decode("n")
+            sides.reportNanos = TieOutAmount.parse(try row.decode("report_nanos")) ?? 0
+            sides.bookedAt = try row.decodeIfPresent("booked_at")
+        }
+        sides.ledgerDay = try row.decodeIfPresent("ledger_day")
+        sides.known = try row.decodeIfPresent("known") ?? false
+        return sides
     }
 }

@@ -2,11 +2,16 @@ import Foundation
 import Postgres
 
 extension RefundReport {
-    /// The parameters every report query starts with: `$1` from date, `$2` to date (inclusive), `$3` time zone,
-    /// `$4` app ids (empty: all), `$5` environment filter.
+    /// The parameters every report query starts with: `$1` first days, `$2` last days (inclusive), `$3` time zone,
+    /// `$4` app ids (empty: all), `$5` environment filter. The days are arrays: one day for every store, or with
+    /// ``RefundReportOptions/storePeriods`` two, Google's month and Apple's fiscal period (`NULL` when unknown).
     static func rangeParameters(_ options: RefundReportOptions) -> [any PostgresEncodable] {
-        [
-            options.from, options.to, options.timeZone, PostgresTextArray(options.apps),
+        let (first, last): ([String?], [String?]) =
+            options.storePeriods.map { periods in
+                ([periods.google.first, periods.apple?.first], [periods.google.last, periods.apple?.last])
+            } ?? ([options.from], [options.to])
+        return [
+            PostgresArray(first), PostgresArray(last), options.timeZone, PostgresTextArray(options.apps),
             options.environment.rawValue,
         ]
     }
@@ -22,10 +27,15 @@ extension RefundReport {
     /// storerecon first recorded the entry (`recorded`; a reversal is recorded when both it and its refund are).
     /// Uses `$1` ... `$5` (``rangeParameters(_:)``); the range is computed in the report's zone by PostgreSQL's own
     /// time-zone data, so DST days have their true length. The SQL text varies only by the basis, never by data.
+    ///
+    /// With store periods (two days in `$1`), Apple's entries are booked over Apple's period, and `recorded` books
+    /// an entry on its store's time unless the store's period of that time was closed (its financial report loaded)
+    /// before storerecon recorded the entry: a late entry is booked when it was recorded, so a closed month keeps
+    /// its figures.
     static func entries(_ basis: RefundReportOptions.Basis) -> String {
-        let refundAt = basis == .event ? "r.refunded_at" : "r.recorded_at"
         let reversalRecorded = "greatest(r.recorded_at, coalesce(v.recorded_at, r.reversed_at))"
-        let reversalAt = basis == .event ? "r.reversed_at" : reversalRecorded
+        let refundAt = basis == .event ? "r.refunded_at" : booked(event: "r.refunded_at", recorded: "r.recorded_at")
+        let reversalAt = basis == .event ? "r.reversed_at" : booked(event: "r.reversed_at", recorded: reversalRecorded)
         func select(_ entry: RefundReport.Entry, at: String, recorded: String, sign: Int) -> String {
             """
             SELECT '\(entry.rawValue)'::text AS entry, \(sign) AS sign, \(at) AS booked_at, \(recorded) AS recorded_at,
@@ -45,8 +55,7 @@ extension RefundReport {
             entry AS (
                 \(select(.refund, at: refundAt, recorded: "r.recorded_at", sign: 1))
                 FROM refund r
-                WHERE \(refundAt) >= ($1::date::timestamp AT TIME ZONE $3)
-                  AND \(refundAt) < (($2::date + 1)::timestamp AT TIME ZONE $3)
+                WHERE \(inRange(refundAt))
                   \(filter)
                 UNION ALL
                 \(select(.reversal, at: reversalAt, recorded: reversalRecorded, sign: -1))
@@ -54,11 +63,41 @@ extension RefundReport {
                 LEFT JOIN apple_refund_reversal v
                     ON r.platform = 'apple' AND v.app_id = r.app_id AND v.transaction_id = r.order_id
                 WHERE r.reversed_at IS NOT NULL
-                  AND \(reversalAt) >= ($1::date::timestamp AT TIME ZONE $3)
-                  AND \(reversalAt) < (($2::date + 1)::timestamp AT TIME ZONE $3)
+                  AND \(inRange(reversalAt))
                   \(filter)
             )
             """
+    }
+
+    /// `at` within the range: first between the earliest first day and the latest last day (constants, so an
+    /// index on the column serves), then within its own store's days (each store's bound a constant too, so no row
+    /// converts a time zone).
+    static func inRange(_ at: String) -> String {
+        func bound(_ days: String, _ index: String, plus: Int) -> String {
+            "((\(days)::date[])[\(index)] + \(plus))::timestamp AT TIME ZONE $3"
+        }
+        func store(_ days: String, plus: Int) -> String {
+            "CASE WHEN r.platform = 'apple' THEN \(bound(days, "cardinality(\(days)::date[])", plus: plus)) "
+                + "ELSE \(bound(days, "1", plus: plus)) END"
+        }
+        return """
+            \(at) >= (least(($1::date[])[1], ($1::date[])[2])::timestamp AT TIME ZONE $3)
+                  AND \(at) < ((greatest(($2::date[])[1], ($2::date[])[2]) + 1)::timestamp AT TIME ZONE $3)
+                  AND \(at) >= \(store("$1", plus: 0))
+                  AND \(at) < \(store("$2", plus: 1))
+            """
+    }
+
+    /// The `recorded` booking time: when storerecon recorded the entry, except with store periods an entry recorded
+    /// before its store closed the period of `event` (loaded its report), which is booked on `event`.
+    static func booked(event: String, recorded: String) -> String {
+        """
+        CASE WHEN cardinality($1::date[]) = 1 OR EXISTS (
+                SELECT 1 FROM payout_report p
+                WHERE p.app_id = r.app_id AND p.store = r.platform AND p.loaded_at <= \(recorded)
+                  AND (\(event) AT TIME ZONE $3)::date BETWEEN p.period_start AND p.period_end)
+             THEN \(recorded) ELSE \(event) END
+        """
     }
 
     /// The entries with their amounts rounded, each on its own, half to even to the currency's minor unit (`$6`,

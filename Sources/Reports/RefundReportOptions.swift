@@ -62,6 +62,10 @@ public struct RefundReportOptions: Sendable, Equatable {
     public var basis: Basis
     /// Which store environments are covered (`--environment`).
     public var environment: EnvironmentFilter
+    /// The month as each store books it (`--month --store-periods`): Google's refunds over its Pacific month, Apple's
+    /// over its fiscal period, days in US Pacific time (`from` and `to` span both); `nil`: every store from `from` to
+    /// `to`.
+    public var storePeriods: StorePeriods?
 
     /// Creates options.
     public init(
@@ -80,6 +84,21 @@ public struct RefundReportOptions: Sendable, Equatable {
         self.rates = rates
         self.basis = basis
         self.environment = environment
+    }
+
+    /// Options for `periods.month` as each store books it: Google's Pacific month, Apple's fiscal month (its refunds
+    /// left out when no Apple report of the month is loaded), days in US Pacific time; `from` and `to` span both.
+    public static func storeMonth(
+        _ periods: StorePeriods, by: [Dimension] = [.platform], detail: Bool = false, apps: [String] = [],
+        basis: Basis = .event, environment: EnvironmentFilter = .production
+    ) -> RefundReportOptions {
+        let first = min(periods.google.first, periods.apple?.first ?? periods.google.first)
+        let last = max(periods.google.last, periods.apple?.last ?? periods.google.last)
+        var options = RefundReportOptions(
+            from: first, to: last, by: by, detail: detail,
+            timeZone: StorePeriods.timeZone, apps: apps, basis: basis, environment: environment)
+        options.storePeriods = periods
+        return options
     }
 
     /// Parses `--basis`.

@@ -3,20 +3,29 @@ import Foundation
 /// Plain-text tables for a terminal: each column as wide as its widest cell, two spaces between columns, trailing
 /// spaces dropped. Used by the tie-out report and `quarantine list`.
 public enum TextColumns {
-    /// The rows (the first is the header) as aligned lines, each ending in a newline.
-    public static func align(_ rows: [[String]]) -> String {
+    /// The rows (the first is the header) as aligned lines, each ending in a newline; the columns in `right` (by
+    /// index: amounts and counts) aligned right.
+    public static func align(_ rows: [[String]], right: Set<Int> = []) -> String {
         guard let header = rows.first else { return "" }
         var widths = header.map(\.count)
-        for row in rows {
-            for (index, cell) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], cell.count)
-            }
+        for row in rows { widen(&widths, row) }
+        return rows.map { line($0, widths: widths, right: right) }.joined(separator: "\n") + "\n"
+    }
+
+    /// Widens `widths` to fit `row`.
+    public static func widen(_ widths: inout [Int], _ row: [String]) {
+        for (index, cell) in row.enumerated() where index < widths.count {
+            widths[index] = max(widths[index], cell.count)
         }
-        return rows.map { row in
-            row.enumerated().map { index, cell in
-                index < widths.count ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell
-            }
-            .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n") + "\n"
+    }
+
+    /// One row padded to `widths` (without a newline).
+    public static func line(_ row: [String], widths: [Int], right: Set<Int> = []) -> String {
+        row.enumerated().map { index, cell in
+            guard index < widths.count, cell.count < widths[index] else { return cell }
+            let pad = String(repeating: " ", count: widths[index] - cell.count)
+            return right.contains(index) ? pad + cell : cell + pad
+        }
+        .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
     }
 }

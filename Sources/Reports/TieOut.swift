@@ -1,40 +1,85 @@
 import Foundation
 
-/// The vocabulary of the tie-out: how a ledger line compares with the store's financial report, and why.
+/// The vocabulary of the tie-out: how a ledger line compares with the store's financial report, and why. Every
+/// report prints this legend (``TieOut/legend``); `docs/tie-out.md` explains it at length.
 public enum TieOut {
     /// How one line compares.
     public enum Status: String, Sendable, Encodable, CaseIterable {
-        /// Google: the order's refunds and the report's `Charge refund` rows agree to the minor unit; Apple: refunds
-        /// and amount agree for the product, country and currency.
+        /// Both sides agree to the minor unit.
         case matched
         /// Google: both sides have the order, with different amounts.
         case amountDiffers = "amount_differs"
-        /// Google: refunded in the ledger, not in the month's report.
+        /// Google: refunded in the ledger this month, not in the month's report.
         case ledgerOnly = "ledger_only"
-        /// Google: in the month's report, not refunded in the ledger that month.
+        /// Google: in the month's report, not refunded in the ledger this month.
         case reportOnly = "report_only"
-        /// Apple: the counts or amounts differ for the product, country and currency.
+        /// Apple: the units or amounts differ for the product, country and currency.
         case differs
+
+        /// One line for the legend.
+        public var meaning: String {
+            switch self {
+            case .matched: "both sides agree to the minor unit"
+            case .amountDiffers: "Google: both sides have the order, with different amounts"
+            case .ledgerOnly: "Google: refunded in the ledger this month, not in the month's report"
+            case .reportOnly: "Google: in the month's report, not refunded in the ledger this month"
+            case .differs: "Apple: units or amounts differ for the product, country and currency"
+            }
+        }
     }
 
-    /// Why a line differs (or matched late), where it can be named.
+    /// Why a line differs, where it can be named. The line's `note` says more (a month, a gap, a command).
     public enum Cause: String, Sendable, Encodable, CaseIterable {
-        /// Google: refunded on the month's last day (US Pacific) and booked by Google in the next month; it matches
-        /// in the next month's tie-out (where it shows as matched with this cause).
+        /// Google: refunded on the month's last day (US Pacific) and booked by Google in the next month: `ledger_only`
+        /// in the month it happened, `report_only` in the month Google booked it; the note names the other month.
         case settlementLag = "settlement_lag"
+        /// Google: booked by Google before the ledger's history began (its first voided sync reached back 30 days,
+        /// all Google keeps): the ledger cannot hold it. The note gives the day history began.
+        case beforeHistory = "before_history"
+        /// Google: booked inside a recorded sync gap: the note names the gap and the backfill that would fill it.
+        case inGap = "in_gap"
         /// Google: a refund made without revocation, of an order storerecon never saw (not in the voided list, never
-        /// read from the Orders API).
+        /// read from the Orders API), in a time the ledger's sync covered: nothing is wrong with the sync.
         case notRevokedUnseen = "not_revoked_unseen"
-        /// The ledger has a refund of it that was reversed: Apple does not book a refund reversed before the report.
-        case reversal
+        /// Google: the ledger refunded the order in another month (the note names it).
+        case otherMonth = "other_month"
         /// Google: the ledger has the refund but the Orders API could not price it (amount unknown).
         case unpriced
-        /// Apple: a ledger refund of the line is dated on (or a day beyond) an edge of the report's period, so
-        /// Apple may have booked it in the neighbouring period.
+        /// Apple: the ledger's figure holds reversals, dated in this period, of refunds booked in an earlier one;
+        /// Apple books no refund for them (a reversal is a sale to Apple), so the line differs by the reversals.
+        case reversal
+        /// Apple: refunds of this period reversed after it, before Apple's report: Apple booked neither; the line
+        /// differs by them until the reversal's period is tied out, where the reversal offsets them.
+        case reversedLater = "reversed_later"
+        /// Apple: a ledger refund of the line is dated on an edge of the report's period, so Apple may have booked
+        /// it in the neighbouring period.
         case periodEdge = "period_edge"
         /// Apple: the ledger has family-sharing revocations for the line (no money moved; not counted).
         case familyRevoke = "family_revoke"
-        /// Google: the ledger refunded the order in another month.
-        case otherMonth = "other_month"
+
+        /// One line for the legend.
+        public var meaning: String {
+            switch self {
+            case .settlementLag:
+                "Google: refunded on the month's last day (US Pacific), booked by Google in the next month"
+            case .beforeHistory: "Google: booked before the ledger's history began (Google keeps 30 days)"
+            case .inGap: "Google: booked inside a recorded sync gap (the note names the gap and its backfill)"
+            case .notRevokedUnseen:
+                "Google: refunded without revocation, of an order storerecon never saw; the sync covered that time"
+            case .otherMonth: "Google: the ledger refunded the order in another month"
+            case .unpriced: "Google: the Orders API could not price the ledger's refund (amount unknown)"
+            case .reversal: "Apple: reversals of earlier periods' refunds, which Apple books as sales, not refunds"
+            case .reversedLater:
+                "Apple: refunds reversed after the period, before Apple's report; cleared by the reversal's period"
+            case .periodEdge: "Apple: a refund on an edge of the period; Apple may have booked it next door"
+            case .familyRevoke: "Apple: family-sharing revocations (no money moved)"
+            }
+        }
+    }
+
+    /// Every status and cause with its meaning, in declaration order: the legend each format prints.
+    public static var legend: [(kind: String, name: String, meaning: String)] {
+        Status.allCases.map { ("status", $0.rawValue, $0.meaning) }
+            + Cause.allCases.map { ("cause", $0.rawValue, $0.meaning) }
     }
 }

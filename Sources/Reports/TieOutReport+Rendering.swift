@@ -1,16 +1,33 @@
 import Foundation
 
 extension TieOutReport {
-    /// The detail columns, in order (documented in the README; spreadsheets depend on them).
+    /// The detail columns, in order (documented in docs/tie-out.md; spreadsheets depend on them).
     public static let detailColumns = [
         "store", "app", "currency", "order_id", "product", "country", "ledger_refunds", "ledger_amount",
-        "report_refunds", "report_amount", "difference", "status", "cause",
+        "report_refunds", "report_amount", "difference", "status", "cause", "note",
     ]
 
     /// The totals columns, in order.
     public static let totalColumns = [
         "store", "currency", "lines", "matched", "differing", "ledger_amount", "report_amount", "difference",
     ]
+
+    /// The totals-by-cause columns, in order.
+    public static let causeColumns = [
+        "store", "currency", "status", "cause", "lines", "ledger_amount", "report_amount", "difference",
+    ]
+
+    /// The payout-cost columns, in order.
+    public static let costColumns = ["store", "app", "merchant_currency", "cost"]
+
+    /// Which columns hold counts (printed as JSON numbers) or amounts (aligned right).
+    static let countColumns: Set<String> = ["ledger_refunds", "report_refunds", "lines", "matched", "differing"]
+    static let amountColumns: Set<String> = ["ledger_amount", "report_amount", "difference", "cost"]
+
+    /// The indexes of `columns` a table aligns right.
+    static func rightAligned(_ columns: [String]) -> Set<Int> {
+        Set(columns.indices.filter { countColumns.contains(columns[$0]) || amountColumns.contains(columns[$0]) })
+    }
 
     /// An amount in the currency's minor unit, or empty when unknown.
     static func amount(_ nanos: Decimal?, _ currency: String) -> String {
@@ -36,7 +53,7 @@ extension TieOutReport {
             line.store, line.app, line.currency, line.orderId, line.product, line.country, String(line.ledgerRefunds),
             amount(line.ledgerNanos, line.currency), String(line.reportRefunds),
             amount(line.reportNanos ?? (line.reportRefunds == 0 ? Int64(0) : nil), line.currency), difference(line),
-            line.status.rawValue, line.cause?.rawValue ?? "",
+            line.status.rawValue, line.cause?.rawValue ?? "", line.note,
         ]
     }
 
@@ -49,72 +66,82 @@ extension TieOutReport {
         ]
     }
 
-    /// CSV (RFC 4180): the detail lines with `--detail`, else the totals.
-    public func csv() -> String {
-        let rows = detail ? [Self.detailColumns] + lines.map(Self.cells) : [Self.totalColumns] + totals.map(Self.cells)
-        return rows.map { $0.map(Self.csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+    /// One cause total's cells.
+    static func cells(_ total: CauseTotal) -> [String] {
+        [
+            total.store, total.currency, total.status.rawValue, total.cause?.rawValue ?? "", String(total.lines),
+            amount(total.ledgerNanos, total.currency), amount(total.reportNanos, total.currency),
+            amount(total.ledgerNanos - total.reportNanos, total.currency),
+        ]
+    }
+
+    /// One payout cost's cells.
+    static func cells(_ cost: PayoutCost) -> [String] {
+        [cost.store, cost.app, cost.currency, amount(cost.nanos, cost.currency)]
+    }
+
+    /// A CSV record (RFC 4180) with its line break.
+    static func csvRecord(_ cells: [String]) -> String {
+        cells.map(csvField).joined(separator: ",") + "\r\n"
     }
 
     static func csvField(_ value: String) -> String {
-        guard value.unicodeScalars.contains(where: { ",\"\r\n".unicodeScalars.contains($0) }) else { return value }
+        let special: (UInt8) -> Bool = { $0 == 0x2C || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A || $0 == 0x23 }
+        guard value.utf8.contains(where: special) else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// JSON: totals, payout costs, the reports used, and the lines with `--detail`; amounts as strings in major
-    /// units.
-    public func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(JSONForm(self)), as: UTF8.self) + "\n"
+    /// What follows the CSV's lines: without `--detail` the totals, a blank line and the totals by cause; then the
+    /// legend as comment lines (`# status matched: ...`).
+    func csvTail() -> String {
+        var text = ""
+        if !detail {
+            text += ([Self.totalColumns] + totals.map(Self.cells)).map(Self.csvRecord).joined()
+            text += "\r\n" + ([Self.causeColumns] + causeTotals.map(Self.cells)).map(Self.csvRecord).joined()
+        }
+        return text + TieOut.legend.map { "# \($0.kind) \($0.name): \($0.meaning)\r\n" }.joined()
     }
 
-    /// A terminal table: totals, payout costs, then (with `--detail`) the lines.
-    public func table() -> String {
-        var text =
-            "Tie-out \(month) (amounts in major units, positive for money given back; difference = ledger - report)\n"
-        for app in missingReports { text += "no financial report loaded for \(app) in \(month)\n" }
-        text += TextColumns.align([Self.totalColumns] + totals.map(Self.cells))
+    /// CSV: the detail lines with `--detail` (else the totals and the totals by cause), then the legend.
+    public func csv() -> String {
+        (detail ? Self.csvRecord(Self.detailColumns) + lines.map { Self.csvRecord(Self.cells($0)) }.joined() : "")
+            + csvTail()
+    }
+
+    /// The table's title.
+    var tableTitle: String {
+        "Tie-out \(month) (amounts in major units, positive for money given back; difference = ledger - report)\n"
+    }
+
+    /// What follows the table's lines: apps without a report, totals, totals by cause, payout costs, legend.
+    func tableTail() -> String {
+        var text = missingReports.map { "no financial report loaded for \($0) in \(month)\n" }.joined()
+        text +=
+            "\nTotals\n"
+            + TextColumns.align(
+                [Self.totalColumns] + totals.map(Self.cells), right: Self.rightAligned(Self.totalColumns))
+        text +=
+            "\nBy cause\n"
+            + TextColumns.align(
+                [Self.causeColumns] + causeTotals.map(Self.cells), right: Self.rightAligned(Self.causeColumns))
         if !payoutCosts.isEmpty {
-            text += "\nRefunds' cost in payouts (merchant currency)\n"
+            text += "\nRefunds' cost in payouts (in each report's merchant currency)\n"
             text += TextColumns.align(
-                [["store", "app", "currency", "cost"]]
-                    + payoutCosts.map { [$0.store, $0.app, $0.currency, Self.amount($0.nanos, $0.currency)] })
+                [Self.costColumns] + payoutCosts.map(Self.cells), right: Self.rightAligned(Self.costColumns))
         }
-        if detail {
-            text += "\n" + TextColumns.align([Self.detailColumns] + lines.map(Self.cells))
-        }
+        text +=
+            "\nLegend\n"
+            + TextColumns.align([["kind", "name", "meaning"]] + TieOut.legend.map { [$0.kind, $0.name, $0.meaning] })
         return text
     }
-}
 
-/// The JSON shape: the report's values with amounts printed in major units.
-struct JSONForm: Encodable {
-    let report: TieOutReport
-
-    init(_ report: TieOutReport) { self.report = report }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: TieOutReport.CodingKeys.self)
-        try container.encode(report.month, forKey: .month)
-        try container.encode(report.differing, forKey: .differing)
-        try container.encode(
-            report.totals.map { total in
-                Dictionary(uniqueKeysWithValues: zip(TieOutReport.totalColumns, TieOutReport.cells(total)))
-            }, forKey: .totals)
-        try container.encode(
-            report.payoutCosts.map {
-                [
-                    "store": $0.store, "app": $0.app, "currency": $0.currency,
-                    "cost": TieOutReport.amount($0.nanos, $0.currency),
-                ]
-            }, forKey: .payoutCosts)
-        try container.encode(report.reports, forKey: .reports)
-        try container.encode(report.missingReports, forKey: .missingReports)
-        if report.detail {
-            try container.encode(
-                report.lines.map { line in
-                    Dictionary(uniqueKeysWithValues: zip(TieOutReport.detailColumns, TieOutReport.cells(line)))
-                }, forKey: .lines)
+    /// A terminal table: (with `--detail`) the lines, then totals, totals by cause, payout costs and the legend.
+    public func table() -> String {
+        var text = tableTitle
+        if detail {
+            text += TextColumns.align(
+                [Self.detailColumns] + lines.map(Self.cells), right: Self.rightAligned(Self.detailColumns))
         }
+        return text + tableTail()
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Postgres
 import Reconciler
 import Reports
 
@@ -32,11 +33,21 @@ struct ReportRefundsCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(name: .long, help: "First day (YYYY-MM-DD), inclusive.")
-    var from: String
+    @Option(name: .long, help: "First day (YYYY-MM-DD), inclusive (or --month).")
+    var from: String?
 
-    @Option(name: .long, help: "Last day (YYYY-MM-DD), inclusive.")
-    var to: String
+    @Option(name: .long, help: "Last day (YYYY-MM-DD), inclusive (or --month).")
+    var to: String?
+
+    @Option(name: .long, help: "A month (YYYY-MM) instead of --from and --to: its days in reports.timeZone.")
+    var month: String?
+
+    @Flag(
+        name: .long,
+        help:
+            "With --month: the month as each store books it, as report tie-out does (Google: the US-Pacific calendar month; Apple: the fiscal month of its loaded FINANCIAL report)."
+    )
+    var storePeriods = false
 
     @Option(
         name: .long,
@@ -95,9 +106,13 @@ struct ReportRefundsCommand: AsyncParsableCommand {
                 throw ReconcilerError(.usage, "--rates applies to grouped reports, not --detail")
             }
             do {
-                let request = try self.request(timeZone: runtime.configuration.reports.timeZone, apps: apps)
+                var request = try self.request(timeZone: runtime.configuration.reports.timeZone, apps: apps)
                 let connection = try runtime.connect()
                 defer { connection.close() }
+                if storePeriods, let month {
+                    let apple = try runtime.apps(matching: app).contains { $0.platform.rawValue == "apple" }
+                    request = try Self.storeMonth(request, month: month, apple: apple, on: connection)
+                }
                 let sink = try output.map { try RefundReportOutput.file(atomicallyAt: $0) } ?? .standardOutput()
                 do {
                     try RefundReport.write(request, format: format.format, on: connection, to: sink)
@@ -116,6 +131,7 @@ struct ReportRefundsCommand: AsyncParsableCommand {
     /// The request the options describe, its rates file read.
     /// - Throws: `ReportError`: a request error for the options, an input error for the rates file.
     func request(timeZone: String, apps: [String]) throws -> RefundReportOptions {
+        let (from, to) = try range()
         var request = RefundReportOptions(
             from: from, to: to, by: try RefundReportOptions.parseDimensions(by ?? "day,platform"), detail: detail,
             timeZone: timeZone, apps: app == nil ? [] : apps, basis: try RefundReportOptions.parseBasis(basis),
@@ -140,5 +156,42 @@ struct ReportRefundsCommand: AsyncParsableCommand {
         case .configuration: ReconcilerError(.configuration, error.message)
         case .failed: ReconcilerError(.failed, error.message)
         }
+    }
+}
+
+extension ReportRefundsCommand {
+    /// `--from`/`--to`, or the calendar month of `--month`.
+    /// - Throws: `ReportError` when neither or both are given, or `--store-periods` without `--month`.
+    func range() throws -> (String, String) {
+        if storePeriods, month == nil { throw ReportError("--store-periods needs --month YYYY-MM") }
+        if let month {
+            guard from == nil, to == nil else {
+                throw ReportError("--month replaces --from and --to: give one or the other")
+            }
+            try StorePeriods.validate(month: month)
+            let bounds = StorePeriods.calendarBounds(month)
+            return (bounds.first, bounds.last)
+        }
+        guard let from, let to else { throw ReportError("give --from and --to, or --month YYYY-MM") }
+        return (from, to)
+    }
+
+    /// `request` over `month` as each store books it.
+    /// - Throws: `ReportError` (a request error) when Apple apps are reported and no Apple report of the month is
+    ///   loaded: its fiscal period is unknown.
+    static func storeMonth(
+        _ request: RefundReportOptions, month: String, apple: Bool, on connection: PostgresConnection
+    ) throws -> RefundReportOptions {
+        let periods = try StorePeriods.resolve(month: month, on: connection)
+        if apple, periods.apple == nil {
+            throw ReportError(
+                "--store-periods: no Apple FINANCIAL report is loaded for \(month), so its fiscal period is unknown; "
+                    + "run storerecon sync payouts --month \(month) first (or --app for a Google app)")
+        }
+        var options = RefundReportOptions.storeMonth(
+            periods, by: request.by, detail: request.detail, apps: request.apps, basis: request.basis,
+            environment: request.environment)
+        options.rates = request.rates
+        return options
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Postgres
 import Reconciler
 import Reports
 
@@ -11,9 +12,11 @@ struct ReportTieOutCommand: AsyncParsableCommand {
         discussion: """
             Google per order (the ledger's refunds of the US-Pacific month, net of tax, against the earnings \
             report's Charge refund rows), Apple per product x country x currency over the FINANCIAL report's own \
-            period. Each line is matched, amount_differs, ledger_only, report_only (Google) or differs (Apple), \
-            with a cause where one is known. Exit 0 whatever the differences: they are findings. Load the reports \
-            first with sync payouts or import payouts.
+            period; the ledger side of each store is report refunds --month M --store-periods. Each line is \
+            matched, amount_differs, ledger_only, report_only (Google) or differs (Apple), with a cause and a note \
+            where one is known; every format ends with totals per store, currency and cause and a legend \
+            (docs/tie-out.md). Exit 0 whatever the differences: they are findings. Load the reports first with \
+            sync payouts or import payouts.
             Example: storerecon report tie-out --month 2026-10 --detail --format csv --output tieout-2026-10.csv
             """
     )
@@ -37,6 +40,8 @@ struct ReportTieOutCommand: AsyncParsableCommand {
 
     enum TieOutFormat: String, ExpressibleByArgument, CaseIterable {
         case table, csv, json, html
+
+        var format: TieOutReport.Format { TieOutReport.Format(rawValue: rawValue) ?? .table }
     }
 
     func run() async throws {
@@ -47,49 +52,30 @@ struct ReportTieOutCommand: AsyncParsableCommand {
             try Migrator(connection: connection).verifyCurrent()
             let report: TieOutReport
             do {
-                report = try TieOutReport.run(
-                    month: month, apps: Dictionary(uniqueKeysWithValues: apps.map { ($0.id, $0.platform.rawValue) }),
-                    detail: detail, on: connection)
+                report = try write(apps: apps, on: connection)
             } catch let error as ReportError {
-                throw ReconcilerError(.usage, error.message)
+                throw ReportRefundsCommand.failure(error)
             }
             for missing in report.missingReports {
                 runtime.logger.warning("no financial report loaded for \(missing) in \(month): run sync payouts")
             }
-            let text: String
-            switch format {
-            case .table: text = report.table()
-            case .csv: text = report.csv()
-            case .json: text = try report.json()
-            case .html: text = report.html()
-            }
-            if let output {
-                do {
-                    try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    throw ReconcilerError(
-                        .failed, "--output \(output): cannot write the report (\(Self.reason(error)))")
-                }
-                runtime.logger.info("wrote \(format.rawValue) tie-out to \(output)")
-            } else {
-                FileHandle.standardOutput.write(Data(text.utf8))
-            }
-            runtime.logger.info("tie-out \(month): \(report.lines.count) lines, \(report.differing) not matched")
+            if let output { runtime.logger.info("wrote \(format.rawValue) tie-out to \(output)") }
+            runtime.logger.info("tie-out \(month): \(report.lineCount) lines, \(report.differing) not matched")
         }
     }
 
-    /// The operating system's reason for a failed file write, as one short phrase.
-    static func reason(_ error: any Error) -> String {
-        var current = error as NSError
-        while let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError { current = underlying }
-        if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }
-        switch (error as NSError).code {
-        case CocoaError.fileWriteNoPermission.rawValue: return "permission denied"
-        case CocoaError.fileNoSuchFile.rawValue, CocoaError.fileWriteInvalidFileName.rawValue:
-            return "no such directory"
-        case CocoaError.fileWriteOutOfSpace.rawValue: return "no space left on the device"
-        case CocoaError.fileWriteVolumeReadOnly.rawValue: return "read-only file system"
-        default: return "error \((error as NSError).code)"
+    /// Writes the tie-out to `--output` (atomically) or stdout.
+    func write(apps: [AppConfig], on connection: PostgresConnection) throws -> TieOutReport {
+        let sink = try output.map { try RefundReportOutput.file(atomicallyAt: $0) } ?? .standardOutput()
+        do {
+            let report = try TieOutReport.write(
+                month: month, apps: Dictionary(uniqueKeysWithValues: apps.map { ($0.id, $0.platform.rawValue) }),
+                detail: detail, format: format.format, on: connection, to: sink)
+            try sink.finish()
+            return report
+        } catch {
+            sink.discard()
+            throw error
         }
     }
 }

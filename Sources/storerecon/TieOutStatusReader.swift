@@ -11,9 +11,10 @@ enum TieOutStatusReader {
             let app = report.apps[index]
             let rows = try connection.query("SELECT max(month) AS month FROM payout_report WHERE app_id = $1", [app.id])
             guard let month = try rows.first?.decodeIfPresent("month", as: String.self) else { continue }
-            let tieOut = try TieOutReport.run(month: month, apps: [app.id: app.platform], detail: false, on: connection)
-            report.apps[index].tieOut = TieOutStatus(
-                month: month, lines: tieOut.totals.reduce(0) { $0 + $1.lines }, differing: tieOut.differing)
+            let tieOut = try TieOutReport.scan(
+                month: month, apps: [app.id: app.platform], detail: false, on: connection
+            ) { _, _ in }
+            report.apps[index].tieOut = TieOutStatus(month: month, lines: tieOut.lineCount, differing: tieOut.differing)
         }
     }
 }

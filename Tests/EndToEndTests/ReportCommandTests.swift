@@ -83,4 +83,29 @@ struct ReportCommandTests {
         #expect(eventRows.count == 1 && eventRows.first?["day"] as? String == "2026-11-03")
         #expect(eventRows.first?["gross"] as? String == "9.99" && eventRows.first?["price"] is NSNull)
     }
+
+    /// `--month --store-periods`: the month as each store books it; the options that cannot go with it are usage
+    /// errors.
+    @Test func aMonthAsEachStoreBooksIt() async throws {
+        try await ledger()
+        for (arguments, reason) in [
+            (
+                ["--from", "2026-11-01", "--to", "2026-11-30", "--store-periods"],
+                "--store-periods needs --month YYYY-MM"
+            ),
+            (["--month", "2026-13"], "--month 2026-13: expected YYYY-MM"),
+            (["--month", "2026-11", "--from", "2026-11-01"], "--month replaces --from and --to"),
+        ] {
+            let outcome = try await run(["report", "refunds"] + arguments)
+            #expect(outcome.status == 64, "\(outcome.stderr)")
+            #expect(outcome.stderr.contains(reason), "\(outcome.stderr)")
+        }
+        // GPA.1 of 3 November (Pacific too) is in Google's November, not its October.
+        let november = try await run(
+            ["report", "refunds", "--month", "2026-11", "--store-periods", "--by", "platform", "--format", "csv"])
+        #expect(november.status == 0, "\(november.stderr)")
+        #expect(november.stdout.contains("google,USD,store,1,1,9.99,0.00,9.99"), "\(november.stdout)")
+        let october = try await run(["report", "refunds", "--month", "2026-10", "--store-periods", "--format", "csv"])
+        #expect(october.status == 0 && !october.stdout.contains("9.99"), "\(october.stdout)")
+    }
 }

@@ -1,0 +1,56 @@
+import Foundation
+
+extension GoogleTieOut {
+    /// The two sides joined by order, in order id order. The ledger's side is the refund report's entries of the
+    /// store month (`$1` ... `$7`), so both print one figure; `$8` the app, `$9` the month, `$10` the next month,
+    /// `$11` the month's last day (US Pacific; every entry is before its end, so one from its start on is of that
+    /// day). Report-only orders carry what their cause needs: the latest day the ledger refunded them in any month,
+    /// and whether storerecon read them from the Orders API.
+    static let query = """
+        \(RefundReport.roundedEntries(.event)), net AS (
+            -- OFFSET 0 keeps this a subquery of its own, so each entry's rounded amounts are computed once, not once
+            -- per aggregate that reads them.
+            SELECT order_id, product_id, buyer_country, currency, entry, booked_at, gross - coalesce(tax, 0) AS net
+            FROM rounded
+            WHERE platform = 'google' AND \(RefundReport.moves)
+            OFFSET 0
+        ), ledger AS (
+            SELECT order_id, min(coalesce(product_id, '')) AS product, min(coalesce(buyer_country, '')) AS country,
+                   min(coalesce(currency, '')) AS currency, count(*) FILTER (WHERE entry = 'refund') AS refunds,
+                   bool_or(entry = 'reversal') AS reversed,
+                   CASE WHEN count(*) FILTER (WHERE net IS NULL) = 0 THEN trunc(sum(net))::text END AS nanos,
+                   trunc(coalesce(sum(net) FILTER (WHERE booked_at >= ($11::date::timestamp AT TIME ZONE $3)), 0))::text
+                       AS last_day_nanos,
+                   bool_or(booked_at >= ($11::date::timestamp AT TIME ZONE $3)) AS last_day
+            FROM net
+            GROUP BY order_id
+        ), report AS (
+            SELECT r.order_id, min(coalesce(r.product_id, '')) AS product, min(coalesce(r.country, '')) AS country,
+                   min(r.amount_currency) AS currency, count(*) AS n, (-sum(r.amount_nanos))::text AS nanos,
+                   min(r.booked_at) AS booked_at
+            FROM payout_report p JOIN payout_report_row r ON r.report_id = p.id
+            WHERE p.app_id = $8 AND p.store = 'google' AND p.month = $9 AND r.kind = 'Charge refund'
+            GROUP BY r.order_id
+        ), later AS (
+            SELECT DISTINCT r.order_id
+            FROM payout_report p JOIN payout_report_row r ON r.report_id = p.id
+            WHERE p.app_id = $8 AND p.store = 'google' AND p.month = $10 AND r.kind = 'Charge refund'
+        )
+        SELECT coalesce(l.order_id, t.order_id) AS order_id, l.order_id IS NOT NULL AS in_ledger,
+               t.order_id IS NOT NULL AS in_report, l.product AS l_product, l.country AS l_country,
+               l.currency AS l_currency, l.refunds, l.reversed, l.nanos, l.last_day_nanos, l.last_day,
+               n.order_id IS NOT NULL AS booked_later, t.product AS t_product, t.country AS t_country,
+               t.currency AS t_currency, t.n, t.nanos AS report_nanos, t.booked_at,
+               CASE WHEN l.order_id IS NULL THEN (
+                   SELECT to_char(max(x.refunded_at AT TIME ZONE $3), 'YYYY-MM-DD') FROM refund x
+                   WHERE x.app_id = $8 AND x.order_id = t.order_id AND x.refund_type <> 'family_revoke')
+               END AS ledger_day,
+               CASE WHEN l.order_id IS NULL THEN EXISTS (
+                   SELECT 1 FROM google_order o WHERE o.app_id = $8 AND o.order_id = t.order_id)
+               END AS known
+        FROM ledger l
+        FULL JOIN report t ON t.order_id = l.order_id
+        LEFT JOIN later n ON n.order_id = l.order_id
+        ORDER BY 1
+        """
+}
