@@ -39,6 +39,8 @@ struct GoogleTieOut {
         var currency = ""
         var refunds = 0
         var reversed = false
+        /// Some of the ledger's amount is a configured estimate, not the store's price.
+        var estimated = false
         var nanos: Int64?
         var lastDayNanos: Int64 = 0
         var lastDay = false
@@ -94,6 +96,8 @@ struct GoogleTieOut {
                     TieOutReport.agree(nanos - sides.lastDayNanos, sides.reportNanos, sides.currency)
                 {
                     (line.cause, line.note) = (.settlementLag, bookedNote(sides))
+                } else if sides.estimated {
+                    (line.cause, line.note) = (.estimated, Self.estimatedNote)
                 }
             }
         } else if standing {
@@ -109,6 +113,9 @@ struct GoogleTieOut {
         }
         return line
     }
+
+    static let estimatedNote =
+        "the ledger's amount is a configured estimate: `backfill google-orders` once the Orders API answers"
 
     /// Where the rest of a last-day refund went.
     private func bookedNote(_ sides: Sides) -> String {
@@ -166,6 +173,7 @@ struct GoogleTieOut {
         if sides.inLedger {
             sides.refunds = try row.decode("refunds")
             sides.reversed = try row.decode("reversed")
+            sides.estimated = try row.decode("estimated")
             sides.nanos = try row.decodeIfPresent("nanos", as: String.self).flatMap(TieOutAmount.parse)
             sides.lastDayNanos = TieOutAmount.parse(try row.decode("last_day_nanos")) ?? 0
             sides.lastDay = try row.decode("last_day")

@@ -45,6 +45,9 @@ public enum TieOut {
         case otherMonth = "other_month"
         /// Google: the ledger has the refund but the Orders API could not price it (amount unknown).
         case unpriced
+        /// Google: the ledger's amount is a configured price (`products.<id>`), an estimate made when the Orders API
+        /// gave none; the store's own figure differs from it.
+        case estimated
         /// Apple: the ledger's figure holds reversals, dated in this period, of refunds booked in an earlier one;
         /// Apple books no refund for them (a reversal is a sale to Apple), so the line differs by the reversals.
         case reversal
@@ -68,6 +71,7 @@ public enum TieOut {
                 "Google: refunded without revocation, of an order storerecon never saw; the sync covered that time"
             case .otherMonth: "Google: the ledger refunded the order in another month"
             case .unpriced: "Google: the Orders API could not price the ledger's refund (amount unknown)"
+            case .estimated: "Google: the ledger's amount is a configured estimate; the store's price differs"
             case .reversal: "Apple: reversals of earlier periods' refunds, which Apple books as sales, not refunds"
             case .reversedLater:
                 "Apple: refunds reversed after the period, before Apple's report; cleared by the reversal's period"
