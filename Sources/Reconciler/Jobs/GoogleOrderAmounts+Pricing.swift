@@ -40,8 +40,8 @@ extension GoogleOrderAmounts {
     /// The Orders calls of one run: the ids queued, the calls in flight, and what the answers did.
     struct Pricing {
         /// Orders calls in flight at once: enough that a burst of voided pages (30 at once, then one a second) is
-        /// priced while the next burst is paged, so the run ends soon after its last page (the figures are in the
-        /// README's "Google voided purchases"). The "Orders" bucket (2940 a minute left to orders) is far from it.
+        /// priced while the next burst is paged, so the run ends soon after its last page (the
+        /// figures are in docs/performance.md). The "Orders" bucket (2940 a minute left to orders) is far from it.
         static let maxInFlight = 8
 
         let amounts: GoogleOrderAmounts
