@@ -151,8 +151,8 @@ public struct NightlyFleet: Sendable {
 
 extension NightlyFleet {
     /// `nightly.concurrency` when it is not set: half the connections the server has free (the rest is left to the
-    /// app backend, other hosts and backfills), at most 16 per CPU core (a connection's statements block a thread;
-    /// beyond that they wait for one), and at least one.
+    /// app backend, other hosts and backfills), at most 16 per CPU core (each job's statement in flight holds a thread
+    /// of ``DatabaseThreads`` while it waits, and the jobs share the cores for the rest), and at least one.
     public static func defaultConcurrency(freeConnections: Int, cores: Int) -> Int {
         max(1, min(freeConnections / 2, 16 * max(1, cores)))
     }
