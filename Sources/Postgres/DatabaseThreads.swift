@@ -31,8 +31,8 @@ public final class DatabaseThreads: TaskExecutor {
 
     /// Bounds glibc's malloc arenas to one per core (two at least), unless `MALLOC_ARENA_MAX` says otherwise. glibc
     /// gives a thread that finds the arenas busy one of its own, up to eight per core, and each keeps what was freed
-    /// in it: the threads that serve these executors would otherwise raise a sync's peak memory by more than half.
-    /// Call it first thing in `main`, before other threads start.
+    /// in it: the many threads that serve these executors would otherwise hold far more memory than the shared
+    /// pool's few. Call it first thing in `main`, before other threads start.
     public static func boundMallocArenas() {
         guard getenv("MALLOC_ARENA_MAX") == nil else { return }
         // `mallopt` and `M_ARENA_MAX` (-8) are in <malloc.h>, which the Glibc module does not bring in.
