@@ -23,7 +23,3 @@ CURLcode storerecon_curl_easy_setopt_callback(
 CURLcode storerecon_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
-
-CURLcode storerecon_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, char **value) {
-    return curl_easy_getinfo(handle, info, value);
-}

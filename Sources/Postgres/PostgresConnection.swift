@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Accepts anything `psql` accepts: a conninfo string (`host=/tmp dbname=x`), a URI (`postgresql:///x`), multiple
 /// hosts with `target_session_attrs`, and libpq's `PG*` variables, `.pgpass` and service files. Calls block the
-/// calling thread; a connection belongs to one task at a time (it is not `Sendable`).
+/// calling thread, so async code makes them inside ``DatabaseThreads/run(isolation:_:)``, never on Swift's shared
+/// pool; a connection belongs to one task at a time (it is not `Sendable`).
 ///
 /// Every session is set to `TimeZone=UTC` so timestamps read back in one format.
 public final class PostgresConnection {

@@ -12,7 +12,8 @@ import Postgres
 /// asks again. Rows are always locked bucket first, then day, and each lock lasts one short statement: callers
 /// queue, they cannot deadlock.
 ///
-/// The actor owns its own connection (libpq calls block; each is short) and opens a new one when it is lost.
+/// The actor owns its own connection and opens a new one when it is lost. libpq calls block, so the actor runs on a
+/// thread of its own (``DatabaseThread``), never on Swift's shared pool.
 /// A grant whose answer was lost with the connection is counted but unused: the limits err on the safe side.
 public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration {
     struct Key: Hashable {
@@ -37,6 +38,10 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
 
     /// What this gate has done so far.
     public internal(set) var statistics = QuotaGateStatistics()
+    private nonisolated let thread = DatabaseThread(label: "storerecon-quota-gate")
+
+    /// The gate's executor: a thread of its own, which its statements block.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
 
     /// Creates a gate. It connects on first use.
     /// - Parameters:

@@ -48,15 +48,16 @@ final class CurlLoop: @unchecked Sendable {
 
     private func run() {
         while true {
+            // `cancelRequested` is written under the lock by the cancelling task, so it is read under it too.
             let (new, gone, stop) = lock.withLock {
                 defer {
                     submitted = []
                     cancelled = []
                 }
-                return (submitted, cancelled, stopping)
+                return (submitted.map { ($0, $0.cancelRequested) }, cancelled, stopping)
             }
-            for transfer in new {
-                if transfer.cancelRequested || stop {
+            for (transfer, cancelRequested) in new {
+                if cancelRequested || stop {
                     transfer.finish(.failure(CancellationError()))
                 } else {
                     begin(transfer)

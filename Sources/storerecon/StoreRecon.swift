@@ -1,4 +1,5 @@
 import ArgumentParser
+import Postgres
 
 /// storerecon: reconciles App Store and Google Play refunds and subscription states into PostgreSQL.
 @main
@@ -27,4 +28,11 @@ struct StoreRecon: AsyncParsableCommand {
             GapsCommand.self,
         ]
     )
+
+    /// Bounds the malloc arenas (``DatabaseThreads/boundMallocArenas()``) before any thread starts, then runs the
+    /// command.
+    static func main() async {
+        DatabaseThreads.boundMallocArenas()
+        await main(nil)
+    }
 }

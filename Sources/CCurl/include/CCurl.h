@@ -17,6 +17,5 @@ CURLcode storerecon_curl_easy_setopt_callback(
     CURL *handle, CURLoption option, storerecon_curl_data_callback callback);
 
 CURLcode storerecon_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLcode storerecon_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, char **value);
 
 #endif

@@ -1,9 +1,9 @@
 import Foundation
 
 // Decodes an `orders.batchget` answer in one pass over its bytes. JSONDecoder was most of storerecon's own time in a
-// sync with amounts (about 60 ms for an answer of 1000 orders; `scripts/bench`). Like `VoidedPageFastDecoder` it
-// accepts only what it is sure of: known keys at most once each, with strings without escapes, integers as plain
-// digits and no nulls; keys it does not read are skipped after checking them as JSON, as JSONDecoder ignores them.
+// sync with amounts (`scripts/bench`). Like `VoidedPageFastDecoder` it accepts only what it is sure of: known keys
+// at most once each, with strings without escapes, integers as plain digits and no nulls; keys it does not read are
+// skipped after checking them as JSON, as JSONDecoder ignores them.
 // For anything else it returns nil and the caller decodes with JSONDecoder, so values and errors stay JSONDecoder's.
 enum OrdersFastDecoder {
     static func decode(_ data: Data) -> BatchGetOrdersResponse? {

@@ -43,7 +43,7 @@ public struct GoogleVoidedSync: Sendable {
         public static func == (lhs: Summary, rhs: Summary) -> Bool {
             lhs.pages == rhs.pages && lhs.rows == rhs.rows && lhs.inserted == rhs.inserted
                 && lhs.updated == rhs.updated && lhs.quarantined == rhs.quarantined && lhs.drained == rhs.drained
-                && lhs.gap?.from == rhs.gap?.from
+                && lhs.gap?.from == rhs.gap?.from && lhs.gap?.to == rhs.gap?.to
         }
     }
 

@@ -16,6 +16,16 @@ public final class JobRunRecorder {
         case failed
         /// Not run: another process held the job's lock.
         case skipped
+
+        /// The outcome a job that ended with exit code `code` records (``ExitStatus``).
+        public init(exitCode code: Int32) {
+            switch code {
+            case ExitStatus.ok: self = .ok
+            case ExitStatus.temporary: self = .partial
+            case ExitStatus.configuration: self = .config
+            default: self = .failed
+            }
+        }
     }
 
     /// The `job_run.id`.

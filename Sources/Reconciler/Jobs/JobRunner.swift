@@ -73,12 +73,22 @@ public struct JobRunner: Sendable {
         self.now = now
     }
 
-    /// Runs `body` for `app` under the job's lock.
+    /// Runs `body` for `app` under the job's lock, on ``DatabaseThreads``: the job's statements, and those of the
+    /// connections its child tasks open, never block a thread of Swift's shared pool.
     /// - Parameters:
     ///   - waitForLock: wait when another process holds the lock; otherwise skip with a clear line.
     ///   - deadline: the app's nightly deadline; a job that fails once it has passed was stopped by it (exit 75).
     public func run(
         job: String, app: AppConfig, waitForLock: Bool, deadline: AppDeadline? = nil,
+        _ body: (JobEnvironment) async throws -> Void
+    ) async throws -> Result {
+        try await DatabaseThreads.run {
+            try await runHere(job: job, app: app, waitForLock: waitForLock, deadline: deadline, body)
+        }
+    }
+
+    private func runHere(
+        job: String, app: AppConfig, waitForLock: Bool, deadline: AppDeadline?,
         _ body: (JobEnvironment) async throws -> Void
     ) async throws -> Result {
         let started = ContinuousClock.now
@@ -114,8 +124,8 @@ public struct JobRunner: Sendable {
                 environment.progress?.finish()
                 // Cut by the app's deadline: whatever the interrupted call threw (a cancellation, a transport error).
                 let (code, line) = deadline?.passed.map { (ExitStatus.temporary, $0) } ?? Self.classify(error)
-                let outcome: JobRunRecorder.Outcome = code == 75 ? .partial : code == 78 ? .config : .failed
-                if code == 75 {
+                let outcome = JobRunRecorder.Outcome(exitCode: code)
+                if code == ExitStatus.temporary {
                     logger.warning("stopped early, progress saved: \(line)")
                 } else {
                     logger.error("\(line)")

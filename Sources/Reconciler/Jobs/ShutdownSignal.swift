@@ -67,7 +67,7 @@ public final class ShutdownSignal: Sendable {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
-                if request() { exit(75) }
+                if request() { exit(ExitStatus.temporary) }
                 logger.warning(
                     "stopping after the page in hand (signal again to stop at once)", metadata: ["signal": "\(name)"])
             }

@@ -23,23 +23,18 @@ public struct StoppableQuotaGate: QuotaGate {
     @discardableResult
     public func acquire(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> ContinuousClock.Instant? {
         if shutdown.isRequested { throw Self.stopped }
-        let granted = try await withThrowingTaskGroup(of: Grant.self) { group in
-            group.addTask { .granted(leaveBy: try await base.acquire(app: app, api: api, purpose: purpose)) }
-            group.addTask {
-                await shutdown.stopped()
-                return .stopped
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? .stopped
-        }
+        let (base, shutdown) = (base, shutdown)
+        let raced = await race(
+            { () async -> Result<ContinuousClock.Instant?, any Error> in
+                do {
+                    return .success(try await base.acquire(app: app, api: api, purpose: purpose))
+                } catch {
+                    return .failure(error)
+                }
+            }, until: { await shutdown.stopped() })
         // A grant taken as the signal came is left unused: the call it was for is not sent.
-        guard case .granted(let leaveBy) = granted, !shutdown.isRequested else { throw Self.stopped }
-        return leaveBy
-    }
-
-    private enum Grant {
-        case granted(leaveBy: ContinuousClock.Instant?)
-        case stopped
+        guard !raced.stopped, !shutdown.isRequested else { throw Self.stopped }
+        return try raced.value.get()
     }
 
     public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {

@@ -67,34 +67,24 @@ public struct NightlyFleet: Sendable {
         let started = ContinuousClock.now
         let deadline = AppDeadline()
         let logger = logger(app)
-        let results = await withTaskGroup(of: [JobRunner.Result]?.self) { group in
-            group.addTask { await runJobs(app, deadline: deadline) }
-            group.addTask {
+        let appTimeout = appTimeout
+        let results = await race(
+            { await runJobs(app, deadline: deadline) },
+            until: {
                 do {
                     try await Task.sleep(for: appTimeout)
                 } catch {
-                    return nil
+                    return
                 }
                 let limit = ConfigDuration(seconds: Int64(appTimeout.seconds)).description
                 deadline.expire("the app's night passed nightly.appTimeout (\(limit)); the rest waits for the next run")
                 logger.warning("nightly.appTimeout (\(limit)) passed: stopping the job in hand, progress saved")
-                return nil
             }
-            var results: [JobRunner.Result] = []
-            while let value = await group.next() {
-                if let value {
-                    results = value
-                    group.cancelAll()
-                } else if deadline.passed != nil {
-                    group.cancelAll()
-                }
-            }
-            return results
-        }
+        ).value
         let seconds = (ContinuousClock.now - started).seconds
         let worst = ExitStatus.worst(results.map(\.exitCode))
         let jobs = results.map { "\($0.job) \($0.outcome.rawValue) \(String(format: "%.1f", $0.seconds)) s" }
-        let coverage = runner.dryRun ? nil : coverageLine(app)
+        let coverage = runner.dryRun ? nil : await coverageLine(app)
         let summary =
             "night \(worst == 0 ? "done" : "ended with exit \(worst)") in \(String(format: "%.1f", seconds)) s: "
             + jobs.joined(separator: ", ") + (coverage.map { "; \($0)" } ?? "")
@@ -133,18 +123,20 @@ public struct NightlyFleet: Sendable {
 
     /// What the app's night left for the next ones (``NightlyCoverage``), or nil when nothing is, or when the
     /// database cannot say (the jobs' own lines have said why).
-    func coverageLine(_ app: AppConfig) -> String? {
-        do {
-            let connection = try PostgresConnection(conninfo: runner.configuration.database.url)
-            defer { connection.close() }
-            return try NightlyCoverage.measure(app, on: connection).line
-        } catch {
-            return nil
+    func coverageLine(_ app: AppConfig) async -> String? {
+        await DatabaseThreads.run {
+            do {
+                let connection = try PostgresConnection(conninfo: runner.configuration.database.url)
+                defer { connection.close() }
+                return try NightlyCoverage.measure(app, on: connection).line
+            } catch {
+                return nil
+            }
         }
     }
 
     static func result(_ job: String, _ app: AppConfig, _ code: Int32, _ line: String) -> JobRunner.Result {
-        let outcome: JobRunRecorder.Outcome = code == 75 ? .partial : code == 78 ? .config : .failed
+        let outcome = JobRunRecorder.Outcome(exitCode: code)
         return JobRunner.Result(
             job: job, app: app.id, outcome: outcome, exitCode: code, error: line, counts: [:], calls: [:], seconds: 0)
     }
@@ -159,8 +151,8 @@ public struct NightlyFleet: Sendable {
 
 extension NightlyFleet {
     /// `nightly.concurrency` when it is not set: half the connections the server has free (the rest is left to the
-    /// app backend, other hosts and backfills), at most 16 per CPU core (a connection's statements block a thread;
-    /// beyond that they wait for one), and at least one.
+    /// app backend, other hosts and backfills), at most 16 per CPU core (each job's statement in flight holds a thread
+    /// of ``DatabaseThreads`` while it waits, and the jobs share the cores for the rest), and at least one.
     public static func defaultConcurrency(freeConnections: Int, cores: Int) -> Int {
         max(1, min(freeConnections / 2, 16 * max(1, cores)))
     }
