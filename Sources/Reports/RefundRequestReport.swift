@@ -38,6 +38,8 @@ public struct RefundRequestReport: Sendable, Equatable {
     public var dimensions: [Dimension]
     /// The groups, in key order.
     public var groups: [Group]
+    /// The money refunded and kept, per currency (the sums of the detail rows' money).
+    public var money: [MoneyLine] = []
 
     /// The totals: the sum of the groups, column by column.
     public var totals: [Int] {
@@ -70,7 +72,9 @@ public struct RefundRequestReport: Sendable, Equatable {
                 keys: try dimensions.indices.map { try row.decode("k\($0)", as: String.self) },
                 counts: try counts.indices.map { try row.decode("c\($0)", as: Int.self) })
         }
-        return RefundRequestReport(dimensions: dimensions, groups: groups.filter { $0.counts[0] > 0 })
+        return RefundRequestReport(
+            dimensions: dimensions, groups: groups.filter { $0.counts[0] > 0 },
+            money: moneyLines(try money(from: from, to: to, on: connection).values))
     }
 
     /// The report as a terminal table, CSV (RFC 4180) or JSON; the table and CSV end with the totals.
@@ -82,21 +86,25 @@ public struct RefundRequestReport: Sendable, Equatable {
             dimensions.isEmpty
             ? [] : [["total"] + Array(repeating: "", count: dimensions.count - 1) + totals.map(String.init)]
         switch format {
+        // The money follows the counts as a table of its own (after an empty line).
         case "table":
-            return TextColumns.align([header] + rows + total)
+            return TextColumns.align([header] + rows + total) + "\n"
+                + TextColumns.align([Self.moneyColumns] + Self.moneyRows(money))
         case "csv":
-            return Self.csv([header] + rows + total)
+            return Self.csv([header] + rows + total) + "\r\n" + Self.csv([Self.moneyColumns] + Self.moneyRows(money))
         case "json":
             struct Document: Encodable {
                 var dimensions: [String]
                 var columns: [String]
                 var groups: [Group]
                 var totals: [Int]
+                var money: [MoneyLine]
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             let document = Document(
-                dimensions: dimensions.map(\.rawValue), columns: Self.counts, groups: groups, totals: totals)
+                dimensions: dimensions.map(\.rawValue), columns: Self.counts, groups: groups, totals: totals,
+                money: money)
             return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
         default:
             throw RefundRequestReportError(message: "--format: expected table, csv or json")
@@ -108,14 +116,15 @@ extension RefundRequestReport {
     /// The columns of `--detail`.
     public static let detailColumns = [
         "store", "app", "request_id", "transaction_id", "product", "country", "received_at", "deadline", "rule",
-        "preference", "answer", "error_code", "decision",
+        "preference", "answer", "error_code", "decision", "currency", "refunded", "kept",
     ]
 
     /// One row per request received in `[from, to)`, oldest first (``detailColumns``; empty cells for unknowns).
     public static func detail(from: Date, to: Date, on connection: PostgresConnection) throws -> [[String]] {
-        try connection.query(
+        let money = try money(from: from, to: to, on: connection)
+        return try connection.query(
             """
-            SELECT store, app_id, request_id, transaction_id, coalesce(product_id, '') AS product,
+            SELECT id, store, app_id, request_id, transaction_id, coalesce(product_id, '') AS product,
                    coalesce(country, '') AS country, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS received,
                    to_char(deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS deadline_at,
                    coalesce(rule, '') AS rule, coalesce(preference, '') AS preference, coalesce(answer, '') AS answer,
@@ -126,7 +135,7 @@ extension RefundRequestReport {
             try [
                 "store", "app_id", "request_id", "transaction_id", "product", "country", "received", "deadline_at",
                 "rule", "preference", "answer", "error_code", "decision",
-            ].map { try row.decode($0, as: String.self) }
+            ].map { try row.decode($0, as: String.self) } + moneyCells(money[try row.decode("id", as: Int64.self)])
         }
     }
 

@@ -21,31 +21,32 @@ struct MetricsFile {
     let logger: Logger
 
     /// The metrics this file holds, in order: name, help, and whether its series belong to an app.
-    static let families: [(name: String, help: String, perApp: Bool)] = [
-        (
-            "storerecon_run_exit_code",
-            "Exit code of the command's last run (0 ok, 1 failed, 64 usage, 75 continue later, 78 configuration).",
-            false
-        ),
-        ("storerecon_run_finished_timestamp_seconds", "When the command's last run ended (Unix time).", false),
-        (
-            "storerecon_job_exit_code",
-            "Exit code of the job's last run (0 ok, 1 failed, 75 continue later, 78 configuration).", true
-        ),
-        ("storerecon_job_duration_seconds", "How long the job's last run took.", true),
-        ("storerecon_job_rows", "Rows fetched, written and so on by the job's last run.", true),
-        (
-            "storerecon_store_calls",
-            "Store calls in the job's last run; api ending in .throttled: answers where the store throttled or refused the day's quota.",
-            true
-        ),
-        ("storerecon_job_last_success_timestamp_seconds", "When the job last finished ok (Unix time).", true),
-        (
-            "storerecon_quarantined_rows",
-            "Store rows set aside because they cannot be stored, not yet retried or dropped (storerecon quarantine).",
-            true
-        ),
-    ]
+    static let families: [(name: String, help: String, perApp: Bool)] =
+        [
+            (
+                "storerecon_run_exit_code",
+                "Exit code of the command's last run (0 ok, 1 failed, 64 usage, 75 continue later, 78 configuration).",
+                false
+            ),
+            ("storerecon_run_finished_timestamp_seconds", "When the command's last run ended (Unix time).", false),
+            (
+                "storerecon_job_exit_code",
+                "Exit code of the job's last run (0 ok, 1 failed, 75 continue later, 78 configuration).", true
+            ),
+            ("storerecon_job_duration_seconds", "How long the job's last run took.", true),
+            ("storerecon_job_rows", "Rows fetched, written and so on by the job's last run.", true),
+            (
+                "storerecon_store_calls",
+                "Store calls in the job's last run; api ending in .throttled: answers where the store throttled or refused the day's quota.",
+                true
+            ),
+            ("storerecon_job_last_success_timestamp_seconds", "When the job last finished ok (Unix time).", true),
+            (
+                "storerecon_quarantined_rows",
+                "Store rows set aside because they cannot be stored, not yet retried or dropped (storerecon quarantine).",
+                true
+            ),
+        ] + refundRequestFamilies
 
     func write(record: RunRecord, exitCode: Int32, conninfo: String?, now: Date = Date()) throws {
         var samples: [String: [String]] = [:]
@@ -54,6 +55,7 @@ struct MetricsFile {
         let replaced = Set(record.results.map { "\($0.job)\u{0}\($0.app)" })
         let lastSuccess = conninfo.flatMap { lastSuccessSamples(conninfo: $0) }
         let quarantined = conninfo.flatMap { quarantineSamples(conninfo: $0) }
+        let requests = conninfo.flatMap { refundRequestSamples(conninfo: $0, now: now) }
         for line in existing.split(separator: "\n") where !line.hasPrefix("#") {
             let name = String(line.prefix { $0 != "{" && $0 != " " })
             guard let family = Self.families.first(where: { $0.name == name }) else { continue }
@@ -61,6 +63,8 @@ struct MetricsFile {
                 if lastSuccess == nil { samples[name]!.append(String(line)) }
             } else if family.name == "storerecon_quarantined_rows" {
                 if quarantined == nil { samples[name]!.append(String(line)) }
+            } else if Self.refundRequestFamilies.contains(where: { $0.name == name }) {
+                if requests == nil { samples[name]!.append(String(line)) }
             } else if family.perApp {
                 let key = "\(Self.label("job", in: line) ?? "")\u{0}\(Self.label("app", in: line) ?? "")"
                 if !replaced.contains(key) { samples[name]!.append(String(line)) }
@@ -88,6 +92,7 @@ struct MetricsFile {
         }
         if let lastSuccess { samples["storerecon_job_last_success_timestamp_seconds"]! += lastSuccess }
         if let quarantined { samples["storerecon_quarantined_rows"]! += quarantined }
+        for (name, lines) in requests ?? [:] { samples[name]! += lines }
         var text = ""
         for family in Self.families {
             text += "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) gauge\n"

@@ -3,7 +3,7 @@ import Foundation
 import Reconciler
 import Reports
 
-/// `storerecon report refund-requests --from DATE --to DATE [--by ...] [--detail] [--format table|csv|json]`.
+/// `storerecon report refund-requests --from DATE --to DATE [--by ...] [--detail] [--format table|csv|json|html]`.
 struct ReportRefundRequestsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refund-requests",
@@ -13,7 +13,9 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
             missed, no_facts, no_consent, not_supported, failed (the store refused the body), open (not decided \
             yet), and what the stores decided (refunded, declined, pending); the totals line is the sum of the \
             groups. --detail: one row per request with its store, app, request id, transaction or order id, \
-            product, country, received time and deadline, rule, preference sent, answer and decision.
+            product, country, received time and deadline, rule, preference sent, answer, decision and its money. \
+            The money refunded (the ledger's refunds of the request's purchase) and kept (its price where the store \
+            declined, when known) follows per currency; an unknown amount is counted as unknown, never as 0.
             Example: storerecon report refund-requests --from 2026-07-01 --to 2026-07-31 --by platform,rule --format csv
             """
     )
@@ -34,7 +36,7 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "One row per request instead of groups (not with --by).")
     var detail = false
 
-    @Option(name: .long, help: "table, csv or json.")
+    @Option(name: .long, help: "table, csv, json or html (with a chart of requests per day by outcome).")
     var format: String = "table"
 
     func run() async throws {
@@ -52,18 +54,33 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
                 }
                 dimensions.append(dimension)
             }
-            guard ["table", "csv", "json"].contains(format) else {
-                throw ReconcilerError(.usage, "--format: expected table, csv or json")
+            guard ["table", "csv", "json", "html"].contains(format), !(detail && format == "html") else {
+                throw ReconcilerError(.usage, "--format: expected table, csv, json or html (html not with --detail)")
             }
             let connection = try runtime.connect()
             defer { connection.close() }
-            let text =
-                detail
-                ? try RefundRequestReport.renderDetail(
+            let text: String
+            if detail {
+                text = try RefundRequestReport.renderDetail(
                     RefundRequestReport.detail(from: start, to: end, on: connection), format: format)
-                : try RefundRequestReport.gather(from: start, to: end, by: dimensions, on: connection).render(format)
+            } else {
+                let report = try RefundRequestReport.gather(from: start, to: end, by: dimensions, on: connection)
+                text =
+                    format == "html"
+                    ? report.html(
+                        daily: try RefundRequestReport.daily(from: start, to: end, on: connection),
+                        days: Self.days(from: start, to: end), title: "Refund requests \(from) to \(to)")
+                    : try report.render(format)
+            }
             FileHandle.standardOutput.write(Data(text.utf8))
         }
+    }
+
+    /// The days `YYYY-MM-DD` from `start` up to `end` (exclusive).
+    static func days(from start: Date, to end: Date) -> [String] {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        return stride(from: start, to: end, by: 86_400).map { formatter.string(from: $0) }
     }
 
     /// Midnight UTC of a `YYYY-MM-DD` day.

@@ -25,6 +25,12 @@ struct ScenarioOptions: ParsableArguments {
     @Option(help: "Days after the anchor in which events keep arriving as the clock advances.")
     var futureDays = 30
 
+    @Option(help: "Apple CONSUMPTION_REQUEST notifications (refund requests) on purchases of the Apple apps.")
+    var consumptionRequests = 0
+
+    @Option(help: "Google pending refund reviews (chargebacks), published to each Google app's RTDN subscription.")
+    var refundReviews = 0
+
     @Option(help: "A scenario spec JSON file to use instead of the options above.")
     var scenario: String?
 
@@ -48,11 +54,16 @@ struct ScenarioOptions: ParsableArguments {
         } else {
             throw ValidationError("--anchor: expected milliseconds since 1970 or 'now'")
         }
-        guard subscriptions >= 0, (refunds ?? 0) >= 0, (oneTimePurchases ?? 0) >= 0 else {
+        guard subscriptions >= 0, (refunds ?? 0) >= 0, (oneTimePurchases ?? 0) >= 0, consumptionRequests >= 0,
+            refundReviews >= 0
+        else {
             throw ValidationError("counts must not be negative")
         }
-        return ScenarioSpec(
+        var spec = ScenarioSpec(
             seed: seed, anchorMillis: anchorMillis, subscriptions: subscriptions, oneTimePurchases: oneTimePurchases,
             refunds: refunds, historyDays: historyDays, futureDays: futureDays)
+        spec.consumptionRequests = consumptionRequests
+        spec.refundReviews = refundReviews
+        return spec
     }
 }

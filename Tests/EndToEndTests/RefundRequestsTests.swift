@@ -102,7 +102,8 @@ struct RefundRequestsTests {
             defer { connection.close() }
 
             // First run: the requests are found; no facts yet, so nothing is sent.
-            let first = try await run(stores, ["run", "refund-requests"])
+            let metrics = stores.directory.appendingPathComponent("storerecon.prom").path
+            let first = try await run(stores, ["run", "refund-requests", "--metrics-file", metrics])
             #expect(first.status == 0, "\(first.stderr.suffix(2000))")
             let found = try requests(connection)
             #expect(found.count == 24)
@@ -121,6 +122,12 @@ struct RefundRequestsTests {
             #expect(status.status == 1)
             #expect(status.stdout.contains("\(missed) refund requests missed their deadline in the last day"))
             #expect(status.stdout.contains("refund requests: \(24 - missed - unsupported) waiting"), "\(status.stdout)")
+            // The metrics file says the same.
+            let prom = try String(contentsOfFile: metrics, encoding: .utf8)
+            let ios = "{app=\"demo-ios\"}"
+            #expect(prom.contains("storerecon_refund_requests_waiting\(ios) \(24 - missed - unsupported)\n"), "\(prom)")
+            #expect(prom.contains("storerecon_refund_requests_missed_last_day\(ios) \(missed)\n"))
+            #expect(prom.contains("storerecon_refund_requests_nearest_deadline_timestamp_seconds\(ios) "))
 
             // A file with a bad line writes nothing.
             let bad = stores.directory.appendingPathComponent("bad.csv").path

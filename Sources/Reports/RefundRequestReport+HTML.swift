@@ -1,0 +1,99 @@
+import Foundation
+import Postgres
+
+extension RefundRequestReport {
+    /// The outcomes of the chart, in stacking order, with their colours: the store's decision once known, else
+    /// what storerecon did (`missed`, `not_answered`: no facts, no consent, not supported or refused), else `open`.
+    public static let chartOutcomes: [(name: String, colour: String)] = [
+        ("refunded", "#d9534f"), ("declined", "#3aa757"), ("pending", "#4a78c2"), ("missed", "#f0ad4e"),
+        ("not_answered", "#999999"), ("open", "#cccccc"),
+    ]
+
+    /// Requests received per UTC day in `[from, to)` and outcome (``chartOutcomes``).
+    public static func daily(
+        from: Date, to: Date, on connection: PostgresConnection
+    ) throws -> [(day: String, outcome: String, requests: Int)] {
+        try connection.query(
+            """
+            SELECT to_char((received_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day,
+                   coalesce(decision, CASE WHEN answer = 'missed' THEN 'missed' WHEN answer IS NULL THEN 'open'
+                                           ELSE 'not_answered' END) AS outcome, count(*)::int AS requests
+            FROM refund_request WHERE received_at >= $1 AND received_at < $2 GROUP BY 1, 2 ORDER BY 1, 2
+            """, [from, to]
+        ).map { (try $0.decode("day"), try $0.decode("outcome"), try $0.decode("requests")) }
+    }
+
+    /// The report as one HTML page: the counts, the money per currency and a chart of requests per day by outcome
+    /// (inline SVG, no script, nothing fetched).
+    public func html(
+        daily: [(day: String, outcome: String, requests: Int)], days: [String], title: String
+    ) -> String {
+        func table(_ rows: [[String]]) -> String {
+            var html = "<table>\n"
+            for (index, row) in rows.enumerated() {
+                let cell = index == 0 ? "th" : "td"
+                html += "<tr>" + row.map { "<\(cell)>\(RefundReport.escape($0))</\(cell)>" }.joined() + "</tr>\n"
+            }
+            return html + "</table>\n"
+        }
+        let header = dimensions.map(\.rawValue) + Self.counts
+        let total = ["total"] + Array(repeating: "", count: max(0, dimensions.count - 1)) + totals.map(String.init)
+        let rows = groups.map { $0.keys + $0.counts.map(String.init) } + (dimensions.isEmpty ? [] : [total])
+        return """
+            <!DOCTYPE html>
+            <html><head><meta charset="utf-8"><title>\(RefundReport.escape(title))</title>
+            <style>body{font-family:sans-serif}td,th{padding:2px 8px;text-align:right}\
+            .legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}</style></head><body>
+            <h1>\(RefundReport.escape(title))</h1>
+            \(Self.chartSVG(daily: daily, days: days))
+            <h2>Requests</h2>
+            \(table([header] + rows))
+            <h2>Money refunded and kept</h2>
+            \(table([Self.moneyColumns] + Self.moneyRows(money)))
+            </body></html>
+
+            """
+    }
+
+    /// A stacked bar per day of `days`, a segment per outcome, on an axis of four gridlines.
+    static func chartSVG(daily: [(day: String, outcome: String, requests: Int)], days: [String]) -> String {
+        var perDay: [String: [String: Int]] = [:]
+        for point in daily { perDay[point.day, default: [:]][point.outcome, default: 0] += point.requests }
+        let highest = max(1, perDay.values.map { $0.values.reduce(0, +) }.max() ?? 1)
+        let maximum = RefundReport.roundStep(atLeast: (highest + 3) / 4) * 4
+        let barWidth = max(3, min(40, 600 / max(1, days.count)))
+        let (left, height) = (50, 200)
+        let width = left + barWidth * days.count + 20
+        let step = max(1, 48 / barWidth)
+        var svg = """
+            <figure><figcaption>Requests per day by outcome</figcaption>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height + 50)" role="img" \
+            aria-label="Requests per day by outcome">
+
+            """
+        for level in 0...4 {
+            let y = height - height * level / 4 + 10
+            svg += "<line x1=\"\(left)\" x2=\"\(width - 10)\" y1=\"\(y)\" y2=\"\(y)\" stroke=\"#eee\"/>"
+            svg += "<text x=\"\(left - 6)\" y=\"\(y + 4)\" font-size=\"11\" text-anchor=\"end\">"
+            svg += "\(maximum * level / 4)</text>\n"
+        }
+        for (index, day) in days.enumerated() {
+            var top = height + 10
+            let x = left + index * barWidth
+            for outcome in chartOutcomes {
+                guard let value = perDay[day]?[outcome.name], value > 0 else { continue }
+                let size = max(1, height * value / maximum)
+                top -= size
+                svg += "<rect x=\"\(x + 1)\" y=\"\(top)\" width=\"\(barWidth - 2)\" height=\"\(size)\" "
+                svg += "fill=\"\(outcome.colour)\"><title>\(day) \(outcome.name): \(value)</title></rect>\n"
+            }
+            if index % step == 0 {
+                svg += "<text x=\"\(x + barWidth / 2)\" y=\"\(height + 26)\" font-size=\"10\" "
+                svg += "text-anchor=\"middle\">\(day.suffix(5))</text>\n"
+            }
+        }
+        svg += "</svg>\n<div class=\"legend\">"
+        for outcome in chartOutcomes { svg += "<span style=\"background:\(outcome.colour)\"></span>\(outcome.name)" }
+        return svg + "</div></figure>\n"
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Postgres
+
+extension RefundRequestReport {
+    /// The money one request moved: what the store refunded for its purchase (the ledger's refunds of that
+    /// transaction or order, reversals left out), or what the developer kept when the store declined (the price,
+    /// when the ledger or the Google order knows it).
+    public struct RequestMoney: Sendable, Equatable {
+        /// Whether the money was refunded or kept.
+        public enum Kind: String, Sendable { case refunded, kept }
+
+        public var kind: Kind
+        /// ISO 4217, upper case; `nil` when unknown.
+        public var currency: String?
+        /// Exact nanos rounded to the currency's minor unit; `nil` when unknown (never 0 for unknown).
+        public var nanos: Decimal?
+    }
+
+    /// Money refunded and kept in one currency (`unknown` when the currency is not known).
+    public struct MoneyLine: Sendable, Equatable, Codable {
+        public var currency: String
+        /// The sum of the known amounts refunded, in the currency's units; requests refunded at an unknown amount.
+        public var refunded: String
+        public var refundedUnknown: Int
+        /// The sum of the known prices kept, in the currency's units; declined requests at an unknown price.
+        public var kept: String
+        public var keptUnknown: Int
+
+        /// Creates a line.
+        public init(currency: String, refunded: String, refundedUnknown: Int, kept: String, keptUnknown: Int) {
+            self.currency = currency
+            self.refunded = refunded
+            self.refundedUnknown = refundedUnknown
+            self.kept = kept
+            self.keptUnknown = keptUnknown
+        }
+    }
+
+    /// The SQL of each request's money, keyed by `refund_request.id`, for the requests received in `[$1, $2)`.
+    static let moneyQuery = """
+        SELECT q.id, r.refunds, r.currency AS refund_currency, trunc(r.nanos)::text AS refund_nanos,
+               CASE WHEN q.decision = 'declined' THEN upper(g.currency) END AS kept_currency,
+               CASE WHEN q.decision = 'declined' THEN g.total_nanos::text END AS kept_nanos, q.decision
+        FROM refund_request q
+        LEFT JOIN LATERAL (
+            SELECT count(*)::int AS refunds,
+                   CASE WHEN count(DISTINCT upper(currency)) = 1 THEN max(upper(currency)) END AS currency,
+                   CASE WHEN count(*) = count(gross_amount) AND count(*) = count(currency)
+                             AND count(DISTINCT upper(currency)) = 1
+                        THEN sum(gross_amount::numeric * 10::numeric ^ (9 - amount_precision)) END AS nanos
+            FROM refund f
+            WHERE f.app_id = q.app_id AND f.order_id = q.transaction_id AND f.reversed_at IS NULL
+              AND f.amount_note IS DISTINCT FROM 'family_revoke'
+        ) r ON true
+        LEFT JOIN google_order g
+            ON q.store = 'google' AND g.app_id = q.app_id AND g.order_id = q.transaction_id AND g.status = 'ok'
+        WHERE q.received_at >= $1 AND q.received_at < $2
+        """
+
+    /// The money of each request received in `[from, to)` that moved or kept any, by `refund_request.id`.
+    public static func money(from: Date, to: Date, on connection: PostgresConnection) throws -> [Int64: RequestMoney] {
+        var result: [Int64: RequestMoney] = [:]
+        for row in try connection.query(moneyQuery, [from, to]) {
+            let id = try row.decode("id", as: Int64.self)
+            if try row.decode("refunds", as: Int.self) > 0 {
+                let currency = try row.decodeIfPresent("refund_currency", as: String.self)
+                result[id] = money(.refunded, currency, try row.decodeIfPresent("refund_nanos", as: String.self))
+            } else if try row.decodeIfPresent("decision", as: String.self) == "declined" {
+                let currency = try row.decodeIfPresent("kept_currency", as: String.self)
+                result[id] = money(.kept, currency, try row.decodeIfPresent("kept_nanos", as: String.self))
+            }
+        }
+        return result
+    }
+
+    static func money(_ kind: RequestMoney.Kind, _ currency: String?, _ nanos: String?) -> RequestMoney {
+        guard let currency, let exact = nanos.flatMap(Money.nanos(text:)) else {
+            return RequestMoney(kind: kind, currency: currency, nanos: nil)
+        }
+        return RequestMoney(kind: kind, currency: currency, nanos: Money.rounded(nanos: exact, currency: currency))
+    }
+
+    /// Per currency, the sums of `money` (each request already rounded, so a line is the sum of the detail rows).
+    public static func moneyLines(_ money: some Collection<RequestMoney>) -> [MoneyLine] {
+        var sums: [String: (refunded: Decimal, refundedUnknown: Int, kept: Decimal, keptUnknown: Int)] = [:]
+        for item in money {
+            let key = item.currency ?? "unknown"
+            var sum = sums[key] ?? (0, 0, 0, 0)
+            switch (item.kind, item.nanos) {
+            case (.refunded, let nanos?): sum.refunded += nanos
+            case (.refunded, nil): sum.refundedUnknown += 1
+            case (.kept, let nanos?): sum.kept += nanos
+            case (.kept, nil): sum.keptUnknown += 1
+            }
+            sums[key] = sum
+        }
+        return sums.keys.sorted().map { currency in
+            let sum = sums[currency]!
+            return MoneyLine(
+                currency: currency, refunded: Money.format(nanos: sum.refunded, currency: currency),
+                refundedUnknown: sum.refundedUnknown, kept: Money.format(nanos: sum.kept, currency: currency),
+                keptUnknown: sum.keptUnknown)
+        }
+    }
+
+    /// The columns of the money lines.
+    public static let moneyColumns = ["currency", "refunded", "refunded_unknown", "kept", "kept_unknown"]
+
+    /// The money lines as rows of ``moneyColumns``.
+    static func moneyRows(_ lines: [MoneyLine]) -> [[String]] {
+        lines.map { [$0.currency, $0.refunded, String($0.refundedUnknown), $0.kept, String($0.keptUnknown)] }
+    }
+
+    /// A detail row's money cells: currency, refunded, kept (empty when not applicable, `unknown` when unknown).
+    static func moneyCells(_ money: RequestMoney?) -> [String] {
+        guard let money else { return ["", "", ""] }
+        let amount = money.nanos.map { Money.format(nanos: $0, currency: money.currency ?? "") } ?? "unknown"
+        return [money.currency ?? "unknown"] + (money.kind == .refunded ? [amount, ""] : ["", amount])
+    }
+}
