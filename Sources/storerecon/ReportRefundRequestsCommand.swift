@@ -3,7 +3,8 @@ import Foundation
 import Reconciler
 import Reports
 
-/// `storerecon report refund-requests --from DATE --to DATE [--by ...] [--detail] [--format table|csv|json|html]`.
+/// `storerecon report refund-requests --from DATE --to DATE [--by ...] [--detail] [--format table|csv|json|html]
+/// [--output FILE]`.
 struct ReportRefundRequestsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refund-requests",
@@ -39,6 +40,9 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
     @Option(name: .long, help: "table, csv, json or html (with a chart of requests per day by outcome).")
     var format: String = "table"
 
+    @Option(name: .long, help: "Write to this file (replaced whole when done) instead of standard output.")
+    var output: String?
+
     func run() async throws {
         try await CommandRuntime.run(options, command: "report") { runtime in
             guard let start = Self.day(from), let last = Self.day(to), start <= last else {
@@ -72,7 +76,15 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
                         days: Self.days(from: start, to: end), title: "Refund requests \(from) to \(to)")
                     : try report.render(format)
             }
-            FileHandle.standardOutput.write(Data(text.utf8))
+            let sink = try output.map { try RefundReportOutput.file(atomicallyAt: $0) } ?? .standardOutput()
+            do {
+                try sink.write(text)
+                try sink.finish()
+            } catch {
+                sink.discard()
+                throw error
+            }
+            if let output { runtime.logger.info("wrote \(format) refund-requests report to \(output)") }
         }
     }
 

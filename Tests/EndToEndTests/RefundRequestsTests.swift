@@ -205,6 +205,17 @@ struct RefundRequestsTests {
                 stores,
                 ["report", "refund-requests", "--from", "2026-01-01", "--to", day, "--detail", "--format", "csv"])
             #expect(detail.stdout.split(separator: "\r\n").count == 25, "\(detail.stdout)")
+            // --output writes the same report to a file, and nothing to stdout.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("requests-\(UUID()).csv").path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let written = try await run(
+                stores,
+                [
+                    "report", "refund-requests", "--from", "2026-01-01", "--to", day, "--detail", "--format", "csv",
+                    "--output", file,
+                ])
+            #expect(written.status == 0 && written.stdout.isEmpty, "\(written.stderr)")
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == detail.stdout)
         }
     }
 }
