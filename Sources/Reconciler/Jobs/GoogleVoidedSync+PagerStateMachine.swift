@@ -16,6 +16,9 @@ extension GoogleVoidedSync {
         let dryRun: Bool
         private(set) var states: [SliceState]
         private(set) var checkpoint: SyncCheckpoint
+        /// The most pages of one slice held at once (answered, not yet stored): pages waiting for their orders do not
+        /// hold back the next call, up to this many, so that a slow Orders API cannot fill the memory.
+        static let heldPerSlice = 3
         /// Slices whose call travels (never two calls for one slice).
         private(set) var inFlight: Set<Int> = []
         /// The first error: it stops the other slices and ends the paging once every call has ended.
@@ -143,7 +146,7 @@ extension GoogleVoidedSync {
                 return stop(error)
             }
             var actions: [Action] = []
-            if states[index].slice.token != nil, failure == nil, !stopping { actions.append(launch(index)) }
+            if mayLaunch(index, holding: 1) { actions.append(launch(index)) }
             guard !dryRun else {
                 states[index].reach(rows.last)
                 return actions + [.countNew(rows), .progress(fraction: fraction)]
@@ -166,7 +169,16 @@ extension GoogleVoidedSync {
             states[index].storing = true
             states[index].stored = head.sliceRow
             let write = write(records, head.quarantined, page: head.page, of: index)
-            return [.store(write), .price(orderIds: records.map(\.orderId))]
+            // A slice that stopped at `heldPerSlice` pages goes on now.
+            let resumed = mayLaunch(index, holding: 0) && !inFlight.contains(index) ? [launch(index)] : []
+            return resumed + [.store(write), .price(orderIds: records.map(\.orderId))]
+        }
+
+        /// Whether the slice's next page may leave with `holding` more pages held: not after an error or a stop
+        /// request, nor while `heldPerSlice` pages wait (their rows stay in memory until stored).
+        private func mayLaunch(_ index: Int, holding: Int) -> Bool {
+            states[index].slice.token != nil && failure == nil && !stopping
+                && states[index].held.count + holding < Self.heldPerSlice
         }
 
         /// The page of `write` was stored, `inserted` of its rows new: its slice learns its density and is perhaps

@@ -131,4 +131,24 @@ struct GoogleVoidedPagerHeldPageTests {
         #expect(write.sliceRow == restarted)
         #expect(!Self.hasStore(machine.stored(write, inserted: 1)))
     }
+
+    /// Pages wait for their orders up to `heldPerSlice` at once; the call after them leaves when the first is stored.
+    @Test func aSliceHoldsAtMostSoManyPagesAndGoesOnWhenOneIsStored() throws {
+        var machine = Paging.machine([Paging.slice(0, from: 0, to: 10)])
+        _ = machine.start()
+        var pages: [(number: Int, answer: GoogleVoidedSync.Answer)] = []
+        for index in 1...Machine.heldPerSlice {
+            let answer = Paging.page(0, next: "t\(index)", voidedAt: [Paging.origin + Int64(index) * 1000])
+            let actions = machine.answered(answer, now: Paging.now, waitsForOrders: true)
+            #expect(actions.contains { if case .launch = $0 { true } else { false } } == (index < Machine.heldPerSlice))
+            pages.append((machine.lastPage, answer))
+        }
+        #expect(machine.inFlight.isEmpty)
+
+        let released = machine.ordersAnswered(
+            page: pages[0].number, slice: 0, records: Self.priced(pages[0].answer))
+        let last = "t\(Machine.heldPerSlice)"
+        #expect(released.first == .launch(Call(slice: 0, start: Paging.day(0), end: Paging.day(10), token: last)))
+        #expect(Paging.write(in: released)?.sliceRow?.token == "t1")
+    }
 }
