@@ -7,9 +7,10 @@ import RateLimiting
 /// amounts (see `GoogleOrderStore+Ahead.swift` for what the ledger does with the answer).
 ///
 /// When a page comes, the orders on it that the ledger does not know are asked at once, in one `orders.batchget`
-/// (a page holds at most 1000 rows), and the page waits in that call's task: it is handed to the
-/// ``PagerStateMachine`` when the answer is in, so the slice's next page leaves then, and the page is stored with
-/// the amounts and the orders in one transaction. Orders the ledger knows, and everything when the asking cannot go
+/// (a page holds at most 1000 rows), and the page waits in that call's task. The ``PagerStateMachine`` moves its
+/// slice on at once (the slice's next page leaves when its quota grant comes, whatever this pricing) and holds the
+/// page; when the answer is in, the page is stored with the amounts and the orders in one transaction, after the
+/// pages of its slice answered before it (a slice's row and the checkpoint never pass a page not stored). Orders the ledger knows, and everything when the asking cannot go
 /// ahead, take the usual way: the page is stored, then its orders are queued for the pricing.
 ///
 /// - Only once a call of the run was answered with orders (a missing permission or a spent budget costs one call),
@@ -34,6 +35,8 @@ extension GoogleVoidedSync {
     /// A voided page that waited for its orders: priced when the call succeeded, else as it came with the error.
     struct AheadAnswer: Sendable {
         var page: Answer
+        /// The page's number, under which the ``PagerStateMachine`` holds it.
+        var number: Int
         var ids: [String]
         var priced: GoogleOrderStore.PricedAhead?
         var error: (any Error)?
@@ -46,22 +49,27 @@ extension GoogleVoidedSync.Pager {
         !environment.dryRun && !ahead.refused && pricing.mayAskAhead
     }
 
-    /// Asks for the answered page's orders the ledger does not know, in a child task that returns the page priced;
-    /// returns `false` when the page is to be handed on as it is.
-    mutating func askAhead(
-        _ answer: GoogleVoidedSync.Answer, pricing: GoogleOrderAmounts.Pricing,
-        group: inout ThrowingTaskGroup<GoogleVoidedSync.Event, any Error>
-    ) throws -> Bool {
+    /// The answered page's orders to ask before it is stored: those the ledger does not know and no waiting page
+    /// asked (an order on two waiting pages goes the usual way from both); none when the page goes as it is.
+    mutating func orderIdsAhead(_ answer: GoogleVoidedSync.Answer, pricing: GoogleOrderAmounts.Pricing) throws
+        -> [String]
+    {
         guard mayAskAhead(pricing), !environment.shutdown.isRequested, case .success = answer.result else {
-            return false
+            return []
         }
         let ids = Set(answer.intake.records.filter(\.revokes).map(\.orderId))
         let shared = ids.filter { ahead.waiting[$0] != nil }
         ahead.shared.formUnion(shared)
         let unknown = ids.subtracting(shared)
         let fresh = unknown.subtracting(try sync.orderAmounts.orders.known(Array(unknown), on: environment.connection))
-        guard !fresh.isEmpty else { return false }
-        let asked = fresh.sorted()
+        return fresh.sorted()
+    }
+
+    /// Asks for `asked`, the orders of the page held as `number`, in a child task that returns the page priced.
+    mutating func askAhead(
+        _ asked: [String], for answer: GoogleVoidedSync.Answer, number: Int,
+        group: inout ThrowingTaskGroup<GoogleVoidedSync.Event, any Error>
+    ) {
         for id in asked { ahead.waiting[id, default: 0] += 1 }
         let (amounts, ledger, purpose, runId) = (sync.orderAmounts, sync.ledger, window.purpose, environment.runId)
         group.addTask {
@@ -72,12 +80,11 @@ extension GoogleVoidedSync.Pager {
                 let priced = GoogleOrderStore.priceAhead(page.intake.records, answered: answered)
                 page.intake.records = priced.records
                 page.prepared = ledger.prepare(priced.records, runId: runId)
-                return .ahead(GoogleVoidedSync.AheadAnswer(page: page, ids: asked, priced: priced))
+                return .ahead(GoogleVoidedSync.AheadAnswer(page: page, number: number, ids: asked, priced: priced))
             case .failure(let error):
-                return .ahead(GoogleVoidedSync.AheadAnswer(page: page, ids: asked, error: error))
+                return .ahead(GoogleVoidedSync.AheadAnswer(page: page, number: number, ids: asked, error: error))
             }
         }
-        return true
     }
 
     /// The page of an answered call ahead, ready to hand to the machine: orders another page came with meanwhile

@@ -21,6 +21,9 @@ extension GoogleVoidedSync {
         let halt = ShutdownSignal()
         /// The pages whose orders are asked before they are stored.
         var ahead = AheadState()
+        /// What an answered page brings to its store, by page number (``PagerStateMachine/PageWrite/page``): its
+        /// batch made ready in its call's task, its orders priced ahead.
+        var readied: [Int: (prepared: RefundLedger.Prepared?, priced: GoogleOrderStore.PricedAhead?)] = [:]
 
         init(
             sync: GoogleVoidedSync, window: Window, slices: [VoidedSlice], checkpoint: SyncCheckpoint,
@@ -47,24 +50,34 @@ extension GoogleVoidedSync {
                 try priced(orders, pricing: &pricing)
             case .page(let answer):
                 if case .success(let page) = answer.result { count(page, answer, summary: &summary) }
-                if try askAhead(answer, pricing: pricing, group: &group) { return }
-                try deliver(answer, summary: &summary, pricing: &pricing, group: &group)
+                try deliver(
+                    answer, asking: try orderIdsAhead(answer, pricing: pricing), summary: &summary,
+                    pricing: &pricing, group: &group)
             case .ahead(let answer):
                 let (page, priced) = received(answer, pricing: &pricing)
-                try deliver(page, priced: priced, summary: &summary, pricing: &pricing, group: &group)
+                readied[answer.number] = (page.prepared, priced)
+                noteStop()
+                let actions = machine.ordersAnswered(
+                    page: answer.number, slice: page.slice, records: page.intake.records)
+                try perform(actions, summary: &summary, pricing: &pricing, group: &group)
             }
         }
 
-        /// Hands a voided answer to the machine and does what it decides; `priced`, the page's orders asked before it.
+        /// Hands a voided answer to the machine and does what it decides. A page whose orders are `asking` moves its
+        /// slice on (the next page leaves now, whatever the pricing) and waits for them in a call of its own.
         private mutating func deliver(
-            _ answer: Answer, priced: GoogleOrderStore.PricedAhead? = nil, summary: inout Summary,
-            pricing: inout GoogleOrderAmounts.Pricing, group: inout ThrowingTaskGroup<Event, any Error>
+            _ answer: Answer, asking: [String], summary: inout Summary, pricing: inout GoogleOrderAmounts.Pricing,
+            group: inout ThrowingTaskGroup<Event, any Error>
         ) throws {
             noteStop()
-            let actions = machine.answered(answer, now: environment.now())
-            try perform(
-                actions, prepared: answer.prepared, priced: priced, summary: &summary, pricing: &pricing,
-                group: &group)
+            let actions = machine.answered(answer, now: environment.now(), waitsForOrders: !asking.isEmpty)
+            let number = machine.lastPage
+            if !asking.isEmpty, machine.waitsForOrders(page: number, slice: answer.slice) {
+                askAhead(asking, for: answer, number: number, group: &group)
+            } else if answer.prepared != nil {
+                readied[number] = (answer.prepared, nil)
+            }
+            try perform(actions, summary: &summary, pricing: &pricing, group: &group)
         }
 
         /// The signal is polled, as between pages elsewhere: the calls waiting at the gate end there by themselves.
@@ -72,12 +85,11 @@ extension GoogleVoidedSync {
             if environment.shutdown.isRequested { machine.stopRequested() }
         }
 
-        /// Does `actions` in order; a stored page's own follow-ups (a split, the progress line) come after them.
-        /// `prepared` is the answered page's batch, made ready in its call's task (the page `actions` store).
+        /// Does `actions` in order; a stored page's own follow-ups (a split, the progress line, the slice's next page
+        /// held) come after them.
         mutating func perform(
-            _ actions: [PagerStateMachine.Action], prepared: RefundLedger.Prepared? = nil,
-            priced: GoogleOrderStore.PricedAhead? = nil, summary: inout Summary,
-            pricing: inout GoogleOrderAmounts.Pricing, group: inout ThrowingTaskGroup<Event, any Error>
+            _ actions: [PagerStateMachine.Action], summary: inout Summary, pricing: inout GoogleOrderAmounts.Pricing,
+            group: inout ThrowingTaskGroup<Event, any Error>
         ) throws {
             var queue = actions[...]
             while let action = queue.popFirst() {
@@ -86,8 +98,9 @@ extension GoogleVoidedSync {
                     // A page whose orders will likely be asked ahead is made ready to write once priced, not twice.
                     launch(call, prepare: !mayAskAhead(pricing), in: &group)
                 case .store(let write):
-                    let ahead = priced.flatMap { $0.records == write.records ? $0 : nil }
-                    let inserted = try store(write, prepared: prepared, priced: ahead, summary: &summary)
+                    let brought = readied.removeValue(forKey: write.page)
+                    let ahead = brought?.priced
+                    let inserted = try store(write, prepared: brought?.prepared, priced: ahead, summary: &summary)
                     if let ahead { try storeRest(ahead, pricing: &pricing) }
                     noteStop()
                     queue += machine.stored(write, inserted: inserted)

@@ -8,53 +8,6 @@ extension GoogleVoidedSync {
     /// first error stops the others, and when the window is done. Each method takes one event and returns what the
     /// ``Pager`` must do, in order; clock readings come in with the events.
     struct PagerStateMachine {
-        /// One voided call: the slice at index `slice`, from its bounds or from the page `token` names.
-        struct Call: Sendable, Equatable {
-            var slice: Int
-            var start: Date
-            var end: Date
-            var token: String?
-        }
-
-        /// A page to store in one transaction with the slice row and checkpoint that follow it.
-        struct PageWrite: Equatable {
-            var slice: Int
-            var records: [RefundRecord]
-            var quarantined: [QuarantinedRow]
-            /// The slice's last page was all new rows: the ledger may skip its lookup.
-            var expectNew: Bool
-            var checkpoint: SyncCheckpoint
-            /// The slice's row; nil when the page closes the window (its slices are then forgotten).
-            var sliceRow: VoidedSlice?
-        }
-
-        enum Action: Equatable {
-            /// Make the call (the page's intake is mapped in the call's own task).
-            case launch(Call)
-            case store(PageWrite)
-            /// A dry run counts what would be new instead of storing.
-            case countNew([RefundRecord])
-            /// Queue the orders of stored rows for the Orders calls.
-            case price(orderIds: [String])
-            /// Save the slice read again from its start; `gap` is the part older than Google keeps.
-            case restart(VoidedSlice, gap: DateInterval?)
-            /// Save both halves in one transaction (`pagesLeft` of the halved slice and of all, for the log).
-            case split(kept: VoidedSlice, added: VoidedSlice, pagesLeft: Double, allPagesLeft: Double)
-            /// Forget the window's slices and save this checkpoint.
-            case closeWindow(SyncCheckpoint)
-            /// End the voided calls still waiting or travelling (the first error).
-            case cancelCalls
-            case progress(fraction: Double?)
-        }
-
-        /// How the paging ended, once no call travels.
-        enum Outcome {
-            case failed(any Error)
-            /// A stop request left slices undrained.
-            case unfinished
-            case drained(slices: Int, typicalMillis: Int?)
-        }
-
         let app: String
         let windowEnd: Date
         /// `sync.googleSlices`, and calls the shortest quota window allows at once (see ``wantsSplit``).
@@ -63,6 +16,9 @@ extension GoogleVoidedSync {
         let dryRun: Bool
         private(set) var states: [SliceState]
         private(set) var checkpoint: SyncCheckpoint
+        /// The most pages of one slice held at once (answered, not yet stored): pages waiting for their orders do not
+        /// hold back the next call, up to this many, so that a slow Orders API cannot fill the memory.
+        static let heldPerSlice = 3
         /// Slices whose call travels (never two calls for one slice).
         private(set) var inFlight: Set<Int> = []
         /// The first error: it stops the other slices and ends the paging once every call has ended.
@@ -89,8 +45,16 @@ extension GoogleVoidedSync {
         }
 
         var slices: [VoidedSlice] { states.map(\.slice) }
-        /// Whether a voided call still travels: the paging ends when none does (and the pricing is idle).
-        var isPaging: Bool { !inFlight.isEmpty }
+        /// Whether a voided call still travels or an answered page waits for its orders: the paging ends when
+        /// neither (and the pricing is idle).
+        var isPaging: Bool { !inFlight.isEmpty || states.contains { !$0.held.isEmpty } }
+        /// The number of the page answered last (``PageWrite/page`` of its store).
+        var lastPage: Int { pagesAnswered }
+
+        /// Whether the page numbered `page` of the slice at `index` is held for its orders.
+        func waitsForOrders(page: Int, slice index: Int) -> Bool {
+            states[index].held.contains { $0.page == page && $0.records == nil }
+        }
 
         /// Every undrained slice's call leaves at once; a window whose slices are all drained but which was not
         /// closed (cannot happen after a committed last page) is closed.
@@ -107,15 +71,25 @@ extension GoogleVoidedSync {
             stopping = true
         }
 
-        /// A voided call ended; `now` dates a restarted slice against what Google keeps.
-        mutating func answered(_ answer: Answer, now: Date) -> [Action] {
+        /// A voided call ended; `now` dates a restarted slice against what Google keeps. A page that
+        /// `waitsForOrders` (its orders asked before it is stored) moves its slice on at once, its next page leaving
+        /// now, and is stored when ``ordersAnswered(page:slice:records:)`` brings its rows.
+        mutating func answered(_ answer: Answer, now: Date, waitsForOrders: Bool = false) -> [Action] {
             inFlight.remove(answer.slice)
             switch answer.result {
             case .failure(let error):
                 return failed(answer.slice, error, now: now)
             case .success(let page):
-                return received(page, answer)
+                return received(page, answer, waitsForOrders: waitsForOrders)
             }
+        }
+
+        /// The orders of a page held for them are answered: `records`, the page's rows priced, are stored once the
+        /// pages of its slice answered before it are (a page and its slice row commit in the slice's page order).
+        mutating func ordersAnswered(page: Int, slice index: Int, records: [RefundRecord]) -> [Action] {
+            guard let at = states[index].held.firstIndex(where: { $0.page == page }) else { return [] }
+            states[index].held[at].records = records
+            return release(index)
         }
 
         private mutating func launch(_ index: Int) -> Action {
@@ -150,12 +124,18 @@ extension GoogleVoidedSync {
                 slice.end = max(slice.end, oldest)
             }
             states[index].slice = slice
+            // Pages held from before the refused token keep their rows; their slice row is the one restarted.
+            states[index].stored = slice
+            for page in states[index].held.indices { states[index].held[page].sliceRow = slice }
             return [.restart(slice, gap: gap)] + (stopping ? [] : [launch(index)])
         }
 
-        /// A page: its slice's next page leaves first (travelling while this one is stored), then the page is stored
-        /// with the checkpoint and its orders queued for pricing (a dry run only counts what would be new).
-        private mutating func received(_ page: VoidedPurchasesListResponse, _ answer: Answer) -> [Action] {
+        /// A page: its slice's next page leaves first (travelling while this one is stored or priced), then the page
+        /// is stored with the checkpoint and its orders queued for pricing, after the slice's pages before it and
+        /// once its own orders are answered when it waits for them (a dry run only counts what would be new).
+        private mutating func received(_ page: VoidedPurchasesListResponse, _ answer: Answer, waitsForOrders: Bool)
+            -> [Action]
+        {
             let index = answer.slice
             let rows = answer.intake.records
             callTimes.append(answer.seconds)
@@ -166,27 +146,52 @@ extension GoogleVoidedSync {
                 return stop(error)
             }
             var actions: [Action] = []
-            if states[index].slice.token != nil, failure == nil, !stopping { actions.append(launch(index)) }
+            if mayLaunch(index, holding: 1) { actions.append(launch(index)) }
             guard !dryRun else {
                 states[index].reach(rows.last)
                 return actions + [.countNew(rows), .progress(fraction: fraction)]
             }
-            actions.append(.store(write(answer.intake, of: index)))
-            // Queued for Orders calls that travel while the next pages come (see GoogleOrderAmounts+Pricing).
-            actions.append(.price(orderIds: rows.map(\.orderId)))
-            return actions
+            states[index].held.append(
+                HeldPage(
+                    page: pagesAnswered, sliceRow: states[index].slice, records: waitsForOrders ? nil : rows,
+                    quarantined: answer.intake.quarantined))
+            return actions + release(index)
+        }
+
+        /// The oldest held page of the slice, when it may be stored and no page of the slice is being stored: its
+        /// store, then its orders queued for Orders calls that travel while the next pages come (see
+        /// GoogleOrderAmounts+Pricing).
+        private mutating func release(_ index: Int) -> [Action] {
+            guard !states[index].storing, let head = states[index].held.first, let records = head.records else {
+                return []
+            }
+            states[index].held.removeFirst()
+            states[index].storing = true
+            states[index].stored = head.sliceRow
+            let write = write(records, head.quarantined, page: head.page, of: index)
+            // A slice that stopped at `heldPerSlice` pages goes on now.
+            let resumed = mayLaunch(index, holding: 0) && !inFlight.contains(index) ? [launch(index)] : []
+            return resumed + [.store(write), .price(orderIds: records.map(\.orderId))]
+        }
+
+        /// Whether the slice's next page may leave with `holding` more pages held: not after an error or a stop
+        /// request, nor while `heldPerSlice` pages wait (their rows stay in memory until stored).
+        private func mayLaunch(_ index: Int, holding: Int) -> Bool {
+            states[index].slice.token != nil && failure == nil && !stopping
+                && states[index].held.count + holding < Self.heldPerSlice
         }
 
         /// The page of `write` was stored, `inserted` of its rows new: its slice learns its density and is perhaps
         /// split.
         mutating func stored(_ write: PageWrite, inserted: Int) -> [Action] {
             let (index, rows) = (write.slice, write.records)
+            states[index].storing = false
             states[index].expectNew = inserted == rows.count
             states[index].track(rows)
             var actions = splitIfAlone(index, after: rows)
             states[index].reach(rows.last)
             actions.append(.progress(fraction: fraction))
-            return actions
+            return actions + release(index)
         }
 
         /// After the last event (no call travelling).
@@ -229,13 +234,14 @@ extension GoogleVoidedSync.PagerStateMachine {
 
     /// The page with the slice's next token and the window's checkpoint; the window closes with its last page.
     private mutating func write(
-        _ intake: (records: [RefundRecord], quarantined: [QuarantinedRow], merged: Int), of index: Int
+        _ records: [RefundRecord], _ quarantined: [QuarantinedRow], page: Int, of index: Int
     ) -> PageWrite {
         checkpoint.callMillis = GoogleVoidedSync.typicalMillis(callTimes)
         checkpoint.pagesDone += 1
-        checkpoint.rowsDone += Int64(intake.records.count)
-        let snapshot = slices
-        var saved: VoidedSlice? = states[index].slice
+        checkpoint.rowsDone += Int64(records.count)
+        // The slices as stored: a slice drained by a page still held does not close the window or move the mark.
+        let snapshot = states.map(\.stored)
+        var saved: VoidedSlice? = states[index].stored
         if snapshot.allSatisfy(\.drained) {
             GoogleVoidedSync.close(&checkpoint, end: windowEnd)
             saved = nil
@@ -243,8 +249,8 @@ extension GoogleVoidedSync.PagerStateMachine {
             checkpoint.highWater = max(drainedUpTo, checkpoint.highWater ?? drainedUpTo)
         }
         return PageWrite(
-            slice: index, records: intake.records, quarantined: intake.quarantined,
-            expectNew: states[index].expectNew, checkpoint: checkpoint, sliceRow: saved)
+            slice: index, records: records, quarantined: quarantined,
+            expectNew: states[index].expectNew, checkpoint: checkpoint, sliceRow: saved, page: page)
     }
 
     /// A chain that would page alone (or nearly) at the end has its remaining range halved, the second half paged
@@ -253,7 +259,8 @@ extension GoogleVoidedSync.PagerStateMachine {
     private mutating func splitIfAlone(_ index: Int, after rows: [RefundRecord]) -> [Action] {
         let left = states.map(\.pagesLeft)
         let number = (slices.map(\.number).max() ?? 0) + 1
-        guard failure == nil, !stopping, sliceCap > 1,
+        // A slice with pages held is not split: their slice rows were taken before (the held pages end soon).
+        guard failure == nil, !stopping, sliceCap > 1, states[index].held.isEmpty,
             GoogleVoidedSync.wantsSplit(
                 left[index], live: left.filter { $0 > 0 }, traveling: inFlight.count, startCount: startCount,
                 splits: splits, stored: pagesAnswered, burst: burst),
@@ -261,6 +268,7 @@ extension GoogleVoidedSync.PagerStateMachine {
         else { return [] }
         splits += 1
         states[index].slice = kept
+        states[index].stored = kept
         states.append(GoogleVoidedSync.SliceState(added, expectNew: true, density: states[index].density))
         return [
             .split(kept: kept, added: added, pagesLeft: left[index], allPagesLeft: left.reduce(0, +)),

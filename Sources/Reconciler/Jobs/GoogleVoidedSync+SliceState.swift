@@ -28,7 +28,15 @@ extension GoogleVoidedSync {
 
     /// What the paging knows of one slice besides its saved row.
     struct SliceState {
+        /// The slice as paged: its token is the next call's.
         var slice: VoidedSlice
+        /// The slice as of its last page handed to the store: what its row and the checkpoint may say.
+        var stored: VoidedSlice
+        /// Its pages answered and not yet stored, oldest first: a page waiting for its orders holds back the store
+        /// (never the call) of the pages after it.
+        var held: [PagerStateMachine.HeldPage] = []
+        /// Its page handed to the store is not yet stored: the next one waits (its row follows that page's).
+        var storing = false
         /// Its token chain, checked for a store paging in a circle (see PageChain).
         var chain: PageChain?
         /// Its refused page token was restarted once already (a second refusal is an error).
@@ -44,6 +52,7 @@ extension GoogleVoidedSync {
 
         init(_ slice: VoidedSlice, expectNew: Bool = false, density: Double? = nil) {
             self.slice = slice
+            self.stored = slice
             self.expectNew = expectNew
             self.reached = slice.drained ? 1 : 0
             self.density = density
@@ -66,5 +75,66 @@ extension GoogleVoidedSync {
             reached =
                 slice.drained ? 1 : GoogleVoidedSync.position(last, start: slice.start, end: slice.end) ?? reached
         }
+    }
+}
+
+/// What the ``GoogleVoidedSync/PagerStateMachine`` takes and returns.
+extension GoogleVoidedSync.PagerStateMachine {
+    /// One voided call: the slice at index `slice`, from its bounds or from the page `token` names.
+    struct Call: Sendable, Equatable {
+        var slice: Int
+        var start: Date
+        var end: Date
+        var token: String?
+    }
+
+    /// A page to store in one transaction with the slice row and checkpoint that follow it.
+    struct PageWrite: Equatable {
+        var slice: Int
+        var records: [RefundRecord]
+        var quarantined: [QuarantinedRow]
+        /// The slice's last page was all new rows: the ledger may skip its lookup.
+        var expectNew: Bool
+        var checkpoint: SyncCheckpoint
+        /// The slice's row; nil when the page closes the window (its slices are then forgotten).
+        var sliceRow: VoidedSlice?
+        /// The page's number in the order pages were answered (``PagerStateMachine/lastPage`` then).
+        var page: Int
+    }
+
+    /// A page answered and not yet stored: its slice row as of the page, and its rows once it may be stored (nil
+    /// while its orders are asked).
+    struct HeldPage {
+        var page: Int
+        var sliceRow: VoidedSlice
+        var records: [RefundRecord]?
+        var quarantined: [QuarantinedRow]
+    }
+
+    enum Action: Equatable {
+        /// Make the call (the page's intake is mapped in the call's own task).
+        case launch(Call)
+        case store(PageWrite)
+        /// A dry run counts what would be new instead of storing.
+        case countNew([RefundRecord])
+        /// Queue the orders of stored rows for the Orders calls.
+        case price(orderIds: [String])
+        /// Save the slice read again from its start; `gap` is the part older than Google keeps.
+        case restart(VoidedSlice, gap: DateInterval?)
+        /// Save both halves in one transaction (`pagesLeft` of the halved slice and of all, for the log).
+        case split(kept: VoidedSlice, added: VoidedSlice, pagesLeft: Double, allPagesLeft: Double)
+        /// Forget the window's slices and save this checkpoint.
+        case closeWindow(SyncCheckpoint)
+        /// End the voided calls still waiting or travelling (the first error).
+        case cancelCalls
+        case progress(fraction: Double?)
+    }
+
+    /// How the paging ended, once no call travels.
+    enum Outcome {
+        case failed(any Error)
+        /// A stop request left slices undrained.
+        case unfinished
+        case drained(slices: Int, typicalMillis: Int?)
     }
 }

@@ -102,7 +102,7 @@ struct GoogleVoidedPagerStateMachineTests {
         checkpoint.callMillis = 1250
         let write = Machine.PageWrite(
             slice: 0, records: answer.intake.records, quarantined: [], expectNew: false, checkpoint: checkpoint,
-            sliceRow: saved)
+            sliceRow: saved, page: 1)
         #expect(
             actions == [
                 .launch(Call(slice: 0, start: Self.day(0), end: Self.day(10), token: "t1")),
