@@ -36,14 +36,7 @@ public struct AppleRefundRequests: Sendable {
     /// - Throws: `QuotaError`, `AppStoreServerAPIError` (a 401 at once), `PostgresError`, or `ReconcilerError` when
     ///   payloads failed verification or the store refused answers (after everything else is done).
     public func run(in environment: JobEnvironment) async throws {
-        if !environment.dryRun {
-            let interrupted = try requests.closeInterrupted(on: environment.connection)
-            if interrupted > 0 {
-                environment.logger.error(
-                    "\(interrupted) answers were being sent when a run stopped; recorded failed (interrupted), not resent"
-                )
-            }
-        }
+        try requests.closeInterrupted(in: environment)
         try await discover(.consumptionRequest, in: environment)
         try await answerer.answerOpen(in: environment)
         try await discover(.refund, in: environment)

@@ -35,14 +35,7 @@ public struct GoogleRefundRequests: Sendable {
     /// Runs the job: pull and store, then decide and answer.
     /// - Throws: `QuotaError`, `PlayAPIError`, `PostgresError`, or `ReconcilerError` when Google refused answers.
     public func run(in environment: JobEnvironment) async throws {
-        if !environment.dryRun {
-            let interrupted = try requests.closeInterrupted(on: environment.connection)
-            if interrupted > 0 {
-                environment.logger.error(
-                    "\(interrupted) answers were being sent when a run stopped; recorded failed (interrupted), not resent"
-                )
-            }
-        }
+        try requests.closeInterrupted(in: environment)
         if let subscription = app.rtdnSubscription {
             try await pullAll(subscription, in: environment)
         } else {

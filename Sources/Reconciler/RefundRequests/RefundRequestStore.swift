@@ -87,6 +87,15 @@ public struct RefundRequestStore: Sendable {
             """, [appId])
     }
 
+    /// ``closeInterrupted(on:)`` at the start of a run (not a dry run), logged as an error when it closed any.
+    func closeInterrupted(in environment: JobEnvironment) throws {
+        guard !environment.dryRun else { return }
+        let interrupted = try closeInterrupted(on: environment.connection)
+        guard interrupted > 0 else { return }
+        environment.logger.error(
+            "\(interrupted) answers were being sent when a run stopped; recorded failed (interrupted), not resent")
+    }
+
     /// The open requests, nearest deadline first: undecided ones, and `no_facts` / `no_consent` ones before their
     /// deadline (past it they stay what they were).
     public func open(limit: Int, now: Date, on connection: PostgresConnection) throws -> [OpenRefundRequest] {
