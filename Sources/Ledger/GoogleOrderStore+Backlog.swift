@@ -5,7 +5,7 @@ import Postgres
 /// Google, refused for want of permission, or set aside for refunding more than they charged).
 ///
 /// A sync ends by asking for the whole backlog. Found by a scan of the app's every Google refund, that cost grew
-/// with the ledger (2.2 s at 236,000 rows, every night, per app). So each app keeps a mark
+/// with the ledger, every night, per app (bench/HISTORY.md has the figure). So each app keeps a mark
 /// (`google_backlog_mark.asked_through`): every Google refund recorded before it has been asked for, or waits in
 /// one of the kinds the backlog finds by index (pending, refused, set aside). A sync then looks only at the
 /// refunds recorded since the mark and before its own start (the rows it stores itself it asks for as it goes),
