@@ -9,15 +9,9 @@ extension PlayDeveloperClient {
     /// - Parameter body: the request body as sent (and as the caller recorded it).
     /// - Throws: ``PlayAPIError`` or the gate's `QuotaError`.
     public func reviewRefund(packageName: String, orderId: String, body: Data) async throws {
-        let segments = ["androidpublisher", "v3", "applications", packageName, "orders", orderId]
-        let label = PlayURL.label(method: "POST", segments: segments) + ":reviewrefund"
-        guard let base = PlayURL.make(base: configuration.baseURL, segments: segments),
-            let url = URL(string: base.absoluteString + ":reviewrefund")
-        else {
-            throw PlayAPIError(
-                .invalidArgument, "cannot build the request URL", app: app, packageName: packageName, request: label)
-        }
-        let endpoint = Endpoint(api: .googleOrders, packageName: packageName, url: url, label: label)
+        let endpoint = try customMethod(
+            ["androidpublisher", "v3", "applications", packageName, "orders", orderId], verb: "reviewrefund",
+            api: .googleOrders, packageName: packageName)
         _ = try await get(endpoint, purpose: .incremental, jsonBody: body)
     }
 
@@ -43,14 +37,24 @@ extension PlayDeveloperClient {
     }
 
     private func pubsubEndpoint(_ subscription: String, verb: String) throws -> Endpoint {
-        let segments = ["v1"] + subscription.split(separator: "/").map(String.init)
+        try customMethod(
+            ["v1"] + subscription.split(separator: "/").map(String.init), verb: verb, api: .googlePubSub,
+            packageName: "")
+    }
+
+    /// A POST to a custom method, `<segments>:<verb>` (Google's REST style for methods beyond get and list).
+    private func customMethod(_ segments: [String], verb: String, api: StoreAPI, packageName: String) throws
+        -> Endpoint
+    {
         let label = PlayURL.label(method: "POST", segments: segments) + ":\(verb)"
         guard let base = PlayURL.make(base: configuration.baseURL, segments: segments),
             let url = URL(string: base.absoluteString + ":\(verb)")
         else {
-            throw PlayAPIError(.invalidArgument, "cannot build the request URL", app: app, request: label)
+            throw PlayAPIError(
+                .invalidArgument, "cannot build the request URL", app: app,
+                packageName: packageName.isEmpty ? nil : packageName, request: label)
         }
-        return Endpoint(api: .googlePubSub, packageName: "", url: url, label: label)
+        return Endpoint(api: api, packageName: packageName, url: url, label: label)
     }
 }
 

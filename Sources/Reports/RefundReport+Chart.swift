@@ -99,7 +99,7 @@ extension RefundReport {
     /// Stacked bars of refunds: one per period of the range, a segment per platform; every label readable.
     func chartSVG() -> String {
         let (period, bars) = chartBars()
-        return barChartSVG(
+        return Self.barChartSVG(
             caption: "Refunds per \(Self.periodName(period)) per platform", bars: bars,
             segments: Array(Set(daily.map(\.platform))).sorted(), scale: ChartScale())
     }
@@ -112,7 +112,10 @@ extension RefundReport {
     /// Stacked bars, a segment per `segments` entry, on a scale of four whole gridlines (the axis ends at the
     /// fourth, at or above the highest bar, so each gridline's label is its true height); a label every few bars so
     /// that no two overlap.
-    func barChartSVG(caption: String, bars: [ChartBar], segments: [String], scale: ChartScale) -> String {
+    static func barChartSVG(
+        caption: String, bars: [ChartBar], segments: [String], colours: [String: String] = platformColours,
+        scale: ChartScale
+    ) -> String {
         let highest = max(1, bars.map { $0.counts.values.reduce(0, +) }.max() ?? 1)
         let tick = Self.roundStep(atLeast: ((highest + scale.unit - 1) / scale.unit + 3) / 4) * scale.unit
         let maximum = tick * 4
@@ -143,7 +146,7 @@ extension RefundReport {
                 guard value > 0 else { continue }
                 let height = max(1, Int(Int64(chartHeight) * Int64(value) / Int64(maximum)))
                 top -= height
-                let colour = Self.platformColours[segment] ?? "#999"
+                let colour = colours[segment] ?? "#999"
                 svg += "<rect x=\"\(x + 1)\" y=\"\(top)\" width=\"\(barWidth - 2)\" height=\"\(height)\" "
                 svg += "fill=\"\(colour)\"><title>\(Self.escape(bar.title)) \(Self.escape(segment)): "
                 svg += "\(Self.escape(scale.text(value)))</title></rect>\n"
@@ -155,7 +158,7 @@ extension RefundReport {
         }
         svg += "</svg>\n<div class=\"legend\">"
         for segment in segments {
-            svg += "<span style=\"background:\(Self.platformColours[segment] ?? "#999")\"></span>"
+            svg += "<span style=\"background:\(colours[segment] ?? "#999")\"></span>"
             svg += Self.escape(segment)
         }
         return svg + "</div></figure>\n"

@@ -51,7 +51,7 @@ extension RefundReport {
             let scale = ChartScale(unit: unit, width: 280, height: 160) { value in
                 Money.format(nanos: Decimal(value) * perMinor, currency: currency) + " " + currency
             }
-            svg += barChartSVG(
+            svg += Self.barChartSVG(
                 caption: "\(currency) refunded per \(period.rawValue)", bars: bars,
                 segments: Array(Set(points.map(\.platform))).sorted(), scale: scale)
         }

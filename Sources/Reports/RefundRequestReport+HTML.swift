@@ -55,45 +55,17 @@ extension RefundRequestReport {
             """
     }
 
-    /// A stacked bar per day of `days`, a segment per outcome, on an axis of four gridlines.
+    /// A stacked bar per day of `days`, a segment per outcome: the refund report's chart, drawn from these bars.
     static func chartSVG(daily: [(day: String, outcome: String, requests: Int)], days: [String]) -> String {
-        var perDay: [String: [String: Int]] = [:]
-        for point in daily { perDay[point.day, default: [:]][point.outcome, default: 0] += point.requests }
-        let highest = max(1, perDay.values.map { $0.values.reduce(0, +) }.max() ?? 1)
-        let maximum = RefundReport.roundStep(atLeast: (highest + 3) / 4) * 4
-        let barWidth = max(3, min(40, 600 / max(1, days.count)))
-        let (left, height) = (50, 200)
-        let width = left + barWidth * days.count + 20
-        let step = max(1, 48 / barWidth)
-        var svg = """
-            <figure><figcaption>Requests per day by outcome</figcaption>
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height + 50)" role="img" \
-            aria-label="Requests per day by outcome">
-
-            """
-        for level in 0...4 {
-            let y = height - height * level / 4 + 10
-            svg += "<line x1=\"\(left)\" x2=\"\(width - 10)\" y1=\"\(y)\" y2=\"\(y)\" stroke=\"#eee\"/>"
-            svg += "<text x=\"\(left - 6)\" y=\"\(y + 4)\" font-size=\"11\" text-anchor=\"end\">"
-            svg += "\(maximum * level / 4)</text>\n"
+        var bars = days.map { RefundReport.ChartBar(label: String($0.suffix(5)), title: $0) }
+        let index = Dictionary(days.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        for point in daily {
+            guard let at = index[point.day] else { continue }
+            bars[at].counts[point.outcome, default: 0] += point.requests
         }
-        for (index, day) in days.enumerated() {
-            var top = height + 10
-            let x = left + index * barWidth
-            for outcome in chartOutcomes {
-                guard let value = perDay[day]?[outcome.name], value > 0 else { continue }
-                let size = max(1, height * value / maximum)
-                top -= size
-                svg += "<rect x=\"\(x + 1)\" y=\"\(top)\" width=\"\(barWidth - 2)\" height=\"\(size)\" "
-                svg += "fill=\"\(outcome.colour)\"><title>\(day) \(outcome.name): \(value)</title></rect>\n"
-            }
-            if index % step == 0 {
-                svg += "<text x=\"\(x + barWidth / 2)\" y=\"\(height + 26)\" font-size=\"10\" "
-                svg += "text-anchor=\"middle\">\(day.suffix(5))</text>\n"
-            }
-        }
-        svg += "</svg>\n<div class=\"legend\">"
-        for outcome in chartOutcomes { svg += "<span style=\"background:\(outcome.colour)\"></span>\(outcome.name)" }
-        return svg + "</div></figure>\n"
+        return RefundReport.barChartSVG(
+            caption: "Requests per day by outcome", bars: bars, segments: chartOutcomes.map(\.name),
+            colours: Dictionary(uniqueKeysWithValues: chartOutcomes.map { ($0.name, $0.colour) }),
+            scale: RefundReport.ChartScale(width: 600, height: 200))
     }
 }
