@@ -193,6 +193,7 @@ public struct RefundLedger: Sendable {
                 refund_reason = coalesce(EXCLUDED.refund_reason, r.refund_reason),
                 subscription_id = coalesce(r.subscription_id, EXCLUDED.subscription_id),
                 product_id = coalesce(r.product_id, EXCLUDED.product_id),
+                purchased_at = coalesce(r.purchased_at, EXCLUDED.purchased_at),
                 reversed_at = coalesce(r.reversed_at, EXCLUDED.reversed_at),
                 last_seen_run = EXCLUDED.last_seen_run,
             \(amountColumns)

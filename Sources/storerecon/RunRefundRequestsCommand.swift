@@ -45,7 +45,9 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
                 case .google:
                     let play = try StoreClients.play(for: app, gate: gate, logger: logger)
                     let pubsub = try StoreClients.pubsub(for: app, gate: gate, logger: logger)
-                    try await GoogleRefundRequests(app: app, play: play, pubsub: pubsub).run(in: environment)
+                    try await GoogleRefundRequests(
+                        app: app, play: play, pubsub: pubsub, prices: configuration.configuredPrices
+                    ).run(in: environment)
                 }
             }
         }

@@ -101,6 +101,7 @@ public struct ExpiryRecheck: Sendable {
     ///   used; what was committed stays either way.
     @discardableResult
     public func run(in environment: JobEnvironment) async throws -> Summary {
+        try adoptRequested(in: environment)
         let planner = RecheckPlanner(lead: options.lead, lag: options.lag, watchInterval: options.watchInterval)
         let due = try planner.due(app: app.id, now: environment.now(), on: environment.connection)
         let batches = stride(from: 0, to: due.count, by: options.batchSize).map {
@@ -145,6 +146,24 @@ public struct ExpiryRecheck: Sendable {
             )
         }
         return result
+    }
+}
+
+extension ExpiryRecheck {
+    /// Adds the tokens a store notification queued that storerecon does not know yet, so this run asks about them (a
+    /// dry run adds nothing, and so does not ask about them).
+    func adoptRequested(in environment: JobEnvironment) throws {
+        guard !environment.dryRun else { return }
+        let (added, waiting) = try RecheckRequests.adoptUnknown(app: app.id, on: environment.connection)
+        environment.counters.add("adopted", added)
+        if added > 0 {
+            environment.logger.info(
+                "\(added) subscriptions a store notification named were not known: added, asked now")
+        }
+        if waiting > 0 {
+            environment.logger.warning(
+                "\(waiting) queued subscriptions are not known and their notification named no product: not asked")
+        }
     }
 }
 

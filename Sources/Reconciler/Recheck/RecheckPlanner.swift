@@ -11,10 +11,13 @@ import Postgres
 ///    (index `subscription_recheck_expiring`);
 /// 3. it is in a watched state (grace, billing retry, on hold, paused, pending) or flagged by a refund job, and was
 ///    not checked in the last ``watchInterval`` unless flagged after that check (index `subscription_recheck_watch`).
+/// 4. a store said it changed (a Google subscription notification queued it in `recheck_request`,
+///    ``RecheckRequests``): asked whatever its expiry, until a check after the request clears it.
 ///
-/// Each part is written so that its `WHERE` clause implies its partial index's predicate, so on a table of any size
-/// the query reads the indexes' ranges, never the table as a whole; the indexes include the columns the parts return
-/// and filter on, so the scans are index-only (migration 0004).
+/// Each of the first three parts is written so that its `WHERE` clause implies its partial index's predicate, so on a
+/// table of any size they read the indexes' ranges, never the table as a whole; the indexes include the columns the
+/// parts return and filter on, so the scans are index-only (migration 0004). The fourth probes `subscription` by key
+/// per queued request.
 public struct RecheckPlanner: Sendable, Equatable {
     /// The bounds of one run.
     public struct Window: Sendable, Equatable {
@@ -101,5 +104,7 @@ public struct RecheckPlanner: Sendable, Equatable {
         WHERE app_id = $1
           AND (state IN ('grace', 'billing_retry', 'on_hold', 'paused', 'pending') OR flagged_at IS NOT NULL)
           AND (last_checked_at IS NULL OR last_checked_at < $6 OR flagged_at > last_checked_at)
+        UNION ALL
+        \(RecheckRequests.dueSQL)
         """
 }

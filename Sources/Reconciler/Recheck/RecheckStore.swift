@@ -55,15 +55,20 @@ struct RecheckStore: Sendable {
             [PostgresTextArray(ids.map(String.init)), claimer])
     }
 
-    /// Writes what a status answer said about one subscription (nothing when `dryRun`) and returns the transitions
-    /// recorded. The row is read again under lock, so a change made since it was claimed (a replacement found
-    /// through another token) is respected.
+    /// Writes what a status answer said about one subscription (nothing when `dryRun`), clears its recheck request
+    /// made before `askedAt` (when the store was asked; `now` by default), and returns the transitions recorded. The
+    /// row is read again under lock, so a change made since it was claimed (a replacement found through another
+    /// token) is respected.
     func apply(
-        _ reading: StatusReading, to claimed: StoredSubscription, now: Date, dryRun: Bool,
+        _ reading: StatusReading, to claimed: StoredSubscription, now: Date, askedAt: Date? = nil, dryRun: Bool,
         on connection: PostgresConnection
     ) throws -> [RecordedTransition] {
         try connection.transaction { connection in
             let current = try reload(claimed, lock: !dryRun, on: connection) ?? claimed
+            if !dryRun {
+                try RecheckRequests.clear(
+                    app: app, storeId: current.storeId, after: reading, askedAt: askedAt ?? now, on: connection)
+            }
             switch reading {
             case .observed(let observation):
                 return try record(observation, for: current, now: now, dryRun: dryRun, on: connection)

@@ -47,8 +47,9 @@ final class RecheckWorker {
         for (position, subscription) in claimed.enumerated() {
             do {
                 try checkStop()
-                let reading = try await context.source.read(subscription, now: context.now())
-                try handle(reading, for: subscription, into: &summary)
+                let asked = context.now()
+                let reading = try await context.source.read(subscription, now: asked)
+                try handle(reading, for: subscription, askedAt: asked, into: &summary)
             } catch {
                 if !context.dryRun {
                     try? context.store.release(
@@ -61,7 +62,8 @@ final class RecheckWorker {
     }
 
     private func handle(
-        _ reading: StatusReading, for subscription: StoredSubscription, into summary: inout ExpiryRecheck.Summary
+        _ reading: StatusReading, for subscription: StoredSubscription, askedAt: Date,
+        into summary: inout ExpiryRecheck.Summary
     ) throws {
         summary.asked += 1
         context.counters.add("asked")
@@ -87,7 +89,7 @@ final class RecheckWorker {
             context.logger.error("\(name): unusable answer, stored state unchanged: \(reason)")
         }
         let transitions = try context.store.apply(
-            reading, to: subscription, now: context.now(), dryRun: context.dryRun, on: connection)
+            reading, to: subscription, now: context.now(), askedAt: askedAt, dryRun: context.dryRun, on: connection)
         if case .observed = reading, transitions.allSatisfy({ $0.subscriptionId != subscription.id }) {
             context.counters.add("unchanged")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Logging
 import PlayDeveloperAPI
 import Postgres
@@ -6,7 +7,9 @@ import RateLimiting
 
 /// `storerecon run refund-requests` for a Google app: pulls storerecon's own Pub/Sub subscription on the app's RTDN
 /// topic (`rtdnSubscription`), stores every message, then acknowledges it; a `pendingRefundReviewNotification` is a
-/// request, decided by the app's rules and answered with `orders.reviewrefund` before its 24-hour deadline.
+/// request, decided by the app's rules and answered with `orders.reviewrefund` before its 24-hour deadline. A voided
+/// purchase is recorded in the ledger at once and a subscription change queued for the next recheck
+/// (`GoogleRefundRequests+Notices`).
 ///
 /// Delivery is at least once: a message is stored by its message id (and a review by its token) before it is
 /// acknowledged, so a redelivered or duplicated message, or one delivered again because the run stopped between
@@ -22,13 +25,19 @@ public struct GoogleRefundRequests: Sendable {
     let pubsub: PlayDeveloperClient
     let requests: RefundRequestStore
     let decider: RefundRequestDecider
+    let ledger: RefundLedger
 
-    /// Creates the job for one Google app: `play` answers, `pubsub` reads the subscription.
-    public init(app: AppConfig, play: PlayDeveloperClient, pubsub: PlayDeveloperClient) {
+    /// Creates the job for one Google app: `play` answers, `pubsub` reads the subscription; `prices` estimate a
+    /// voided purchase's refund until the Orders API says (as the voided sync's).
+    public init(
+        app: AppConfig, play: PlayDeveloperClient, pubsub: PlayDeveloperClient,
+        prices: ConfiguredPrices = ConfiguredPrices()
+    ) {
         self.app = app
         self.play = play
         self.pubsub = pubsub
         requests = RefundRequestStore(appId: app.id)
+        ledger = RefundLedger(appId: app.id, prices: prices)
         decider = RefundRequestDecider(rules: app.refundRequests ?? RefundRequestRules())
     }
 
@@ -64,16 +73,20 @@ public struct GoogleRefundRequests: Sendable {
                     packageName: packageName)
             }
             if environment.dryRun { return }
-            try environment.connection.transaction { connection in
+            let recorded = try environment.connection.transaction { connection in
+                var recorded: [String] = []
                 for message in messages {
-                    try RTDNMessageStore.insert(message, app: app.id, on: connection)
+                    guard try RTDNMessageStore.insert(message, app: app.id, on: connection) else { continue }
                     if let request = message.request,
                         try requests.insert(request, runId: environment.runId, on: connection)
                     {
                         environment.counters.add("requests_new")
                     }
+                    recorded += try handleNotice(message, in: environment, on: connection)
                 }
+                return recorded
             }
+            try settleRecorded(recorded, in: environment)
             try await pubsub.acknowledge(subscription: subscription, ackIds: received.map(\.ackId))
         }
     }
@@ -99,8 +112,8 @@ public struct GoogleRefundRequests: Sendable {
 
 /// The owner of `rtdn_message`.
 enum RTDNMessageStore {
-    /// Stores a message once (a redelivery is the same row).
-    static func insert(_ message: RTDNMessage, app: String, on connection: PostgresConnection) throws {
+    /// Stores a message once (a redelivery is the same row). Returns whether it was new.
+    static func insert(_ message: RTDNMessage, app: String, on connection: PostgresConnection) throws -> Bool {
         try connection.execute(
             """
             INSERT INTO rtdn_message (app_id, message_id, publish_time, kind, notification, handled_at)
@@ -110,6 +123,6 @@ enum RTDNMessageStore {
             [
                 app, message.messageId, message.publishTime, message.kind.rawValue,
                 PostgresJSON(data: message.notification),
-            ])
+            ]) == 1
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import Ledger
 
-/// One Real-time developer notification as the Pub/Sub subscription delivered it, read: its kind, and for a pending
-/// refund review the request it makes. Pure.
+/// One Real-time developer notification as the Pub/Sub subscription delivered it, read: its kind, and what it asks
+/// of storerecon (a pending refund review's request, a voided purchase to record, a subscription to recheck). Pure.
 public struct RTDNMessage: Sendable, Equatable {
     /// `rtdn_message.kind` (its CHECK).
     public enum Kind: String, Sendable, CaseIterable {
@@ -23,6 +24,10 @@ public struct RTDNMessage: Sendable, Equatable {
     public var notification: Data
     /// The request a pending refund review makes.
     public var request: NewRefundRequest?
+    /// What a `voidedPurchaseNotification` says.
+    public var voided: RefundRecord.VoidedNotice?
+    /// What a `subscriptionNotification` says.
+    public var subscriptionChange: SubscriptionNotice?
 
     /// Reads a message's base64 `data`. A message for another package, or one that cannot be read, is `unknown`
     /// (stored, acknowledged, never answered).
@@ -48,17 +53,56 @@ public struct RTDNMessage: Sendable, Equatable {
             return
         }
         kind = found.1
-        guard kind == .pendingRefundReview,
-            let review = object["pendingRefundReviewNotification"] as? [String: Any],
-            let orderId = review["orderId"] as? String, !orderId.isEmpty,
-            let token = review["pendingRefundToken"] as? String, !token.isEmpty
-        else { return }
-        let eventMillis = (object["eventTimeMillis"] as? String).flatMap(Int64.init)
-        let received =
-            eventMillis.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? self.publishTime ?? Date()
-        request = NewRefundRequest(
-            store: .google, requestId: messageId, transactionId: orderId, originalId: nil, productId: nil,
-            productType: nil, country: nil, familyShared: false, reason: review["refundReason"] as? String,
-            pendingToken: token, receivedAt: received, purchasedAt: nil, firstPurchasedAt: nil, expiresAt: nil)
+        let eventMillis = Self.integer(object["eventTimeMillis"]).map(Int64.init)
+        let body = object[found.0] as? [String: Any] ?? [:]
+        switch kind {
+        case .pendingRefundReview:
+            let received = eventMillis.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? self.publishTime
+            request = Self.review(body, messageId: messageId, receivedAt: received ?? Date())
+        case .voidedPurchase:
+            voided = RefundRecord.VoidedNotice(
+                purchaseToken: body["purchaseToken"] as? String, orderId: body["orderId"] as? String,
+                productType: Self.integer(body["productType"]), refundType: Self.integer(body["refundType"]),
+                eventMillis: eventMillis)
+        case .subscription:
+            subscriptionChange = (body["purchaseToken"] as? String).flatMap { token in
+                token.isEmpty
+                    ? nil
+                    : SubscriptionNotice(
+                        purchaseToken: token, notificationType: Self.integer(body["notificationType"]),
+                        subscriptionId: body["subscriptionId"] as? String)
+            }
+        case .oneTimeProduct, .test, .unknown: break
+        }
     }
+
+    /// The request of a `pendingRefundReviewNotification`, when it names its order and token.
+    static func review(_ body: [String: Any], messageId: String, receivedAt: Date) -> NewRefundRequest? {
+        guard let orderId = body["orderId"] as? String, !orderId.isEmpty,
+            let token = body["pendingRefundToken"] as? String, !token.isEmpty
+        else { return nil }
+        return NewRefundRequest(
+            store: .google, requestId: messageId, transactionId: orderId, originalId: nil, productId: nil,
+            productType: nil, country: nil, familyShared: false, reason: body["refundReason"] as? String,
+            pendingToken: token, receivedAt: receivedAt, purchasedAt: nil, firstPurchasedAt: nil, expiresAt: nil)
+    }
+
+    /// A JSON integer, sent as a number or as a string of digits (Google sends int64 values as strings).
+    static func integer(_ value: Any?) -> Int? {
+        switch value {
+        case let number as NSNumber: Int(exactly: number.doubleValue)
+        case let text as String: Int(text)
+        default: nil
+        }
+    }
+}
+
+/// What a Google `subscriptionNotification` says: the subscription to recheck.
+public struct SubscriptionNotice: Sendable, Equatable {
+    /// The subscription's purchase token (`subscription.store_id`).
+    public var purchaseToken: String
+    /// Google's `notificationType` (4 purchased, 2 renewed, 3 canceled, 13 expired, ...).
+    public var notificationType: Int?
+    /// The product (`subscriptionId`), for a token storerecon does not know yet.
+    public var subscriptionId: String?
 }

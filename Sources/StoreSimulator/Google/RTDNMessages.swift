@@ -47,6 +47,7 @@ extension Scenario {
                     publishMillis: millis + 500, json: envelope(millis, review), orderId: orderId,
                     pendingRefundToken: token))
         }
+        messages += rtdnNotices(app: app, salt: salt, envelope: envelope)
         return messages.sorted { $0.publishMillis < $1.publishMillis }
     }
 }

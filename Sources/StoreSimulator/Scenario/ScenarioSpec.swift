@@ -44,6 +44,10 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     /// Google pending refund reviews (chargebacks) in all, on purchases of the Google apps, published to each app's
     /// RTDN subscription in the 24 hours before the anchor (every tenth 25 hours before it). Default 0.
     public var refundReviews: Int
+    /// Other RTDN messages per Google app: its newest `rtdnNotices` voids, each a `voidedPurchaseNotification`
+    /// published when the void was recorded, and `rtdnNotices` of its subscriptions picked by the seed, each a
+    /// `subscriptionNotification` published an hour before the anchor. Default 0.
+    public var rtdnNotices: Int
     /// The apps.
     public var apps: [SimulatedApp]
     /// The products.
@@ -73,6 +77,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         appleCustomerPlans = 1
         consumptionRequests = 0
         refundReviews = 0
+        rtdnNotices = 0
         self.apps = apps
         self.products = products
     }
@@ -80,7 +85,7 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case seed, anchorMillis, subscriptions, oneTimePurchases, refunds, historyDays, futureDays, oneTimeDays
         case sandboxShare, lateVoidShare, maxRefundsPerPurchase, renewalVoidShare, apps, products
-        case appleCustomerPlans, consumptionRequests, refundReviews
+        case appleCustomerPlans, consumptionRequests, refundReviews, rtdnNotices
     }
 
     /// Decodes a spec; missing keys take the defaults.
@@ -107,5 +112,6 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
         appleCustomerPlans = max(1, try container.decodeIfPresent(Int.self, forKey: .appleCustomerPlans) ?? 1)
         consumptionRequests = max(0, try container.decodeIfPresent(Int.self, forKey: .consumptionRequests) ?? 0)
         refundReviews = max(0, try container.decodeIfPresent(Int.self, forKey: .refundReviews) ?? 0)
+        rtdnNotices = max(0, try container.decodeIfPresent(Int.self, forKey: .rtdnNotices) ?? 0)
     }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import Ledger
+import Postgres
+
+/// The RTDN messages that are not refund reviews: a voided purchase is recorded in the ledger when it comes, a
+/// subscription change queues the subscription for the next recheck (docs/refund-requests.md, "Other RTDN
+/// messages"). Each is handled once, in the transaction that stores the message the first time; a redelivery or a
+/// duplicate finds the message stored and changes nothing.
+extension GoogleRefundRequests {
+    /// Inside the batch's transaction, for a message stored for the first time. Returns the orders whose refunds it
+    /// recorded (none or one).
+    func handleNotice(_ message: RTDNMessage, in environment: JobEnvironment, on connection: PostgresConnection)
+        throws -> [String]
+    {
+        if let change = message.subscriptionChange {
+            let reason = "rtdn subscription notificationType \(change.notificationType.map(String.init) ?? "none")"
+            try RecheckRequests.queue(
+                RecheckRequests.Request(
+                    app: app.id, platform: "google", storeId: change.purchaseToken, productId: change.subscriptionId,
+                    reason: reason, requestedAt: environment.now()),
+                on: connection)
+            environment.counters.add("rechecks_queued")
+            return []
+        }
+        guard let notice = message.voided else { return [] }
+        switch RefundRecord.voided(notice, payload: message.notification, receivedAt: environment.now()) {
+        case .refund(let record):
+            // A row the voided list (or an earlier notification) stored is richer than this one: left as it is.
+            guard try ledger.countNew([record], on: connection) == 1 else {
+                environment.counters.add("voided_known")
+                return []
+            }
+            _ = try ledger.write(
+                [record], quarantined: [], job: .googleVoided, runId: environment.runId, logger: environment.logger,
+                counters: environment.counters, on: connection)
+            environment.counters.add("voided_recorded")
+            return [record.orderId]
+        case .notARefund:
+            environment.counters.add("voided_left_to_nightly")
+        case .unstorable(let reason):
+            environment.counters.add("voided_unstorable")
+            environment.logger.warning(
+                "RTDN message \(message.messageId): voided purchase not recorded now (the nightly voided list will): \(reason)"
+            )
+        }
+        return []
+    }
+
+    /// After the batch committed, for the orders whose refunds it recorded: a refund without revocation of the same
+    /// order (seen in the order's history before) is dropped, the void now holds that money; and an order the
+    /// Orders API already showed fully refunded prices its row at once from what it said. Any other row keeps its
+    /// estimate until the voided sync's backlog asks the Orders API (it asks for every row without a store amount).
+    func settleRecorded(_ orderIds: [String], in environment: JobEnvironment) throws {
+        guard !orderIds.isEmpty else { return }
+        let orders = GoogleOrderStore(appId: app.id, prices: ledger.prices)
+        _ = try orders.settleVoided(orderIds, on: environment.connection)
+        // Only an answer that already shows the refund: pricing from an older one would mark the order fetched now
+        // and keep the backlog from asking again.
+        let refunded: [String] = try environment.connection.query(
+            """
+            SELECT order_id FROM google_order
+            WHERE app_id = $1 AND order_id = ANY ($2::text[]) AND status = 'ok' AND state = 'REFUNDED'
+            """, [app.id, PostgresTextArray(orderIds)]
+        ).map { try $0.decode("order_id") }
+        for orderId in refunded {
+            _ = try orders.reprice(orderId: orderId, logger: environment.logger, on: environment.connection)
+        }
+    }
+}

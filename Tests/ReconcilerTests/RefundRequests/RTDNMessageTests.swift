@@ -1,0 +1,50 @@
+import Foundation
+import Ledger
+import Testing
+
+@testable import Reconciler
+
+/// Reading RTDN messages: what a voided-purchase and a subscription notification say, as Google sends them.
+@Suite("RTDNMessage")
+struct RTDNMessageTests {
+    func message(_ json: String) -> RTDNMessage {
+        RTDNMessage(
+            messageId: "m-1", data: Data(json.utf8).base64EncodedString(), publishTime: "2026-11-28T10:00:00Z",
+            packageName: "com.example")
+    }
+
+    @Test func aVoidedPurchaseNotificationIsRead() {
+        let read = message(
+            #"{"version":"1.0","packageName":"com.example","eventTimeMillis":"1795000000123","#
+                + #""voidedPurchaseNotification":{"purchaseToken":"tok-1","orderId":"GPA.1-2-3","productType":2,"#
+                + #""refundType":1}}"#)
+        #expect(read.kind == .voidedPurchase)
+        #expect(
+            read.voided
+                == RefundRecord.VoidedNotice(
+                    purchaseToken: "tok-1", orderId: "GPA.1-2-3", productType: 2, refundType: 1,
+                    eventMillis: 1_795_000_000_123))
+        #expect(read.request == nil && read.subscriptionChange == nil)
+    }
+
+    @Test func aSubscriptionNotificationNamesTheSubscriptionToRecheck() {
+        let read = message(
+            #"{"version":"1.0","packageName":"com.example","eventTimeMillis":"1795000000123","#
+                + #""subscriptionNotification":{"version":"1.0","notificationType":"3","purchaseToken":"tok-2","#
+                + #""subscriptionId":"premium.monthly"}}"#)
+        #expect(read.kind == .subscription)
+        #expect(
+            read.subscriptionChange
+                == SubscriptionNotice(purchaseToken: "tok-2", notificationType: 3, subscriptionId: "premium.monthly"))
+        #expect(read.voided == nil)
+    }
+
+    @Test func aNotificationOfAnotherPackageOrWithoutTokenAsksNothing() {
+        let other = message(
+            #"{"packageName":"com.other","voidedPurchaseNotification":{"orderId":"GPA.1","refundType":1}}"#)
+        #expect(other.kind == .unknown && other.voided == nil)
+        let tokenless = message(
+            #"{"packageName":"com.example","subscriptionNotification":{"notificationType":4,"purchaseToken":""}}"#)
+        #expect(tokenless.kind == .subscription && tokenless.subscriptionChange == nil)
+    }
+}
