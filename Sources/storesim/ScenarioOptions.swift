@@ -31,6 +31,12 @@ struct ScenarioOptions: ParsableArguments {
     @Option(help: "Google pending refund reviews (chargebacks), published to each Google app's RTDN subscription.")
     var refundReviews = 0
 
+    @Option(
+        help:
+            "Per Google app: its newest N voids as voidedPurchaseNotifications and N subscriptions as subscriptionNotifications."
+    )
+    var rtdnNotices = 0
+
     @Option(help: "A scenario spec JSON file to use instead of the options above.")
     var scenario: String?
 
@@ -55,7 +61,7 @@ struct ScenarioOptions: ParsableArguments {
             throw ValidationError("--anchor: expected milliseconds since 1970 or 'now'")
         }
         guard subscriptions >= 0, (refunds ?? 0) >= 0, (oneTimePurchases ?? 0) >= 0, consumptionRequests >= 0,
-            refundReviews >= 0
+            refundReviews >= 0, rtdnNotices >= 0
         else {
             throw ValidationError("counts must not be negative")
         }
@@ -64,6 +70,7 @@ struct ScenarioOptions: ParsableArguments {
             refunds: refunds, historyDays: historyDays, futureDays: futureDays)
         spec.consumptionRequests = consumptionRequests
         spec.refundReviews = refundReviews
+        spec.rtdnNotices = rtdnNotices
         return spec
     }
 }
