@@ -76,13 +76,14 @@ public struct GoogleRefundRequests: Sendable {
             let recorded = try environment.connection.transaction { connection in
                 var recorded: [String] = []
                 for message in messages {
-                    guard try RTDNMessageStore.insert(message, app: app.id, on: connection) else { continue }
+                    let new = try RTDNMessageStore.insert(message, app: app.id, on: connection)
                     if let request = message.request,
                         try requests.insert(request, runId: environment.runId, on: connection)
                     {
                         environment.counters.add("requests_new")
                     }
-                    recorded += try handleNotice(message, in: environment, on: connection)
+                    // A redelivered or duplicated message was acted on when it was first stored.
+                    if new { recorded += try handleNotice(message, in: environment, on: connection) }
                 }
                 return recorded
             }
