@@ -60,10 +60,20 @@ struct RTDNNoticesTests {
         try connection.query(sql, parameters).map { try $0.decode("v") }
     }
 
-    @Test func voidsAreRecordedOnceAndSubscriptionChangesAreRechecked() async throws {
-        try await StoreSimulator.withRunning(Self.options()) { simulator in
-            let android = try #require(simulator.apps.first { $0.platform == .google }).id
-            let stores = try SimulatedStores(simulator: simulator, databasePrefix: "rtdnnotices")
+    /// The simulator's stores with the Google app's RTDN subscription configured and its subscriptions imported,
+    /// none of them near expiry, watched or due: only a queued request can make the recheck ask.
+    struct Harness {
+        let simulator: StoreSimulator
+        let stores: SimulatedStores
+        let binary: BuiltExecutable
+        let config: [String]
+        let connection: PostgresConnection
+        let android: String
+
+        init(_ simulator: StoreSimulator) async throws {
+            self.simulator = simulator
+            android = try #require(simulator.apps.first { $0.platform == .google }).id
+            stores = try SimulatedStores(simulator: simulator, databasePrefix: "rtdnnotices")
             let settings = """
                     rtdnSubscription: \(simulator.rtdnSubscription(app: android))
                     pubsubBaseURL: \(simulator.baseURL.absoluteString)
@@ -72,104 +82,126 @@ struct RTDNNoticesTests {
             let yaml = try String(contentsOfFile: stores.configPath, encoding: .utf8)
             try yaml.replacingOccurrences(of: "    platform: google\n", with: "    platform: google\n" + settings)
                 .write(toFile: stores.configPath, atomically: true, encoding: .utf8)
-            let binary = try BuiltExecutable("storerecon")
-            let config = ["--app", android, "--config", stores.configPath]
+            binary = try BuiltExecutable("storerecon")
+            config = ["--app", android, "--config", stores.configPath]
             let csv = stores.directory.appendingPathComponent("subscriptions.csv")
             try SubscriptionExport.write(simulator.spec, to: csv)
             #expect(
                 try await binary.run(["import", "subscriptions", csv.path, "--config", stores.configPath]).status == 0)
-            let connection = try PostgresConnection(conninfo: stores.conninfo)
-            defer { connection.close() }
-            // Nothing is near expiry, watched or due: only a queued request can make the recheck ask.
+            connection = try PostgresConnection(conninfo: stores.conninfo)
             try connection.execute(
                 """
                 UPDATE subscription SET expires_at = now() + interval '200 days',
                     last_checked_at = now() - interval '1 day', expiry_changed_at = now() - interval '2 days',
                     state = 'active', flagged_at = NULL
                 """)
+        }
 
-            // First run: every message stored, the acknowledgement refused. Second run: all of them again.
-            #expect(try await binary.run(["run", "refund-requests"] + config).status != 0)
-            let messages = try strings(connection, "SELECT kind AS v FROM rtdn_message ORDER BY kind")
-            #expect(
-                messages == Array(repeating: "subscription", count: 4) + ["test"]
-                    + Array(repeating: "voided_purchase", count: 4))
-            let full = try strings(
+        func run(_ arguments: [String]) async throws -> BuiltExecutable.Outcome {
+            try await binary.run(arguments + config)
+        }
+    }
+
+    @Test func voidsAreRecordedOnceAndSubscriptionChangesAreRechecked() async throws {
+        try await StoreSimulator.withRunning(Self.options()) { simulator in
+            let harness = try await Harness(simulator)
+            defer { harness.connection.close() }
+            let (full, recorded) = try await voidsAreRecordedAtOnce(harness)
+            try await theNightlyListFillsTheSameRows(harness, full: full, recorded: recorded)
+            try await queuedSubscriptionsAreRechecked(harness)
+        }
+    }
+
+    /// First run: every message stored, the acknowledgement refused; the second run reads them all again. Each full
+    /// void is one row, with the configured estimate where its product is known. Returns the full voids' orders and
+    /// their rows.
+    func voidsAreRecordedAtOnce(_ harness: Harness) async throws -> ([String], [Row]) {
+        let connection = harness.connection
+        #expect(try await harness.run(["run", "refund-requests"]).status != 0)
+        let messages = try strings(connection, "SELECT kind AS v FROM rtdn_message ORDER BY kind")
+        #expect(
+            messages == Array(repeating: "subscription", count: 4) + ["test"]
+                + Array(repeating: "voided_purchase", count: 4))
+        let full = try strings(
+            connection,
+            """
+            SELECT notification->'voidedPurchaseNotification'->>'orderId' AS v FROM rtdn_message
+            WHERE kind = 'voided_purchase' AND notification->'voidedPurchaseNotification'->>'refundType' = '1'
+            ORDER BY 1
+            """)
+        #expect(!full.isEmpty)
+        let recorded = try rows(connection, orders: full)
+        let second = try await harness.run(["run", "refund-requests"])
+        #expect(second.status == 0, "\(second.stderr.suffix(2000))")
+        #expect(harness.simulator.unacknowledgedRTDN(app: harness.android) == 0)
+        #expect(try rows(connection, orders: full) == recorded, "a redelivered message changed the ledger")
+
+        #expect(recorded.map(\.orderId) == full)
+        let prices = Dictionary(uniqueKeysWithValues: harness.simulator.products.map { ($0.productId, $0) })
+        for row in recorded {
+            #expect(!row.fromList && row.reasonCode == nil && !row.purchased)
+            if let product = row.product.flatMap({ prices[$0] }) {
+                #expect(row.gross == product.priceMilli && row.source == "configured", "\(row)")
+                #expect(row.currency == product.currency)
+            } else {
+                #expect(row.gross == nil && row.source == nil, "\(row)")
+            }
+        }
+        #expect(recorded.contains { $0.source == "configured" })
+        #expect(try strings(connection, "SELECT purchase_id AS v FROM recheck_request").count == 4)
+        return (full, recorded)
+    }
+
+    /// The nightly voided list finds the same orders: one row each, the list's fields filled, the store's amount in
+    /// place of the estimate.
+    func theNightlyListFillsTheSameRows(_ harness: Harness, full: [String], recorded: [Row]) async throws {
+        let sync = try await harness.run(["sync", "google-voided"])
+        #expect(sync.status == 0, "\(sync.stderr.suffix(2000))")
+        let synced = try rows(harness.connection, orders: full)
+        #expect(synced.map(\.id) == recorded.map(\.id))
+        for row in synced {
+            #expect(row.fromList && row.reasonCode != nil && row.purchased, "\(row)")
+            #expect(row.source == "store" && row.gross != nil, "\(row)")
+        }
+    }
+
+    /// Every queued subscription is asked about, one of them not known before; a known one neither queued nor
+    /// flagged is not; the queue is empty after.
+    func queuedSubscriptionsAreRechecked(_ harness: Harness) async throws {
+        let connection = harness.connection
+        let queued = try strings(connection, "SELECT purchase_id AS v FROM recheck_request ORDER BY 1")
+        let unknown = try #require(
+            try strings(
                 connection,
                 """
-                SELECT notification->'voidedPurchaseNotification'->>'orderId' AS v FROM rtdn_message
-                WHERE kind = 'voided_purchase' AND notification->'voidedPurchaseNotification'->>'refundType' = '1'
-                ORDER BY 1
-                """)
-            #expect(!full.isEmpty)
-            let recorded = try rows(connection, orders: full)
-            let second = try await binary.run(["run", "refund-requests"] + config)
-            #expect(second.status == 0, "\(second.stderr.suffix(2000))")
-            #expect(simulator.unacknowledgedRTDN(app: android) == 0)
-            #expect(try rows(connection, orders: full) == recorded, "a redelivered message changed the ledger")
-
-            // Each full void is one row now, with the configured estimate where its product is known.
-            #expect(recorded.map(\.orderId) == full)
-            let prices = Dictionary(uniqueKeysWithValues: simulator.products.map { ($0.productId, $0) })
-            for row in recorded {
-                #expect(!row.fromList && row.reasonCode == nil && !row.purchased)
-                if let product = row.product.flatMap({ prices[$0] }) {
-                    #expect(row.gross == product.priceMilli && row.source == "configured", "\(row)")
-                    #expect(row.currency == product.currency)
-                } else {
-                    #expect(row.gross == nil && row.source == nil, "\(row)")
-                }
-            }
-            #expect(recorded.contains { $0.source == "configured" })
-            let queued = try strings(connection, "SELECT purchase_id AS v FROM recheck_request ORDER BY 1")
-            #expect(queued.count == 4)
-
-            // The nightly voided list finds the same orders: one row each, the list's fields filled, the store's
-            // amount in place of the estimate.
-            let sync = try await binary.run(["sync", "google-voided"] + config)
-            #expect(sync.status == 0, "\(sync.stderr.suffix(2000))")
-            let synced = try rows(connection, orders: full)
-            #expect(synced.map(\.id) == recorded.map(\.id))
-            for row in synced {
-                #expect(row.fromList && row.reasonCode != nil && row.purchased, "\(row)")
-                #expect(row.source == "store" && row.gross != nil, "\(row)")
-            }
-
-            // One queued subscription is not known yet; a known one neither queued nor flagged is the control.
-            let unknown = try #require(
-                try strings(
-                    connection,
-                    """
-                    SELECT q.purchase_id AS v FROM recheck_request q
-                    WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.original_id = q.purchase_id) ORDER BY 1 LIMIT 1
-                    """
-                ).first)
-            try connection.execute(
-                "DELETE FROM subscription WHERE app_id = 'demo-android' AND store_id = $1", [unknown])
-            let control = try #require(
-                try strings(
-                    connection,
-                    """
-                    SELECT store_id AS v FROM subscription WHERE app_id = 'demo-android' AND flagged_at IS NULL
-                      AND NOT (store_id = ANY (ARRAY(SELECT purchase_id FROM recheck_request))) ORDER BY 1 LIMIT 1
-                    """
-                ).first)
-            let recheck = try await binary.run(["recheck"] + config)
-            #expect(recheck.status == 0, "\(recheck.stderr.suffix(2000))")
-            let asked = Set(
-                try strings(
-                    connection,
-                    """
-                    SELECT store_id AS v FROM subscription
-                    WHERE app_id = 'demo-android' AND last_checked_at > now() - interval '1 hour'
-                    """))
-            #expect(asked.isSuperset(of: queued), "queued \(queued), asked \(asked)")
-            #expect(!asked.contains(control))
-            #expect(try strings(connection, "SELECT purchase_id AS v FROM recheck_request").isEmpty)
-            let adopted = try strings(
+                SELECT q.purchase_id AS v FROM recheck_request q
+                WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.original_id = q.purchase_id) ORDER BY 1 LIMIT 1
+                """
+            ).first)
+        try connection.execute("DELETE FROM subscription WHERE app_id = 'demo-android' AND store_id = $1", [unknown])
+        let control = try #require(
+            try strings(
                 connection,
-                "SELECT state AS v FROM subscription WHERE app_id = 'demo-android' AND store_id = $1", [unknown])
-            #expect(adopted.count == 1 && adopted != ["unknown"], "\(adopted)")
-        }
+                """
+                SELECT store_id AS v FROM subscription WHERE app_id = 'demo-android' AND flagged_at IS NULL
+                  AND NOT (store_id = ANY (ARRAY(SELECT purchase_id FROM recheck_request))) ORDER BY 1 LIMIT 1
+                """
+            ).first)
+        let recheck = try await harness.run(["recheck"])
+        #expect(recheck.status == 0, "\(recheck.stderr.suffix(2000))")
+        let asked = Set(
+            try strings(
+                connection,
+                """
+                SELECT store_id AS v FROM subscription
+                WHERE app_id = 'demo-android' AND last_checked_at > now() - interval '1 hour'
+                """))
+        #expect(asked.isSuperset(of: queued), "queued \(queued), asked \(asked)")
+        #expect(!asked.contains(control))
+        #expect(try strings(connection, "SELECT purchase_id AS v FROM recheck_request").isEmpty)
+        let adopted = try strings(
+            connection, "SELECT state AS v FROM subscription WHERE app_id = 'demo-android' AND store_id = $1",
+            [unknown])
+        #expect(adopted.count == 1 && adopted != ["unknown"], "\(adopted)")
     }
 }
