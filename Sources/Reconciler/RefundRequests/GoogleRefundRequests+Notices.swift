@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import Logging
 import Postgres
 
 /// The RTDN messages that are not refund reviews: a voided purchase is recorded in the ledger when it comes, a
@@ -23,27 +24,57 @@ extension GoogleRefundRequests {
             return []
         }
         guard let notice = message.voided else { return [] }
-        switch RefundRecord.voided(notice, payload: message.notification, receivedAt: environment.now()) {
-        case .refund(let record):
-            // A row the voided list (or an earlier notification) stored is richer than this one: left as it is.
-            guard try ledger.countNew([record], on: connection) == 1 else {
-                environment.counters.add("voided_known")
-                return []
-            }
-            _ = try ledger.write(
-                [record], quarantined: [], job: .googleVoided, runId: environment.runId, logger: environment.logger,
-                counters: environment.counters, on: connection)
-            environment.counters.add("voided_recorded")
-            return [record.orderId]
-        case .notARefund:
-            environment.counters.add("voided_left_to_nightly")
-        case .unstorable(let reason):
-            environment.counters.add("voided_unstorable")
+        let outcome = try Self.record(
+            notice, payload: message.notification, ledger: ledger, runId: environment.runId, now: environment.now(),
+            logger: environment.logger, counters: environment.counters, on: connection)
+        environment.counters.add(outcome.counter)
+        if case .unstorable(let reason) = outcome {
             environment.logger.warning(
                 "RTDN message \(message.messageId): voided purchase not recorded now (the nightly voided list will): \(reason)"
             )
         }
-        return []
+        return outcome == .recorded ? notice.orderId.map { [$0] } ?? [] : []
+    }
+
+    /// What a voided-purchase notification did to the ledger.
+    enum VoidedOutcome: Equatable {
+        /// A new row.
+        case recorded
+        /// The order's row was there already (the voided list, or an earlier notification, came first): left as it
+        /// is, the list's row being the richer.
+        case known
+        /// A partial or unknown refund type: the nightly voided list records it.
+        case leftToNightly
+        /// The ledger cannot take it, with the reason.
+        case unstorable(String)
+
+        /// The run's counter.
+        var counter: String {
+            switch self {
+            case .recorded: "voided_recorded"
+            case .known: "voided_known"
+            case .leftToNightly: "voided_left_to_nightly"
+            case .unstorable: "voided_unstorable"
+            }
+        }
+    }
+
+    /// Records a voided-purchase notification in the ledger, inside the caller's transaction, unless its row is
+    /// there already.
+    static func record(
+        _ notice: RefundRecord.VoidedNotice, payload: Data, ledger: RefundLedger, runId: Int64?, now: Date,
+        logger: Logger, counters: (any LedgerCounters)?, on connection: PostgresConnection
+    ) throws -> VoidedOutcome {
+        switch RefundRecord.voided(notice, payload: payload, receivedAt: now) {
+        case .refund(let record):
+            guard try ledger.countNew([record], on: connection) == 1 else { return .known }
+            _ = try ledger.write(
+                [record], quarantined: [], job: .googleVoided, runId: runId, logger: logger, counters: counters,
+                on: connection)
+            return .recorded
+        case .notARefund: return .leftToNightly
+        case .unstorable(let reason): return .unstorable(reason)
+        }
     }
 
     /// After the batch committed, for the orders whose refunds it recorded: a refund without revocation of the same
