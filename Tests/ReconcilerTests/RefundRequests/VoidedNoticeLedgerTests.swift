@@ -104,6 +104,21 @@ struct VoidedNoticeLedgerTests {
         #expect(try stored(connection) == listed)
     }
 
+    /// The row waits in the Orders backlog like a voided row: the next voided sync asks for its amount, with or
+    /// without the app's backlog mark from an earlier sync.
+    @Test func theRecordedRowIsInTheOrdersBacklog() throws {
+        let connection = try database()
+        defer { connection.close() }
+        let orders = GoogleOrderStore(appId: "droid")
+        let earlier = try orders.openBacklog(initialize: true, on: connection)
+        try orders.closeBacklog(earlier, on: connection)
+        #expect(try record(on: connection) == .recorded)
+        #expect(try orders.backlog(limit: 10, on: connection) == ["GPA.1"])
+        let next = try orders.openBacklog(initialize: true, on: connection)
+        #expect(next.askedThrough != nil)
+        #expect(try orders.backlog(limit: 10, mark: next, on: connection) == ["GPA.1"])
+    }
+
     @Test func theListFirstThenTheNotificationLeavesTheListsRow() throws {
         let connection = try database()
         defer { connection.close() }
