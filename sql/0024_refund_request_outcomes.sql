@@ -11,9 +11,9 @@ ALTER TABLE refund_request
     -- Google: when orders.get was asked for the order's product, country and total (once per request).
     ADD COLUMN order_read_at timestamptz;
 
--- Google requests whose outcome is still to be read (decided once their review is over).
-CREATE INDEX refund_request_undecided ON refund_request (app_id, deadline)
-    WHERE store = 'google' AND (decision IS NULL OR decision = 'pending');
+-- Requests whose outcome is still to be read (Google: once the review is over; Apple: from the ledger).
+CREATE INDEX refund_request_undecided ON refund_request (app_id, store, deadline)
+    WHERE decision IS NULL OR decision = 'pending';
 
 -- Usage evidence for Google's refund reviews (`consumptionUsageEvents[]` of orders.reviewrefund), written by the app
 -- backend. Personal data (IP address, location): the rows of a purchase are deleted in the transaction that records
