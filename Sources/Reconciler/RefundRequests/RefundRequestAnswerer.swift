@@ -36,7 +36,7 @@ struct RefundRequestAnswerer: Sendable {
                     try connection.transaction { connection in
                         try requests.record(verdict, facts: subject.factsJSON, id: open.id, on: connection)
                         // A request that will never be answered needs no usage evidence.
-                        if verdict.answer == .missed || verdict.answer == .notSupported {
+                        if open.request.store == .google, verdict.answer == .missed || verdict.answer == .notSupported {
                             try ConsumptionUsageEventStore.delete(ids: Self.ids(open), on: connection)
                         }
                     }

@@ -82,13 +82,24 @@ public struct RefundRequestStore: Sendable {
     }
 
     /// A send that began and never recorded its end (the process died in between) is recorded `failed`
-    /// (`interrupted`), never sent again. Runs of one app hold its job lock, so no send of another run is in flight.
+    /// (`interrupted`), never sent again, and its usage evidence deleted with it. Runs of one app hold its job lock,
+    /// so no send of another run is in flight.
     public func closeInterrupted(on connection: PostgresConnection) throws -> Int {
-        try connection.execute(
-            """
-            UPDATE refund_request SET answer = 'failed', error_code = 'interrupted', answered_at = now()
-            WHERE app_id = $1 AND sending_since IS NOT NULL AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
-            """, [appId])
+        let interrupted =
+            "app_id = $1 AND sending_since IS NOT NULL AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))"
+        return try connection.transaction { connection in
+            try connection.execute(
+                """
+                DELETE FROM consumption_usage_event WHERE purchase_id IN (
+                    SELECT transaction_id FROM refund_request WHERE \(interrupted)
+                    UNION ALL SELECT original_id FROM refund_request WHERE \(interrupted))
+                """, [appId])
+            return try connection.execute(
+                """
+                UPDATE refund_request SET answer = 'failed', error_code = 'interrupted', answered_at = now()
+                WHERE \(interrupted)
+                """, [appId])
+        }
     }
 
     /// ``closeInterrupted(on:)`` at the start of a run (not a dry run), logged as an error when it closed any.
