@@ -36,11 +36,15 @@ extension RefundRequestReport {
         }
     }
 
-    /// The SQL of each request's money, keyed by `refund_request.id`, for the requests received in `[$1, $2)`.
+    /// The SQL of each request's money, keyed by `refund_request.id`, for the requests received in `[$1, $2)`: the
+    /// ledger's refunds of its transaction or order, and the purchase's price (stored with the request: Apple's
+    /// signed transaction, Google's order; else the ledger's `google_order`).
     static let moneyQuery = """
-        SELECT q.id, r.refunds, r.currency AS refund_currency, trunc(r.nanos)::text AS refund_nanos,
-               CASE WHEN q.decision = 'declined' THEN upper(g.currency) END AS kept_currency,
-               CASE WHEN q.decision = 'declined' THEN g.total_nanos::text END AS kept_nanos, q.decision
+        SELECT q.id, r.refunds, r.currency AS refund_currency, trunc(r.nanos)::text AS refund_nanos, q.decision,
+               CASE WHEN q.price_nanos IS NOT NULL THEN upper(q.currency) ELSE upper(g.currency) END AS price_currency,
+               coalesce(q.price_nanos, g.total_nanos)::text AS price_nanos, q.revocation_milli,
+               EXISTS (SELECT 1 FROM refund f WHERE f.app_id = q.app_id AND f.order_id = q.transaction_id
+                       AND f.reversed_at IS NOT NULL) AS reversed
         FROM refund_request q
         LEFT JOIN LATERAL (
             SELECT count(*)::int AS refunds,
@@ -57,27 +61,38 @@ extension RefundRequestReport {
         WHERE q.received_at >= $1 AND q.received_at < $2
         """
 
-    /// The money of each request received in `[from, to)` that moved or kept any, by `refund_request.id`.
+    /// The money of each request received in `[from, to)` that moved or kept any, by `refund_request.id`: what the
+    /// ledger refunded of its purchase; else, when the store refunded it (and the ledger has no reversed refund of
+    /// it), the price (Apple: times the revocation percentage); else, when the store declined, the price kept.
     public static func money(from: Date, to: Date, on connection: PostgresConnection) throws -> [Int64: RequestMoney] {
         var result: [Int64: RequestMoney] = [:]
         for row in try connection.query(moneyQuery, [from, to]) {
             let id = try row.decode("id", as: Int64.self)
+            let decision = try row.decodeIfPresent("decision", as: String.self)
+            let priceCurrency = try row.decodeIfPresent("price_currency", as: String.self)
+            let price = try row.decodeIfPresent("price_nanos", as: String.self)
             if try row.decode("refunds", as: Int.self) > 0 {
                 let currency = try row.decodeIfPresent("refund_currency", as: String.self)
                 result[id] = money(.refunded, currency, try row.decodeIfPresent("refund_nanos", as: String.self))
-            } else if try row.decodeIfPresent("decision", as: String.self) == "declined" {
-                let currency = try row.decodeIfPresent("kept_currency", as: String.self)
-                result[id] = money(.kept, currency, try row.decodeIfPresent("kept_nanos", as: String.self))
+            } else if decision == "refunded", !(try row.decode("reversed", as: Bool.self)) {
+                let share = try row.decodeIfPresent("revocation_milli", as: Int.self) ?? 100_000
+                result[id] = money(.refunded, priceCurrency, price, share: share)
+            } else if decision == "declined" {
+                result[id] = money(.kept, priceCurrency, price)
             }
         }
         return result
     }
 
-    static func money(_ kind: RequestMoney.Kind, _ currency: String?, _ nanos: String?) -> RequestMoney {
+    /// One request's money: `nanos` (times `share` milliunits of 100000) rounded to the currency's minor unit.
+    static func money(_ kind: RequestMoney.Kind, _ currency: String?, _ nanos: String?, share: Int = 100_000)
+        -> RequestMoney
+    {
         guard let currency, let exact = nanos.flatMap(Money.nanos(text:)) else {
             return RequestMoney(kind: kind, currency: currency, nanos: nil)
         }
-        return RequestMoney(kind: kind, currency: currency, nanos: Money.rounded(nanos: exact, currency: currency))
+        let scaled = share == 100_000 ? exact : exact * Decimal(share) / 100_000
+        return RequestMoney(kind: kind, currency: currency, nanos: Money.rounded(nanos: scaled, currency: currency))
     }
 
     /// Per currency, the sums of `money` (each request already rounded, so a line is the sum of the detail rows).

@@ -8,7 +8,8 @@ import RateLimiting
 /// `storerecon run refund-requests` for an Apple app: finds `CONSUMPTION_REQUEST` notifications in Notification
 /// History (from this job's own checkpoint less `sync.appleOverlap`), records each request once, decides it by the
 /// app's rules and answers with Send Consumption Information v2 before its 12-hour deadline; `REFUND` and
-/// `REFUND_DECLINED` notifications then join the store's outcome to the request.
+/// `REFUND_DECLINED` notifications then join the store's outcome to the request, and a refund the ledger has of the
+/// transaction since the request (one whose notification this job did not see) makes it `refunded` too.
 public struct AppleRefundRequests: Sendable {
     /// The job's name (locks, `job_run`).
     public static let job = "refund_requests"
@@ -41,6 +42,9 @@ public struct AppleRefundRequests: Sendable {
         try await answerer.answerOpen(in: environment)
         try await discover(.refund, in: environment)
         try await discover(.refundDeclined, in: environment)
+        if !environment.dryRun {
+            environment.counters.add("outcomes", try requests.appleOutcomesFromLedger(on: environment.connection))
+        }
         let failed = environment.counters["verification_failed"]
         if failed > 0 {
             throw ReconcilerError(
@@ -172,6 +176,8 @@ public struct AppleRefundRequests: Sendable {
             country: payload.storefront.flatMap { CountryCode.alpha2(fromAlpha3: $0) },
             familyShared: payload.inAppOwnershipType?.rawValue == "FAMILY_SHARED", reason: reason,
             pendingToken: nil, receivedAt: receivedAt, purchasedAt: payload.purchaseDate,
-            firstPurchasedAt: payload.originalPurchaseDate, expiresAt: payload.expiresDate)
+            firstPurchasedAt: payload.originalPurchaseDate, expiresAt: payload.expiresDate,
+            priceNanos: payload.currency == nil ? nil : payload.price.map { $0 * 1_000_000 },
+            currency: payload.price == nil ? nil : payload.currency?.uppercased())
     }
 }

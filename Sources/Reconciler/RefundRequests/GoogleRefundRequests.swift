@@ -41,7 +41,8 @@ public struct GoogleRefundRequests: Sendable {
         decider = RefundRequestDecider(rules: app.refundRequests ?? RefundRequestRules())
     }
 
-    /// Runs the job: pull and store, then decide and answer.
+    /// Runs the job: pull and store; read the open requests' orders (``GoogleReviewOrders``), decide and answer;
+    /// then read the outcome of the reviews that are over.
     /// - Throws: `QuotaError`, `PlayAPIError`, `PostgresError`, or `ReconcilerError` when Google refused answers.
     public func run(in environment: JobEnvironment) async throws {
         try requests.closeInterrupted(in: environment)
@@ -51,7 +52,10 @@ public struct GoogleRefundRequests: Sendable {
             environment.logger.warning(
                 "apps[\(app.id)].rtdnSubscription is not set: Google's refund reviews are not read")
         }
+        let orders = GoogleReviewOrders(app: app, play: play, requests: requests)
+        try await orders.describeOpen(in: environment)
         try await answerer.answerOpen(in: environment)
+        try await orders.decideEnded(in: environment)
         let refused = environment.counters["answers_failed"]
         if refused > 0 {
             throw ReconcilerError(.failed, "Google refused \(refused) answers (see the lines above; recorded failed)")

@@ -29,8 +29,8 @@ public struct AppleConsumptionBody: Encodable, Sendable, Equatable {
     }
 }
 
-/// Google's `orders.reviewrefund` request body, exactly as sent (no usage events: storerecon keeps no IP addresses
-/// or locations).
+/// Google's `orders.reviewrefund` request body, exactly as sent. Its usage events (IP addresses, locations) are sent
+/// and never stored: the stored copy (``RefundAnswerBody/storedJSON``) has their count in their place.
 ///
 /// [Google documentation](https://developers.google.com/android-publisher/api-ref/rest/v3/orders/reviewrefund)
 public struct GoogleReviewRefundBody: Encodable, Sendable, Equatable {
@@ -42,9 +42,15 @@ public struct GoogleReviewRefundBody: Encodable, Sendable, Equatable {
     public var refundPreference: String
     /// Milliunits 0...100000, when known.
     public var consumptionPercentageMilliunits: Int?
+    /// The backend's usage evidence, most recent first, at most 1000 (omitted when none).
+    public var consumptionUsageEvents: [ConsumptionUsageEvent] = []
+    /// In the stored copy only: how many usage events were sent in place of them.
+    var usageEventsSent: Int?
 
     enum CodingKeys: String, CodingKey {
         case pendingRefundToken, sampleContentProvided, refundPreference, consumptionPercentageMilliunits
+        case consumptionUsageEvents
+        case usageEventsSent = "consumptionUsageEventsSent"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -53,6 +59,19 @@ public struct GoogleReviewRefundBody: Encodable, Sendable, Equatable {
         try container.encode(sampleContentProvided, forKey: .sampleContentProvided)
         try container.encode(refundPreference, forKey: .refundPreference)
         try container.encodeIfPresent(consumptionPercentageMilliunits, forKey: .consumptionPercentageMilliunits)
+        if !consumptionUsageEvents.isEmpty {
+            try container.encode(consumptionUsageEvents, forKey: .consumptionUsageEvents)
+        }
+        try container.encodeIfPresent(usageEventsSent, forKey: .usageEventsSent)
+    }
+
+    /// This body with its usage events replaced by their count, as `refund_request.body_sent` keeps it.
+    var redacted: GoogleReviewRefundBody {
+        guard !consumptionUsageEvents.isEmpty else { return self }
+        var copy = self
+        copy.usageEventsSent = consumptionUsageEvents.count
+        copy.consumptionUsageEvents = []
+        return copy
     }
 }
 
@@ -69,5 +88,20 @@ public enum RefundAnswerBody: Sendable, Equatable {
         case .apple(let body): return (try? encoder.encode(body)) ?? Data()
         case .google(let body): return (try? encoder.encode(body)) ?? Data()
         }
+    }
+
+    /// The JSON recorded with the request: the body sent, except that Google usage events (personal data) are
+    /// replaced by `"consumptionUsageEventsSent": <count>`.
+    public var storedJSON: Data {
+        switch self {
+        case .apple: return json
+        case .google(let body): return RefundAnswerBody.google(body.redacted).json
+        }
+    }
+
+    /// Whether the body carries personal data that must not outlive the answer.
+    var carriesUsageEvents: Bool {
+        if case .google(let body) = self { return !body.consumptionUsageEvents.isEmpty }
+        return false
     }
 }

@@ -33,18 +33,27 @@ struct RefundRequestAnswerer: Sendable {
                     environment.logger.error("\(label): the deadline \(open.deadline) passed unanswered")
                 }
                 if !environment.dryRun {
-                    try requests.record(verdict, facts: subject.factsJSON, id: open.id, on: connection)
+                    try connection.transaction { connection in
+                        try requests.record(verdict, facts: subject.factsJSON, id: open.id, on: connection)
+                        // A request that will never be answered needs no usage evidence.
+                        if open.request.store == .google, verdict.answer == .missed || verdict.answer == .notSupported {
+                            try ConsumptionUsageEventStore.delete(ids: Self.ids(open), on: connection)
+                        }
+                    }
                 }
                 continue
             }
             let json = body.json
             if environment.dryRun {
-                environment.logger.info("dry run: would answer \(label) with \(String(decoding: json, as: UTF8.self))")
+                environment.logger.info(
+                    "dry run: would answer \(label) with \(String(decoding: body.storedJSON, as: UTF8.self))")
                 environment.counters.add("would_answer")
                 continue
             }
             let facts = subject.factsJSON ?? Data("{}".utf8)
-            guard try requests.claim(verdict, facts: facts, body: json, id: open.id, on: connection) else { continue }
+            guard try requests.claim(verdict, facts: facts, body: body.storedJSON, id: open.id, on: connection) else {
+                continue
+            }
             try await deliver(json, for: open, label: label, in: environment)
         }
     }
@@ -61,14 +70,29 @@ struct RefundRequestAnswerer: Sendable {
             try requests.release(id: open.id, on: environment.connection)
             throw error
         }
+        // The usage evidence (IP addresses, locations) goes in the transaction that records the answer.
+        let (answer, code): (RefundRequestAnswer, String?)
+        switch result {
+        case .answered: (answer, code) = (.answered, nil)
+        case .refused(let refusal, _): (answer, code) = (.failed, refusal)
+        }
+        try environment.connection.transaction { connection in
+            try requests.finish(id: open.id, answer: answer, errorCode: code, on: connection)
+            if open.request.store == .google {
+                try ConsumptionUsageEventStore.delete(ids: Self.ids(open), on: connection)
+            }
+        }
         switch result {
         case .answered:
-            try requests.finish(id: open.id, answer: .answered, errorCode: nil, on: environment.connection)
             environment.counters.add("answered")
         case .refused(let code, let message):
-            try requests.finish(id: open.id, answer: .failed, errorCode: code, on: environment.connection)
             environment.counters.add("answers_failed")
             environment.logger.error("\(label): the store refused the answer (\(code)): \(message)")
         }
+    }
+
+    /// The ids a purchase's facts and usage events may be kept under.
+    static func ids(_ open: OpenRefundRequest) -> [String] {
+        [open.request.transactionId] + (open.request.originalId.map { [$0] } ?? [])
     }
 }

@@ -20,6 +20,8 @@ public struct RefundRequestCase: Sendable, Equatable {
     public var figures: LedgerFigures
     /// Google's `pendingRefundToken`.
     public var pendingToken: String?
+    /// Google: the backend's usage evidence to send with the answer (most recent first, at most 1000).
+    public var usageEvents: [ConsumptionUsageEvent] = []
 
     /// Creates a case.
     public init(
@@ -94,7 +96,9 @@ public struct RefundRequestDecider: Sendable {
             let (preference, body) = Self.appleBody(facts, kind: request.kind, preference: wanted)
             return RefundRequestVerdict(answer: nil, rule: rule, preference: preference, body: .apple(body))
         case .google:
-            let (preference, body) = Self.googleBody(facts, token: request.pendingToken ?? "", preference: wanted)
+            let (preference, made) = Self.googleBody(facts, token: request.pendingToken ?? "", preference: wanted)
+            var body = made
+            body.consumptionUsageEvents = Array(request.usageEvents.prefix(ConsumptionUsageEventStore.maxEvents))
             return RefundRequestVerdict(answer: nil, rule: rule, preference: preference, body: .google(body))
         }
     }

@@ -31,6 +31,10 @@ public struct NewRefundRequest: Sendable, Equatable {
     public var firstPurchasedAt: Date?
     /// Subscriptions: the end of the period.
     public var expiresAt: Date?
+    /// The purchase's price in nanos (Apple `price` milliunits x 10^6; Google the order's total), when known.
+    public var priceNanos: Int64?
+    /// The ISO 4217 currency of ``priceNanos``, upper case.
+    public var currency: String?
 
     /// When the store stops waiting.
     public var deadline: Date { receivedAt.addingTimeInterval(store.answerWindow) }
@@ -61,8 +65,8 @@ public struct RefundRequestStore: Sendable {
             """
             INSERT INTO refund_request (app_id, store, request_id, transaction_id, original_id, product_id,
                 product_type, country, family_shared, reason, pending_token, received_at, deadline, purchased_at,
-                first_purchased_at, expires_at, first_seen_run)
-            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17
+                first_purchased_at, expires_at, first_seen_run, price_nanos, currency)
+            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19
             -- Google: the same review published again under another message id is the same request.
             WHERE $11::text IS NULL OR NOT EXISTS (
                 SELECT 1 FROM refund_request
@@ -73,18 +77,29 @@ public struct RefundRequestStore: Sendable {
                 appId, request.store.rawValue, request.requestId, request.transactionId, request.originalId,
                 request.productId, request.productType, request.country, request.familyShared, request.reason,
                 request.pendingToken, request.receivedAt, request.deadline, request.purchasedAt,
-                request.firstPurchasedAt, request.expiresAt, runId,
+                request.firstPurchasedAt, request.expiresAt, runId, request.priceNanos, request.currency,
             ]) == 1
     }
 
     /// A send that began and never recorded its end (the process died in between) is recorded `failed`
-    /// (`interrupted`), never sent again. Runs of one app hold its job lock, so no send of another run is in flight.
+    /// (`interrupted`), never sent again, and its usage evidence deleted with it. Runs of one app hold its job lock,
+    /// so no send of another run is in flight.
     public func closeInterrupted(on connection: PostgresConnection) throws -> Int {
-        try connection.execute(
-            """
-            UPDATE refund_request SET answer = 'failed', error_code = 'interrupted', answered_at = now()
-            WHERE app_id = $1 AND sending_since IS NOT NULL AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
-            """, [appId])
+        let interrupted =
+            "app_id = $1 AND sending_since IS NOT NULL AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))"
+        return try connection.transaction { connection in
+            try connection.execute(
+                """
+                DELETE FROM consumption_usage_event WHERE purchase_id IN (
+                    SELECT transaction_id FROM refund_request WHERE \(interrupted)
+                    UNION ALL SELECT original_id FROM refund_request WHERE \(interrupted))
+                """, [appId])
+            return try connection.execute(
+                """
+                UPDATE refund_request SET answer = 'failed', error_code = 'interrupted', answered_at = now()
+                WHERE \(interrupted)
+                """, [appId])
+        }
     }
 
     /// ``closeInterrupted(on:)`` at the start of a run (not a dry run), logged as an error when it closed any.

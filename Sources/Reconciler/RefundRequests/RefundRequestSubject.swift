@@ -22,10 +22,13 @@ struct RefundRequestSubject {
             request.store == .apple
             ? PurchaseKind(appleType: request.productType)
             : (request.productType == "subscription" ? .autoRenewable : .consumable)
-        let decisionCase = RefundRequestCase(
+        var decisionCase = RefundRequestCase(
             store: request.store, productId: request.productId, country: request.country, kind: kind,
             familyShared: request.familyShared, deadline: open.deadline, facts: facts, figures: figures,
             pendingToken: request.pendingToken)
+        if request.store == .google, facts != nil {
+            decisionCase.usageEvents = try ConsumptionUsageEventStore.events(ids: ids, on: connection)
+        }
         var json: Data?
         if facts != nil || figures.tenureDays != nil {
             struct Recorded: Encodable {

@@ -24,13 +24,14 @@ public struct RefundRequestsConfig: Decodable, Sendable, Equatable {
 }
 
 extension ConsumptionFactStore {
-    /// Purges facts older than `retention` before `now`, and the copies of them kept with requests received before
+    /// Purges facts (and usage events) older than `retention` before `now`, and the copies of them kept with requests received before
     /// then. Returns the facts deleted.
     public static func purge(retention: ConfigDuration, now: Date, on connection: PostgresConnection) throws -> Int {
         let cutoff = now.addingTimeInterval(-TimeInterval(retention.seconds))
         return try connection.transaction { connection in
             try connection.execute(
                 "UPDATE refund_request SET facts = NULL WHERE received_at < $1 AND facts IS NOT NULL", [cutoff])
+            try ConsumptionUsageEventStore.purge(before: cutoff, on: connection)
             return try connection.execute("DELETE FROM consumption_fact WHERE as_of < $1", [cutoff])
         }
     }

@@ -98,6 +98,19 @@ extension StoreRouter {
                 return GoogleError.invalidArgument("consumptionPercentageMilliunits must be between 0 and 100000.")
             }
         }
+        if let raw = body["consumptionUsageEvents"] {
+            guard let events = raw as? [[String: Any]], events.count <= 1000 else {
+                return GoogleError.invalidArgument("consumptionUsageEvents: at most 1000 events.")
+            }
+            for event in events {
+                if let text = event["consumptionItemDescription"] as? String, text.unicodeScalars.count > 5000 {
+                    return GoogleError.invalidArgument("consumptionItemDescription: at most 5000 characters.")
+                }
+                if let location = event["location"] as? [String: Any], !(location["regionCode"] is String) {
+                    return GoogleError.invalidArgument("location.regionCode is required.")
+                }
+            }
+        }
         state.reviews.record(app: app, orderId: orderId, body: String(decoding: request.body, as: UTF8.self))
         return .json { json in json.object { _ in } }
     }

@@ -50,8 +50,13 @@ struct RefundRequestStoreTests {
         #expect(try store.claim(verdict, facts: Data("{}".utf8), body: Data("{}".utf8), id: id, on: connection))
         #expect(!(try store.claim(verdict, facts: Data("{}".utf8), body: Data("{}".utf8), id: id, on: connection)))
         #expect(try store.open(limit: 10, now: received, on: connection).isEmpty)
-        // The next run.
+        try connection.execute(
+            "INSERT INTO consumption_usage_event (purchase_id, ip_address) VALUES ('GPA.1', '192.0.2.1'), ('GPA.2', '::1')"
+        )
+        // The next run: the evidence that may have been sent goes too.
         #expect(try store.closeInterrupted(on: connection) == 1)
+        let left = try connection.query("SELECT purchase_id FROM consumption_usage_event")
+        #expect(try left.map { try $0.decode("purchase_id", as: String.self) } == ["GPA.2"])
         let row = try connection.query("SELECT answer, error_code FROM refund_request WHERE id = $1", [id])[0]
         #expect(try row.decode("answer", as: String.self) == "failed")
         #expect(try row.decode("error_code", as: String.self) == "interrupted")

@@ -1,0 +1,94 @@
+import Foundation
+import Postgres
+
+/// One `ConsumptionUsageEvent` of Google's `orders.reviewrefund`: an instance of the customer using what they bought,
+/// as the app backend wrote it to `consumption_usage_event`. Holds personal data (IP address, location): it lives
+/// only until the answer is recorded.
+///
+/// [Google documentation](https://developers.google.com/android-publisher/api-ref/rest/v3/orders/reviewrefund)
+public struct ConsumptionUsageEvent: Encodable, Sendable, Equatable {
+    /// Google's `CoarseLocation`.
+    public struct Location: Encodable, Sendable, Equatable {
+        /// CLDR region code (required by Google when a location is given).
+        public var regionCode: String
+        public var administrativeArea: String?
+        public var locality: String?
+        public var sublocality: String?
+    }
+
+    /// Google's limit on `consumptionItemDescription`, in characters.
+    public static let maxDescription = 5000
+
+    /// When the customer used it (RFC 3339 on the wire).
+    public var consumptionTime: Date?
+    public var ipAddress: String?
+    public var location: Location?
+    public var obfuscatedAccountId: String?
+    public var obfuscatedProfileId: String?
+    /// At most ``maxDescription`` characters (cut when read).
+    public var consumptionItemDescription: String?
+
+    enum CodingKeys: String, CodingKey {
+        case consumptionTime, ipAddress, location, obfuscatedAccountId, obfuscatedProfileId
+        case consumptionItemDescription
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(
+            consumptionTime.map { $0.formatted(.iso8601) }, forKey: .consumptionTime)
+        try container.encodeIfPresent(ipAddress, forKey: .ipAddress)
+        try container.encodeIfPresent(location, forKey: .location)
+        try container.encodeIfPresent(obfuscatedAccountId, forKey: .obfuscatedAccountId)
+        try container.encodeIfPresent(obfuscatedProfileId, forKey: .obfuscatedProfileId)
+        try container.encodeIfPresent(consumptionItemDescription, forKey: .consumptionItemDescription)
+    }
+}
+
+/// The owner of `consumption_usage_event`: the backend writes rows, storerecon reads them for one answer and deletes
+/// them when the answer is recorded.
+public enum ConsumptionUsageEventStore {
+    /// Google rejects an answer with more events than this.
+    public static let maxEvents = 1000
+
+    /// The events of a purchase by any of its ids, most recent first, at most ``maxEvents``.
+    public static func events(ids: [String], on connection: PostgresConnection) throws -> [ConsumptionUsageEvent] {
+        try connection.query(
+            """
+            SELECT consumption_time, ip_address, region_code, administrative_area, locality, sublocality,
+                   obfuscated_account_id, obfuscated_profile_id, item_description
+            FROM consumption_usage_event WHERE purchase_id = ANY($1::text[])
+            ORDER BY consumption_time DESC NULLS LAST, id DESC LIMIT $2
+            """, [PostgresTextArray(ids), maxEvents]
+        ).map { row in
+            let region: String? = try row.decodeIfPresent("region_code")
+            return ConsumptionUsageEvent(
+                consumptionTime: try row.decodeIfPresent("consumption_time"),
+                ipAddress: try row.decodeIfPresent("ip_address"),
+                location: try region.map { region in
+                    ConsumptionUsageEvent.Location(
+                        regionCode: region, administrativeArea: try row.decodeIfPresent("administrative_area"),
+                        locality: try row.decodeIfPresent("locality"),
+                        sublocality: try row.decodeIfPresent("sublocality"))
+                },
+                obfuscatedAccountId: try row.decodeIfPresent("obfuscated_account_id"),
+                obfuscatedProfileId: try row.decodeIfPresent("obfuscated_profile_id"),
+                consumptionItemDescription: (try row.decodeIfPresent("item_description", as: String.self)).map {
+                    String($0.unicodeScalars.prefix(ConsumptionUsageEvent.maxDescription))
+                })
+        }
+    }
+
+    /// Deletes every event of a purchase (by any of its ids). Returns how many.
+    @discardableResult
+    public static func delete(ids: [String], on connection: PostgresConnection) throws -> Int {
+        try connection.execute(
+            "DELETE FROM consumption_usage_event WHERE purchase_id = ANY($1::text[])", [PostgresTextArray(ids)])
+    }
+
+    /// Deletes events loaded before `cutoff` (the retention purge). Returns how many.
+    @discardableResult
+    public static func purge(before cutoff: Date, on connection: PostgresConnection) throws -> Int {
+        try connection.execute("DELETE FROM consumption_usage_event WHERE loaded_at < $1", [cutoff])
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import PlayDeveloperAPI
+
+/// What a Google refund review needs to know of its order (`orders.get` / `google_order`): the product and country
+/// the rules test, the price the report counts as kept, and whether Google refunded it. Pure.
+public struct GoogleReviewOrder: Sendable, Equatable {
+    /// The first line item's product id.
+    public var productId: String?
+    /// `buyerAddress.buyerCountry` (ISO 3166-1 alpha-2), upper case.
+    public var country: String?
+    /// `subscription` when the line item has subscription details, else `one_time`.
+    public var productType: String?
+    /// The purchase token.
+    public var purchaseToken: String?
+    /// `Order.total` (tax included) in nanos, and its currency (upper case).
+    public var priceNanos: Int64?
+    public var currency: String?
+    /// When the order was made, or the subscription period began.
+    public var purchasedAt: Date?
+    /// Subscriptions: the end of the service period.
+    public var expiresAt: Date?
+    /// `Order.state`, raw.
+    public var state: String?
+    /// `orderHistory.refundEvent.eventTime`, when Google sent one.
+    public var refundedAt: Date?
+
+    /// Reads an order as Google sent it.
+    public init(_ order: PlayOrder) {
+        let item = order.lineItems?.first
+        productId = item?.productId
+        country = order.buyerAddress?.buyerCountry?.uppercased()
+        productType = item.map { $0.subscriptionDetails == nil ? "one_time" : "subscription" }
+        purchaseToken = order.purchaseToken
+        priceNanos = order.total?.totalNanos
+        currency = order.total?.currencyCode?.uppercased()
+        let period = item?.subscriptionDetails
+        purchasedAt = Self.date(period?.servicePeriodStartTime ?? order.createTime)
+        expiresAt = Self.date(period?.servicePeriodEndTime)
+        state = order.state
+        refundedAt = Self.date(order.orderHistory?.refundEvent?.eventTime)
+    }
+
+    /// The states of an order Google refunded (or is refunding).
+    static let refundedStates: Set<String> = ["REFUNDED", "PARTIALLY_REFUNDED", "PENDING_REFUND"]
+
+    /// Google's decision on a review that ended at `reviewEnd`, read after it: `refunded` when the order is refunded
+    /// (and its refund event, when dated, is not later than `reviewEnd`), else `declined`.
+    public func decision(reviewEnd: Date) -> RefundRequestDecision {
+        guard let state, Self.refundedStates.contains(state) else { return .declined }
+        if let refundedAt, refundedAt > reviewEnd { return .declined }
+        return .refunded
+    }
+
+    private static func date(_ text: String?) -> Date? {
+        text.flatMap { RFC3339Timestamp($0)?.date }
+    }
+}
+
+/// When Google's review of a refund request is over. Google takes the developer's answer for 24 hours and then
+/// decides; storerecon reads the outcome a day after that deadline, so Google has acted and the nightly voided pull
+/// (or a voided notification) has had its run. Until then the request's decision stays `pending`.
+public enum GoogleReviewPeriod {
+    /// How long after the answer deadline the outcome is read.
+    public static let settle: TimeInterval = 24 * 3600
+
+    /// The end of the review of a request whose answer deadline is `deadline`.
+    public static func end(deadline: Date) -> Date { deadline.addingTimeInterval(settle) }
+}

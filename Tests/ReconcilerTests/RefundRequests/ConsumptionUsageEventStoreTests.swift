@@ -1,0 +1,36 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+@testable import Reconciler
+
+/// `consumption_usage_event` on a real database: at most 1000 events, the most recent first, descriptions cut to
+/// Google's 5000 characters, and nothing left once deleted or purged.
+@Suite("ConsumptionUsageEventStore")
+struct ConsumptionUsageEventStoreTests {
+    @Test func atMostAThousandMostRecentFirstCutToGooglesLimitsThenGone() throws {
+        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "usageevents"))
+        defer { connection.close() }
+        try Migrator(connection: connection).migrate()
+        try connection.execute(
+            """
+            INSERT INTO consumption_usage_event (purchase_id, consumption_time, ip_address, region_code, item_description)
+            SELECT CASE WHEN n % 2 = 0 THEN 'GPA.1' ELSE 'token-1' END,
+                   '2026-07-01T00:00:00Z'::timestamptz + n * interval '1 minute', '192.0.2.' || (n % 250),
+                   'FR', CASE WHEN n = 1200 THEN repeat('é', 6000) END
+            FROM generate_series(1, 1200) AS n
+            """)
+        try connection.execute("INSERT INTO consumption_usage_event (purchase_id, ip_address) VALUES ('GPA.2', '::1')")
+        let events = try ConsumptionUsageEventStore.events(ids: ["GPA.1", "token-1"], on: connection)
+        #expect(events.count == 1000)
+        #expect(events.first?.consumptionTime == Date(timeIntervalSince1970: 1_782_864_000 + 1200 * 60))
+        #expect(events.last?.consumptionTime == Date(timeIntervalSince1970: 1_782_864_000 + 201 * 60))
+        #expect(events.first?.consumptionItemDescription == String(repeating: "é", count: 5000))
+        #expect(events.first?.location == .init(regionCode: "FR"))
+
+        #expect(try ConsumptionUsageEventStore.delete(ids: ["GPA.1", "token-1"], on: connection) == 1200)
+        #expect(try ConsumptionUsageEventStore.events(ids: ["GPA.1", "token-1"], on: connection).isEmpty)
+        #expect(try ConsumptionUsageEventStore.purge(before: Date().addingTimeInterval(60), on: connection) == 1)
+    }
+}
