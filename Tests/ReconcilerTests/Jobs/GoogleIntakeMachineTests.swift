@@ -116,8 +116,8 @@ struct GoogleIntakeMachineTests {
             "pages are made ready to write in their call again")
     }
 
-    /// A call ahead failed by an id Google does not know (404) sends only its page the usual way: the next page's
-    /// orders are asked ahead again.
+    /// A call ahead failed by an id Google does not know (404) sends only its page the ``Machine/OrdersWay/afterStoring``
+    /// way: the next page's orders are asked ahead again.
     @Test func aNotFoundSendsOnlyItsPageAfterStoring() throws {
         var machine = try Self.askingAhead()
         let call = try Self.waitAhead(&machine, Self.page(next: "t2", orders: ["GPA.a", "GPA.gone"]))
