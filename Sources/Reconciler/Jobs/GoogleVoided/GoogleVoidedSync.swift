@@ -94,19 +94,20 @@ public struct GoogleVoidedSync: Sendable {
         let connection = environment.connection
         let job = mode == .incremental ? Self.job : Self.backfillJob
         let purpose: CallPurpose = mode == .incremental ? .incremental : .backfill
-        var checkpoint = try SyncCheckpoint.load(job: job, app: app.id, on: connection)
-        var summary = Summary()
+        let loaded = try SyncCheckpoint.load(job: job, app: app.id, on: connection)
         var logger = environment.logger
         logger[metadataKey: "job"] = "\(job)"
         let opened = try await openWindow(
-            mode, job: job, purpose: purpose, checkpoint: &checkpoint, summary: &summary, logger: logger,
-            in: environment)
+            mode, job: job, purpose: purpose, checkpoint: loaded, logger: logger, in: environment)
+        var summary = Summary()
+        summary.gap = opened.gap
         let window = Window(job: job, purpose: purpose, start: opened.start, end: opened.end, started: started)
         // Where this run's backlog starts (GoogleOrderStore+Backlog.swift). Orders this run asks are not asked again
         // at its end (those Google still calls pending wait for a later run).
         let mark = try orderAmounts.orders.openBacklog(initialize: !environment.dryRun, on: connection)
         let paging = PagerStateMachine(
-            app: app.id, windowEnd: window.end, slices: opened.slices, checkpoint: checkpoint, sliceCap: sliceCap,
+            app: app.id, windowEnd: window.end, slices: opened.slices, checkpoint: opened.checkpoint,
+            sliceCap: sliceCap,
             burst: burst, dryRun: environment.dryRun)
         let paged = try await GoogleIntakeRunner(sync: self, window: window, environment: environment)
             .run(GoogleIntakeMachine(paging: paging, summary: summary))
