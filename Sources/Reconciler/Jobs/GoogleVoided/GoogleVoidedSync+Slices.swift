@@ -38,31 +38,6 @@ extension GoogleVoidedSync {
         return min(cap, max(1, Int((callSeconds / pace).rounded(.up))))
     }
 
-    /// Pages every unfinished slice until all are drained, or until a stop or an error, and prices what it stored
-    /// meanwhile (`pricing`: Orders calls travel beside the pages, their answers are stored between two pages; every
-    /// call launched is answered and stored before this returns). The ``PagerStateMachine`` decides, the ``Pager``
-    /// does what it decides; the calls are child tasks of one group, each returning the event it ends with.
-    func page(
-        _ slices: inout [VoidedSlice], window: Window, checkpoint: inout SyncCheckpoint, summary: inout Summary,
-        pricing: inout GoogleOrderAmounts.Pricing, in environment: JobEnvironment
-    ) async throws {
-        // A stop requested before the first call ends the run at once.
-        try environment.checkShutdown()
-        var pager = Pager(sync: self, window: window, slices: slices, checkpoint: checkpoint, environment: environment)
-        defer {
-            slices = pager.machine.slices
-            checkpoint = pager.machine.checkpoint
-        }
-        try await withThrowingTaskGroup(of: Event.self) { group in
-            try pager.perform(pager.machine.start(), summary: &summary, pricing: &pricing, group: &group)
-            while pager.machine.isPaging || !pricing.isIdle, let event = try await group.next() {
-                try pager.handle(event, summary: &summary, pricing: &pricing, group: &group)
-                pager.price(&pricing, flush: !pager.machine.isPaging, group: &group)
-            }
-        }
-        try pager.finish()
-    }
-
     /// A drained window's checkpoint: the high-water mark at its end, no window in flight.
     static func close(_ checkpoint: inout SyncCheckpoint, end: Date) {
         checkpoint.highWater = max(end, checkpoint.highWater ?? end)

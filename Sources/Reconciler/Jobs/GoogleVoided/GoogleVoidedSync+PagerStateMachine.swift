@@ -5,8 +5,9 @@ import PlayDeveloperAPI
 extension GoogleVoidedSync {
     /// The decisions of paging one window's slices, apart from their I/O so they can be tested alone: which slice's
     /// call leaves, what a page does to its slice's token chain and to the checkpoint, when a slice is split, when the
-    /// first error stops the others, and when the window is done. Each method takes one event and returns what the
-    /// ``Pager`` must do, in order; clock readings come in with the events.
+    /// first error stops the others, and when the window is done. Each method takes one event and returns what must
+    /// be done, in order; clock readings come in with the events. It is the paging half of the
+    /// ``GoogleIntakeMachine``, which owns it and decides how each page's orders are asked.
     struct PagerStateMachine {
         let app: String
         let windowEnd: Date

@@ -2,7 +2,7 @@ import Foundation
 import Ledger
 import PlayDeveloperAPI
 
-/// What the paging of a window passes around: the events its calls end with (the ``GoogleVoidedSync/Pager``'s child
+/// What the paging of a window passes around: what its calls end with (the ``GoogleIntakeRunner``'s child
 /// tasks), and per slice what the ``GoogleVoidedSync/PagerStateMachine`` has learnt.
 extension GoogleVoidedSync {
     /// One slice's voided page, answered (or failed) in its call's own task.
@@ -19,7 +19,7 @@ extension GoogleVoidedSync {
 
     /// What a child task of the paging ends with: a voided page, or an Orders answer for the amounts of pages already
     /// stored.
-    enum Event: Sendable {
+    enum CallEnded: Sendable {
         case page(Answer)
         case orders(GoogleOrderAmounts.OrdersAnswer)
         /// A voided page whose orders were asked before it is stored.

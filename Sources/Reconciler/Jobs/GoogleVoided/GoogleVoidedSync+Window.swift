@@ -5,12 +5,24 @@ import RateLimiting
 
 /// Which window a run pages, and its slices.
 extension GoogleVoidedSync {
+    /// The window a run pages, as opening it left it.
+    struct OpenedWindow {
+        var start: Date
+        var end: Date
+        var slices: [VoidedSlice]
+        /// The checkpoint the paging starts from: the window in flight, or the new one with its bounds.
+        var checkpoint: SyncCheckpoint
+        /// The sync's window older than Google keeps, found by the plan (and recorded), for the run's summary.
+        var gap: (from: Date, to: Date)?
+    }
+
     /// The window this run pages: the one in flight when it is the one asked for, else a new one planned from the
-    /// checkpoint (its gap recorded), split into slices and saved with them.
+    /// `loaded` checkpoint (its gap recorded), split into slices and saved with them.
     func openWindow(
-        _ mode: Mode, job: String, purpose: CallPurpose, checkpoint: inout SyncCheckpoint, summary: inout Summary,
-        logger: Logger, in environment: JobEnvironment
-    ) async throws -> (start: Date, end: Date, slices: [VoidedSlice]) {
+        _ mode: Mode, job: String, purpose: CallPurpose, checkpoint loaded: SyncCheckpoint, logger: Logger,
+        in environment: JobEnvironment
+    ) async throws -> OpenedWindow {
+        var checkpoint = loaded
         let now = environment.now()
         let plan: VoidedWindowPlanner.Plan
         switch mode {
@@ -27,20 +39,20 @@ extension GoogleVoidedSync {
             logger.info(
                 "resuming window \(Self.text(start)) – \(Self.text(end)) after \(checkpoint.pagesDone) stored pages (\(open) of \(slices.count) slices unfinished)"
             )
-            return (start, end, slices)
+            return OpenedWindow(start: start, end: end, slices: slices, checkpoint: checkpoint)
         }
         checkpoint.windowStart = nil
         checkpoint.windowEnd = nil
         checkpoint.pageToken = nil
         checkpoint.pagesDone = 0
         checkpoint.rowsDone = 0
-        try recordGap(plan.gap, mode: mode, job: job, summary: &summary, logger: logger, in: environment)
-        let slices = try await newSlices(
-            start: plan.start, end: plan.end, job: job, purpose: purpose, checkpoint: &checkpoint, in: environment)
+        let gap = try recordGap(plan.gap, mode: mode, job: job, logger: logger, in: environment)
+        let (slices, saved) = try await newSlices(
+            start: plan.start, end: plan.end, job: job, purpose: purpose, checkpoint: checkpoint, in: environment)
         logger.info(
             "window \(Self.text(plan.start)) – \(Self.text(plan.end)) in \(slices.count) slice\(slices.count == 1 ? "" : "s")"
         )
-        return (plan.start, plan.end, slices)
+        return OpenedWindow(start: plan.start, end: plan.end, slices: slices, checkpoint: saved, gap: gap)
     }
 
     /// Whether the window in flight is the one asked for (a backfill with other bounds starts afresh).
@@ -76,34 +88,34 @@ extension GoogleVoidedSync {
 
     /// A planned window that starts later than wanted. A backfill asked for more than Google keeps: its start is
     /// clamped, and that is no lost window of the sync's (the incremental checkpoint never fell behind), so no gap
-    /// is recorded. The sync's gap is recorded and shown by `status`.
+    /// is recorded. The sync's gap is recorded and shown by `status`, and returned for the run's summary.
     private func recordGap(
-        _ gap: (from: Date, to: Date)?, mode: Mode, job: String, summary: inout Summary, logger: Logger,
-        in environment: JobEnvironment
-    ) throws {
-        guard let gap else { return }
+        _ gap: (from: Date, to: Date)?, mode: Mode, job: String, logger: Logger, in environment: JobEnvironment
+    ) throws -> (from: Date, to: Date)? {
+        guard let gap else { return nil }
         guard mode == .incremental else {
             environment.counters.add("since_clamped")
             logger.warning(
                 "--since \(Self.text(gap.from)) is older than Google keeps (30 days): the backfill starts at \(Self.text(gap.to)); voids recorded before it cannot be fetched"
             )
-            return
+            return nil
         }
-        summary.gap = gap
         logger.error(
             "gap: voids recorded \(Self.text(gap.from)) – \(Self.text(gap.to)) are older than Google keeps (30 days) and cannot be fetched any more"
         )
         if !environment.dryRun {
             try SyncGap.record(job: job, app: app.id, from: gap.from, to: gap.to, on: environment.connection)
         }
+        return gap
     }
 
     /// A new window's slices, as many as the typical call time and the quota's burst call for, saved with the
-    /// checkpoint in one transaction (a dry run saves nothing).
+    /// checkpoint in one transaction (a dry run saves nothing), and the checkpoint with the window's bounds.
     private func newSlices(
-        start: Date, end: Date, job: String, purpose: CallPurpose, checkpoint: inout SyncCheckpoint,
+        start: Date, end: Date, job: String, purpose: CallPurpose, checkpoint loaded: SyncCheckpoint,
         in environment: JobEnvironment
-    ) async throws -> [VoidedSlice] {
+    ) async throws -> (slices: [VoidedSlice], checkpoint: SyncCheckpoint) {
+        var checkpoint = loaded
         var callSeconds = checkpoint.callMillis.map { Double($0) / 1000 }
         if callSeconds == nil, sliceCap > 1 {
             // Never measured: the access token every call needs travels the same network; its time stands in.
@@ -113,7 +125,7 @@ extension GoogleVoidedSync {
         }
         let count = Self.sliceCount(callSeconds: callSeconds, burst: burst, cap: sliceCap)
         let slices = VoidedSlice.split(start: start, end: end, count: count)
-        guard !environment.dryRun else { return slices }
+        guard !environment.dryRun else { return (slices, checkpoint) }
         checkpoint.windowStart = start
         checkpoint.windowEnd = end
         let (app, saved) = (app.id, checkpoint)
@@ -121,6 +133,6 @@ extension GoogleVoidedSync {
             try VoidedSlice.replace(slices, job: job, app: app, on: connection)
             try saved.save(on: connection)
         }
-        return slices
+        return (slices, checkpoint)
     }
 }

@@ -18,6 +18,12 @@ extension GoogleOrderAmounts {
         var ids: [String]
         /// The orders, made ready to store.
         var result: Result<GoogleOrderStore.Answered, any Error>
+
+        /// The quota gate refused the call because the run is stopping (no store call after a signal).
+        var refusedByStop: Bool {
+            guard case .failure(let error) = result else { return false }
+            return (error as? ReconcilerError) == StoppableQuotaGate.stopped
+        }
     }
 
     /// Asks Google for these orders (through the quota gate); never throws, the answer carries the error. The
@@ -37,15 +43,15 @@ extension GoogleOrderAmounts {
         }
     }
 
-    /// The Orders calls of one run: the ids queued, the calls in flight, and what the answers did.
-    struct Pricing {
+    /// The Orders calls of one run after their pages are stored, with no I/O: the ids queued, the calls in flight,
+    /// and what the answers did. Its owner makes the calls it names (``nextCalls(flush:)``) and stores their answers
+    /// (``GoogleOrderAmounts/apply(_:in:)``), then hands back what storing did (``stored(_:outcome:)``).
+    struct OrdersQueue: Sendable {
         /// Orders calls in flight at once: enough that a burst of voided pages (30 at once, then one a second) is
         /// priced while the next burst is paged, so the run ends soon after its last page (the
         /// figures are in docs/performance.md). The "Orders" bucket (2940 a minute left to orders) is far from it.
         static let maxInFlight = 8
 
-        let amounts: GoogleOrderAmounts
-        let purpose: CallPurpose
         /// What the answers did so far.
         private(set) var summary = Summary()
         /// Calls launched and not yet answered.
@@ -59,15 +65,10 @@ extension GoogleOrderAmounts {
         /// Whether a call was answered with orders yet.
         private var answered = false
         /// Whether a stop request gave up what was left to ask (an answer refused at the gate among it).
-        private var dropped = false
-
-        init(amounts: GoogleOrderAmounts, purpose: CallPurpose) {
-            self.amounts = amounts
-            self.purpose = purpose
-        }
+        private(set) var dropped = false
 
         /// A call was answered with orders and the asking has not stopped: a voided page's orders may be asked
-        /// before it is stored (see `GoogleVoidedSync+AheadPricing.swift`).
+        /// before it is stored (see ``GoogleIntakeMachine``).
         var mayAskAhead: Bool { answered && !summary.stopped && !dropped }
 
         /// Counts what an Orders call made for a page not yet stored did.
@@ -81,21 +82,15 @@ extension GoogleOrderAmounts {
         /// Nothing in flight and nothing left that may still be asked.
         var isIdle: Bool { inFlight == 0 && (summary.stopped || (queued.isEmpty && halves.isEmpty)) }
 
-        /// Queues the orders of stored refund rows that still need the store's amount, after dropping the refunds
-        /// without revocation these rows now replace (``GoogleOrderStore/settleVoided(_:on:)``).
-        mutating func addRefunds(_ orderIds: [String], on connection: PostgresConnection) throws {
-            guard !orderIds.isEmpty, !summary.stopped else { return }
-            queue(try amounts.orders.settleVoided(Array(Set(orderIds)), on: connection))
-        }
-
         /// Queues ids as they are (already selected by the caller).
         mutating func queue(_ ids: [String]) {
             for id in ids where waiting.insert(id).inserted { queued.append(id) }
         }
 
-        /// Launches calls while fewer than ``maxInFlight`` travel: halves first, then whole calls of 1000 ids, and
-        /// with `flush` a last partial one. `start` makes the call and delivers its answer to ``handle(_:in:)``.
-        mutating func launch(flush: Bool, _ start: ([String]) -> Void) {
+        /// The calls to make now, while fewer than ``maxInFlight`` travel: halves first, then whole calls of 1000
+        /// ids, and with `flush` a last partial one. Each is counted in flight until ``stored(_:outcome:)``.
+        mutating func nextCalls(flush: Bool) -> [[String]] {
+            var calls: [[String]] = []
             // Until a call has been answered with orders, one at a time: a missing permission or a spent budget
             // then costs one refused call, not one per call in flight.
             while !summary.stopped, inFlight < (answered ? Self.maxInFlight : 1) {
@@ -106,19 +101,19 @@ extension GoogleOrderAmounts {
                     ids = Array(queued.prefix(PlayDeveloperClient.maxOrderIds))
                     queued.removeFirst(ids.count)
                 } else {
-                    return
+                    break
                 }
                 inFlight += 1
                 summary.calls += 1
-                start(ids)
+                calls.append(ids)
             }
+            return calls
         }
 
-        /// Stores one answer on `environment`'s connection. Throws only for the database; a store's refusal stops
-        /// the asking for this run (what was not asked waits for the next run's backlog).
-        mutating func handle(_ answer: OrdersAnswer, in environment: JobEnvironment) throws {
+        /// An answer was stored, doing `outcome`: a store's refusal stops the asking for this run (what was not
+        /// asked waits for the next run's backlog); a whole-call 404 is asked again in halves.
+        mutating func stored(_ answer: OrdersAnswer, outcome: Outcome) {
             inFlight -= 1
-            let outcome = try amounts.apply(answer, in: environment)
             if case .success = answer.result { answered = true }
             summary.add(outcome.summary)
             if let split = outcome.split {
@@ -126,6 +121,12 @@ extension GoogleOrderAmounts {
             } else {
                 waiting.subtract(answer.ids)
             }
+        }
+
+        /// An answer refused at the gate by a stop request: what is queued is given up.
+        mutating func refusedByStop() {
+            inFlight -= 1
+            dropQueued()
         }
 
         /// Gives up what is queued (a stop request): it waits for the next run's backlog.
@@ -146,10 +147,10 @@ extension GoogleOrderAmounts {
 
     /// Stores one answer: the orders and their refunds' amounts; a lone unknown id marked `not_found`; a 403 marked
     /// `no_permission` and the asking stopped; throttling, the daily budget or another store error stops the asking.
+    /// The caller counts the call (`orders_calls`) when its answer comes.
     func apply(_ answer: OrdersAnswer, in environment: JobEnvironment) throws -> Outcome {
         var outcome = Outcome()
         let (ids, logger) = (answer.ids, environment.logger)
-        environment.counters.add("orders_calls")
         do {
             let answered = try answer.result.get()
             outcome.summary.orders += answered.orders.count
@@ -188,20 +189,25 @@ extension GoogleOrderAmounts {
         return outcome
     }
 
-    /// Asks for everything `pricing` holds, ``Pricing/maxInFlight`` calls at once, storing each answer as it comes,
-    /// until nothing is left (or the asking stopped). A stop request lets the calls in flight land and asks no more.
-    func drain(_ pricing: inout Pricing, in environment: JobEnvironment) async throws {
-        let purpose = pricing.purpose
+    /// Asks for everything `queue` holds, ``OrdersQueue/maxInFlight`` calls at once, storing each answer as it comes,
+    /// until nothing is left (or the asking stopped), and returns the queue then. A stop request lets the calls in
+    /// flight land and asks no more.
+    func drain(_ start: OrdersQueue, purpose: CallPurpose, in environment: JobEnvironment) async throws
+        -> OrdersQueue
+    {
+        var queue = start
         try await withThrowingTaskGroup(of: OrdersAnswer.self) { group in
             func launch() {
-                if environment.shutdown.isRequested { pricing.dropQueued() }
-                pricing.launch(flush: true) { ids in group.addTask { await call(ids, purpose: purpose) } }
+                if environment.shutdown.isRequested { queue.dropQueued() }
+                for ids in queue.nextCalls(flush: true) { group.addTask { await call(ids, purpose: purpose) } }
             }
             launch()
-            while !pricing.isIdle, let answer = try await group.next() {
-                try pricing.handle(answer, in: environment)
+            while !queue.isIdle, let answer = try await group.next() {
+                environment.counters.add("orders_calls")
+                queue.stored(answer, outcome: try apply(answer, in: environment))
                 launch()
             }
         }
+        return queue
     }
 }

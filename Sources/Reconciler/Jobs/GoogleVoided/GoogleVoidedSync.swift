@@ -94,23 +94,25 @@ public struct GoogleVoidedSync: Sendable {
         let connection = environment.connection
         let job = mode == .incremental ? Self.job : Self.backfillJob
         let purpose: CallPurpose = mode == .incremental ? .incremental : .backfill
-        var checkpoint = try SyncCheckpoint.load(job: job, app: app.id, on: connection)
-        var summary = Summary()
+        let loaded = try SyncCheckpoint.load(job: job, app: app.id, on: connection)
         var logger = environment.logger
         logger[metadataKey: "job"] = "\(job)"
         let opened = try await openWindow(
-            mode, job: job, purpose: purpose, checkpoint: &checkpoint, summary: &summary, logger: logger,
-            in: environment)
-        var slices = opened.slices
+            mode, job: job, purpose: purpose, checkpoint: loaded, logger: logger, in: environment)
+        var summary = Summary()
+        summary.gap = opened.gap
         let window = Window(job: job, purpose: purpose, start: opened.start, end: opened.end, started: started)
-        var pricing = GoogleOrderAmounts.Pricing(amounts: orderAmounts, purpose: purpose)
         // Where this run's backlog starts (GoogleOrderStore+Backlog.swift). Orders this run asks are not asked again
         // at its end (those Google still calls pending wait for a later run).
         let mark = try orderAmounts.orders.openBacklog(initialize: !environment.dryRun, on: connection)
-        try await page(
-            &slices, window: window, checkpoint: &checkpoint, summary: &summary, pricing: &pricing, in: environment)
-        try await priceLeftovers(mode, mark: mark, pricing: &pricing, in: environment)
-        summary.orders = pricing.summary
+        let paging = PagerStateMachine(
+            app: app.id, windowEnd: window.end, slices: opened.slices, checkpoint: opened.checkpoint,
+            sliceCap: sliceCap,
+            burst: burst, dryRun: environment.dryRun)
+        let paged = try await GoogleIntakeRunner(sync: self, window: window, environment: environment)
+            .run(GoogleIntakeMachine(paging: paging, summary: summary))
+        summary = paged.finish().summary
+        summary.orders = try await priceLeftovers(mode, mark: mark, queue: paged.orders, in: environment).summary
         environment.progress?.finish()
         summary.drained = true
         log(summary, end: window.end, logger: logger, dryRun: environment.dryRun)
@@ -121,17 +123,19 @@ public struct GoogleVoidedSync: Sendable {
     /// or stored by a run that stopped before asking), then, for the nightly sync, known orders re-read for refunds
     /// Google made without revoking (they never reach the voided list).
     private func priceLeftovers(
-        _ mode: Mode, mark: GoogleOrderStore.BacklogMark, pricing: inout GoogleOrderAmounts.Pricing,
+        _ mode: Mode, mark: GoogleOrderStore.BacklogMark, queue paged: GoogleOrderAmounts.OrdersQueue,
         in environment: JobEnvironment
-    ) async throws {
-        guard !environment.dryRun else { return }
-        _ = try await orderAmounts.priceBacklog(
-            since: nil, fetchedBefore: mark.runStarted, mark: mark, pricing: &pricing, in: environment)
-        if !pricing.summary.stopped, mode == .incremental, rereadsKnownOrders {
-            pricing.queue(
-                try orderAmounts.orders.knownOrders(limit: Self.knownOrdersPerRun, on: environment.connection))
-            try await orderAmounts.drain(&pricing, in: environment)
+    ) async throws -> GoogleOrderAmounts.OrdersQueue {
+        guard !environment.dryRun else { return paged }
+        let purpose: CallPurpose = mode == .incremental ? .incremental : .backfill
+        var queue = try await orderAmounts.priceBacklog(
+            since: nil, fetchedBefore: mark.runStarted, mark: mark, queue: paged, purpose: purpose, in: environment
+        ).queue
+        if !queue.summary.stopped, mode == .incremental, rereadsKnownOrders {
+            queue.queue(try orderAmounts.orders.knownOrders(limit: Self.knownOrdersPerRun, on: environment.connection))
+            queue = try await orderAmounts.drain(queue, purpose: purpose, in: environment)
         }
+        return queue
     }
 
     /// The run's closing lines: the amounts asked, the pages stored, the rows set aside.

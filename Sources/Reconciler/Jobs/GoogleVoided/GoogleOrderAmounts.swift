@@ -64,10 +64,10 @@ public struct GoogleOrderAmounts: Sendable {
     /// Orders refused for want of the financial permission are asked at once (the operator runs it after granting
     /// the permission). Resumable: every call's orders commit as they come.
     public func backfill(since: Date?, in environment: JobEnvironment) async throws -> Summary {
-        var pricing = Pricing(amounts: self, purpose: .backfill)
-        let asked = try await priceBacklog(since: since, refusedToo: true, pricing: &pricing, in: environment)
+        let (asked, queue) = try await priceBacklog(
+            since: since, refusedToo: true, queue: OrdersQueue(), purpose: .backfill, in: environment)
         environment.progress?.finish()
-        let summary = pricing.summary
+        let summary = queue.summary
         environment.logger.info(
             "backfill google-orders: \(asked) orders asked in \(summary.calls) calls; \(summary.priced) refunds priced by the store, \(summary.pending) pending, \(summary.notFound) orders not found"
         )
@@ -81,33 +81,34 @@ public struct GoogleOrderAmounts: Sendable {
     /// moves to the sync's start once everything was asked (nothing stopped or given up this run).
     func priceBacklog(
         since: Date?, fetchedBefore: Date? = nil, refusedToo: Bool = false, mark: GoogleOrderStore.BacklogMark? = nil,
-        pricing: inout Pricing, in environment: JobEnvironment
-    ) async throws -> Int {
+        queue start: OrdersQueue, purpose: CallPurpose, in environment: JobEnvironment
+    ) async throws -> (asked: Int, queue: OrdersQueue) {
+        var queue = start
         var asked = Set<String>()
-        while !pricing.summary.stopped {
+        while !queue.summary.stopped {
             try environment.checkShutdown()
             let ids = try orders.backlog(
                 limit: Self.backfillRound + asked.count, since: since, fetchedBefore: fetchedBefore,
                 refusedToo: refusedToo, mark: mark, on: environment.connection
             ).filter { !asked.contains($0) }
             guard !ids.isEmpty else {
-                if let mark, pricing.isComplete { try orders.closeBacklog(mark, on: environment.connection) }
+                if let mark, queue.isComplete { try orders.closeBacklog(mark, on: environment.connection) }
                 break
             }
             let round = Array(ids.prefix(Self.backfillRound))
             asked.formUnion(round)
-            pricing.queue(round)
-            try await drain(&pricing, in: environment)
-            let summary = pricing.summary
+            queue.queue(round)
+            queue = try await drain(queue, purpose: purpose, in: environment)
+            let summary = queue.summary
             environment.progress?.update(
                 "google-orders \(app.id): \(asked.count) orders asked, \(summary.calls) calls, \(summary.priced) refunds priced, \(summary.pending) pending, \(summary.notFound) not found"
             )
         }
-        return asked.count
+        return (asked.count, queue)
     }
 
-    /// Orders a backfill round asks for (calls of 1000, ``Pricing/maxInFlight`` at once).
-    static let backfillRound = Pricing.maxInFlight * PlayDeveloperClient.maxOrderIds
+    /// Orders a backfill round asks for (calls of 1000, ``OrdersQueue/maxInFlight`` at once).
+    static let backfillRound = OrdersQueue.maxInFlight * PlayDeveloperClient.maxOrderIds
 
     /// Fetches and stores the orders of these ids that need it (see ``GoogleOrderStore/settleVoided(_:on:)``), 1000 a call, a few calls
     /// at once. Never throws for a store answer: the voided page it follows is already stored, and what is not
@@ -115,10 +116,11 @@ public struct GoogleOrderAmounts: Sendable {
     public func fetch(orderIds: [String], purpose: CallPurpose, in environment: JobEnvironment) async throws
         -> Summary
     {
-        var pricing = Pricing(amounts: self, purpose: purpose)
-        try pricing.addRefunds(orderIds, on: environment.connection)
-        try await drain(&pricing, in: environment)
-        return pricing.summary
+        var queue = OrdersQueue()
+        if !orderIds.isEmpty {
+            queue.queue(try orders.settleVoided(Array(Set(orderIds)), on: environment.connection))
+        }
+        return try await drain(queue, purpose: purpose, in: environment).summary
     }
 
     /// Re-reads up to `limit` orders storerecon knows (``GoogleOrderStore/knownOrders(limit:on:)``) for refunds
@@ -127,9 +129,8 @@ public struct GoogleOrderAmounts: Sendable {
     public func readKnownOrders(limit: Int, purpose: CallPurpose, in environment: JobEnvironment) async throws
         -> Summary
     {
-        var pricing = Pricing(amounts: self, purpose: purpose)
-        pricing.queue(try orders.knownOrders(limit: limit, on: environment.connection))
-        try await drain(&pricing, in: environment)
-        return pricing.summary
+        var queue = OrdersQueue()
+        queue.queue(try orders.knownOrders(limit: limit, on: environment.connection))
+        return try await drain(queue, purpose: purpose, in: environment).summary
     }
 }

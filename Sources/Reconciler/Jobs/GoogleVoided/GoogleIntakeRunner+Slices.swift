@@ -1,0 +1,90 @@
+import Foundation
+import Ledger
+import Logging
+import PlayDeveloperAPI
+import Postgres
+import RateLimiting
+
+/// What the ``GoogleIntakeRunner`` notes of the answers, and saves of the slices: a restarted or split slice, and the
+/// window closed.
+extension GoogleIntakeRunner {
+    /// A voided page answered: the log line and the counters (the machine counts it in the summary).
+    func note(
+        _ page: VoidedPurchasesListResponse, _ answer: GoogleVoidedSync.Answer, machine: GoogleIntakeMachine
+    ) {
+        logger.debug(
+            "voided page answered",
+            metadata: [
+                "slice": "\(machine.paging.slices[answer.slice].number)", "rows": "\(page.voidedPurchases.count)",
+                "ms": "\(Int((answer.seconds * 1000).rounded()))",
+                // The other calls: this one has answered.
+                "in_flight": "\(machine.paging.inFlight.subtracting([answer.slice]).count)",
+            ])
+        environment.counters.add("pages")
+        environment.counters.add("rows_fetched", page.voidedPurchases.count)
+        environment.counters.add("merged_repeats", answer.intake.merged)
+    }
+
+    /// A waiting page's Orders call answered: the counters (the machine counts it in the summary).
+    func note(_ answer: GoogleVoidedSync.AheadAnswer) {
+        environment.counters.add("orders_calls")
+        guard let priced = answer.priced else {
+            logger.debug("a call of orders ahead failed: \(answer.error.map { "\($0)" } ?? "no answer")")
+            return
+        }
+        environment.counters.add("orders_fetched", priced.orderIds.count)
+        environment.counters.add("orders_asked_ahead", priced.orderIds.count)
+    }
+
+    /// Saves a slice read again from its start, and the gap when its start left what Google keeps.
+    func restart(_ slice: VoidedSlice, gap: DateInterval?) throws {
+        logger.warning("a page token was refused; restarting its slice from its start")
+        environment.counters.add("token_restarts")
+        if let gap {
+            logger.error(
+                "gap: voids recorded \(GoogleVoidedSync.text(gap.start)) – \(GoogleVoidedSync.text(gap.end)) are older than Google keeps (30 days) and cannot be fetched any more"
+            )
+            if !environment.dryRun {
+                try SyncGap.record(
+                    job: window.job, app: sync.app.id, from: gap.start, to: gap.end, on: environment.connection)
+            }
+        }
+        guard !environment.dryRun else { return }
+        let (job, app) = (window.job, sync.app.id)
+        try environment.connection.transaction { connection in
+            try slice.save(job: job, app: app, on: connection)
+        }
+    }
+
+    /// Saves both halves of a split slice in one transaction, before the new half's call leaves.
+    func split(
+        _ kept: VoidedSlice, _ added: VoidedSlice, pagesLeft: Double, allPagesLeft: Double, inFlight: Set<Int>
+    ) throws {
+        let (job, app) = (window.job, sync.app.id)
+        try environment.connection.transactionRetryingConflicts { connection in
+            try kept.save(job: job, app: app, on: connection)
+            try added.save(job: job, app: app, on: connection)
+        }
+        environment.counters.add("slice_splits")
+        logger.debug(
+            "slice split",
+            metadata: [
+                "slice": "\(kept.number)", "new_slice": "\(added.number)",
+                "pages_left": "\(String(format: "%.1f", pagesLeft))",
+                "all_pages_left": "\(String(format: "%.1f", allPagesLeft))",
+                // The others: the new half's call is counted already.
+                "in_flight": "\(inFlight.count - 1)",
+            ])
+    }
+
+    /// The window drained: its slices forgotten and the checkpoint saved, together (slices forgotten with the window
+    /// still open would have the next run page it again).
+    func close(_ checkpoint: SyncCheckpoint) throws {
+        guard !environment.dryRun else { return }
+        let (job, app) = (window.job, sync.app.id)
+        try environment.connection.transactionRetryingConflicts { connection in
+            try VoidedSlice.replace([], job: job, app: app, on: connection)
+            try checkpoint.save(on: connection)
+        }
+    }
+}
