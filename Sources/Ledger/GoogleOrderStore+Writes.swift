@@ -58,71 +58,6 @@ extension GoogleOrderStore {
         return PostgresJSON(text: out)
     }
 
-    /// One revoked row's amount as it is written: the store's, else an estimate in the order's currency from the
-    /// configured prices (the product's only price when the order states no currency), else none.
-    struct PartAmount {
-        var gross: Int64?
-        var tax: Int64?
-        var precision: Int?
-        var source: AmountSource?
-        var note: AmountNote?
-        var currency: String?
-        /// The configured unit price of an estimate.
-        var unit: Int64?
-
-        init(_ price: GoogleOrderPricing.PartPrice, order: PlayOrder, prices: ConfiguredPrices) {
-            (note, currency) = (price.note, price.currency)
-            if let gross = price.gross {
-                (self.gross, tax, precision, source) = (gross, price.tax, 9, .store)
-            } else if price.note != .overRefunded,
-                let estimate = prices.estimate(of: order.lineItems?.first?.productId, in: price.currency)
-            {
-                (self.gross, precision, source) = (estimate.milli * Int64(price.quantity), 3, .configured)
-                (currency, unit) = (estimate.currency, estimate.milli)
-            } else if price.note == nil || price.note == .noRefundEvent,
-                prices.milli[order.lineItems?.first?.productId ?? ""] != nil
-            {
-                note = .noConfiguredPrice
-            }
-        }
-    }
-
-    /// Writes the revoked rows' amounts (by row id). A store amount already there is kept when the order no longer
-    /// states one, unless the order's figures are impossible (its refunds then leave the totals).
-    func savePartAmounts(
-        _ priced: [(GoogleOrderPricing.PartPrice, PlayOrder)], on connection: PostgresConnection
-    ) throws {
-        guard !priced.isEmpty else { return }
-        let amounts = priced.map { PartAmount($0.0, order: $0.1, prices: prices) }
-        try connection.execute(
-            """
-            UPDATE refund r SET gross_amount = p.gross, tax_amount = p.tax, amount_precision = p.precision,
-                amount_source = p.source, currency = coalesce(p.currency, r.currency), quantity = p.quantity,
-                amount_note = p.note, buyer_country = coalesce(p.country, r.buyer_country),
-                product_id = coalesce(r.product_id, p.product), refund_reason = p.reason,
-                -- Only an estimate keeps a (configured) unit price.
-                price_milli = p.unit
-            FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::smallint[], $6::text[], $7::text[], $8::int[],
-                        $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[])
-                AS p(id, gross, tax, precision, source, currency, quantity, note, country, product, reason, unit)
-            -- Found by id; the app is checked, not searched by (`IS TRUE` keeps the planner off the app's index,
-            -- which on a table still growing looked cheaper than a thousand key lookups and read every row).
-            WHERE r.id = p.id AND (r.app_id = $1) IS TRUE
-              AND (p.source = 'store' OR r.amount_source IS DISTINCT FROM 'store' OR p.note = 'over_refunded')
-            """,
-            [
-                appId, PostgresArray(priced.map(\.0.rowId)), PostgresArray(amounts.map(\.gross)),
-                PostgresArray(amounts.map(\.tax)), PostgresArray(amounts.map(\.precision)),
-                PostgresNullableTextArray(amounts.map { $0.source?.rawValue }),
-                PostgresNullableTextArray(amounts.map(\.currency)), PostgresArray(priced.map(\.0.quantity)),
-                PostgresNullableTextArray(amounts.map { $0.note?.rawValue }),
-                PostgresNullableTextArray(priced.map { $0.1.buyerAddress?.buyerCountry }),
-                PostgresNullableTextArray(priced.map { $0.1.lineItems?.first?.productId }),
-                PostgresNullableTextArray(priced.map { $0.1.orderHistory?.refundEvent?.refundReason }),
-                PostgresArray(amounts.map(\.unit)),
-            ])
-    }
-
     /// Makes the orders' refunds without revocation exactly `records`: upserts them and deletes the rows of these
     /// orders (`stored`, by order id and part key, read in the same transaction) the orders no longer show (an event
     /// a voided row now claims).
@@ -132,12 +67,7 @@ extension GoogleOrderStore {
     ) throws {
         var gone = stored
         for record in records { gone[record.orderId]?[record.part.key] = nil }
-        let ids = gone.values.flatMap(\.values)
-        if !ids.isEmpty {
-            try connection.execute(
-                "DELETE FROM refund WHERE id = ANY ($2::bigint[]) AND app_id = $1 AND NOT revoked",
-                [appId, PostgresArray(ids)])
-        }
-        _ = try RefundLedger(appId: appId, prices: prices).upsert(records, runId: runId, on: connection)
+        try refunds.deleteUnrevoked(gone.values.flatMap(\.values), on: connection)
+        _ = try refunds.upsert(records, runId: runId, on: connection)
     }
 }
