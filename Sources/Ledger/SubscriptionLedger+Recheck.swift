@@ -73,7 +73,7 @@ extension SubscriptionLedger {
     public static func claim(
         ids: [Int64], seenMicros: [Int64?], now: Date, leaseUntil: Date, claimer: String, returning columns: String,
         on connection: PostgresConnection
-    ) throws -> [PostgresRow] {
+    ) throws -> PostgresRows {
         let returning = columns.split(separator: ",").map {
             "s.\($0.trimmingCharacters(in: .whitespacesAndNewlines))"
         }

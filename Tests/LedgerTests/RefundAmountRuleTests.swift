@@ -109,7 +109,7 @@ import Testing
             json: Data(#"{"voidedPurchases":[{"purchaseToken":"t","orderId":"GPA.1","voidedTimeMillis":"1000"}]}"#.utf8)
         )
         var record = try #require(RefundRecord.intake(page, receivedAt: Date()).records.first)
-        let order = PlayOrder(orderId: "GPA.1")
+        let order = try JSONDecoder().decode(PlayOrder.self, from: Data(#"{"orderId":"GPA.1"}"#.utf8))
         var unpriced = record
         unpriced.take(Self.price(gross: nil, note: .pending), of: order)
         #expect(unpriced == record)
