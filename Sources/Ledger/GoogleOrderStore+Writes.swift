@@ -57,17 +57,4 @@ extension GoogleOrderStore {
         out += "]"
         return PostgresJSON(text: out)
     }
-
-    /// Makes the orders' refunds without revocation exactly `records`: upserts them and deletes the rows of these
-    /// orders (`stored`, by order id and part key, read in the same transaction) the orders no longer show (an event
-    /// a voided row now claims).
-    func replaceUnrevoked(
-        _ records: [RefundRecord], stored: [String: [String: Int64]], runId: Int64?,
-        on connection: PostgresConnection
-    ) throws {
-        var gone = stored
-        for record in records { gone[record.orderId]?[record.part.key] = nil }
-        try refunds.deleteUnrevoked(gone.values.flatMap(\.values), on: connection)
-        _ = try refunds.upsert(records, runId: runId, on: connection)
-    }
 }

@@ -111,8 +111,21 @@ extension RefundWriter {
               = '\(RefundAmountRule.Decision.replace.rawValue)'
         """
 
+    /// Makes the orders' refunds without revocation exactly `records`: upserts them and deletes the rows of these
+    /// orders (`stored`, by order id and part key, read in the same transaction) the orders no longer show (an event
+    /// a voided row now claims).
+    func replaceUnrevoked(
+        _ records: [RefundRecord], stored: [String: [String: Int64]], runId: Int64?,
+        on connection: PostgresConnection
+    ) throws {
+        var gone = stored
+        for record in records { gone[record.orderId]?[record.part.key] = nil }
+        try deleteUnrevoked(gone.values.flatMap(\.values), on: connection)
+        _ = try upsert(records, runId: runId, on: connection)
+    }
+
     /// Deletes rows of refunds without revocation by id (an event a voided row now claims).
-    func deleteUnrevoked(_ ids: [Int64], on connection: PostgresConnection) throws {
+    private func deleteUnrevoked(_ ids: [Int64], on connection: PostgresConnection) throws {
         guard !ids.isEmpty else { return }
         try connection.execute(
             "DELETE FROM refund WHERE id = ANY ($2::bigint[]) AND app_id = $1 AND NOT revoked",

@@ -112,12 +112,50 @@ struct RefundWriter: Sendable {
             """)
     static let insertSQL = insertSQL(onConflict: "")
 
-    // $1 app, $2 platform, $3 ... $25 the records' columns, $26 their payloads, $27 run id, $28 ... $31 prices.
+    // $1 app, $2 platform, $3 ... $25 the records' columns, $26 their payloads, $27 run id, $28 ... $31 the configured
+    // estimates (``ConfiguredPrices/estimates``).
     // The subscription comes from the purchase token or original transaction id. An estimate is in the sale's
     // currency (``ConfiguredPrices``) until the Orders API says, looked up only for a product with a price (a
     // backlog without prices pays no probe for it); a reversal Apple sent before the refund is applied as it lands.
     private static func insertSQL(onConflict: String) -> String {
         """
+        \(resolvedSQL)
+        ), merged AS (
+            INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id, product_id,
+                                     purchased_at, refunded_at, recorded_at, reason_code, reason_label, source_code,
+                                     refund_type, quantity, percentage_milli, price_milli, currency, environment,
+                                     first_seen_run, last_seen_run, payload, reversed_at, gross_amount, tax_amount,
+                                     amount_precision, amount_source, amount_note, buyer_country, refund_reason,
+                                     revoked)
+            SELECT $1, $2, order_id, part_key, nullif(original_id, ''), subscription_id, product, purchased_at,
+                   refunded_at, now(), reason_code, reason_label, source_code, refund_type, quantity,
+                   percentage_milli,
+                   -- An estimate from configured prices until the Orders API says what was refunded.
+                   CASE WHEN estimated THEN configured_price ELSE price_milli END,
+                   CASE WHEN estimated THEN sale_currency ELSE currency END,
+                   environment, $27, $27, payload, reversed_at,
+                   CASE WHEN estimated THEN configured_price * quantity ELSE gross END, tax,
+                   CASE WHEN estimated THEN CASE WHEN configured_price IS NOT NULL
+                                                 THEN \(RefundAmountRule.estimatePrecision) END
+                        ELSE amount_precision END,
+                   CASE WHEN estimated THEN CASE WHEN configured_price IS NOT NULL
+                                                 THEN '\(AmountSource.configured.rawValue)' END
+                        WHEN gross IS NOT NULL THEN 'store' END,
+                   CASE WHEN estimated AND configured_price IS NULL AND product = ANY ($28::text[]) THEN 'no_configured_price'
+                        ELSE amount_note END,
+                   buyer_country, refund_reason, revoked
+            FROM resolved
+        \(onConflict)
+            RETURNING (xmax = 0) AS inserted
+        )
+        SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
+        FROM merged
+        """
+    }
+
+    /// The records as the statement reads them (`incoming`), and with what the database knows of each (`resolved`,
+    /// left open): its subscription, its product, the estimate of a voided row, a reversal Apple sent first.
+    private static let resolvedSQL = """
         WITH incoming AS (
             SELECT * FROM ROWS FROM (
                     unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
@@ -151,36 +189,5 @@ struct RefundWriter: Sendable {
                 SELECT reversed_at FROM apple_refund_reversal
                 WHERE $2 = 'apple' AND app_id = $1 AND transaction_id = i.order_id OFFSET 0
             ) v ON true
-        ), merged AS (
-            INSERT INTO refund AS r (app_id, platform, order_id, part_key, original_id, subscription_id, product_id,
-                                     purchased_at, refunded_at, recorded_at, reason_code, reason_label, source_code,
-                                     refund_type, quantity, percentage_milli, price_milli, currency, environment,
-                                     first_seen_run, last_seen_run, payload, reversed_at, gross_amount, tax_amount,
-                                     amount_precision, amount_source, amount_note, buyer_country, refund_reason,
-                                     revoked)
-            SELECT $1, $2, order_id, part_key, nullif(original_id, ''), subscription_id, product, purchased_at,
-                   refunded_at, now(), reason_code, reason_label, source_code, refund_type, quantity,
-                   percentage_milli,
-                   -- An estimate from configured prices until the Orders API says what was refunded.
-                   CASE WHEN estimated THEN configured_price ELSE price_milli END,
-                   CASE WHEN estimated THEN sale_currency ELSE currency END,
-                   environment, $27, $27, payload, reversed_at,
-                   CASE WHEN estimated THEN configured_price * quantity ELSE gross END, tax,
-                   CASE WHEN estimated THEN CASE WHEN configured_price IS NOT NULL
-                                                 THEN \(RefundAmountRule.estimatePrecision) END
-                        ELSE amount_precision END,
-                   CASE WHEN estimated THEN CASE WHEN configured_price IS NOT NULL
-                                                 THEN '\(AmountSource.configured.rawValue)' END
-                        WHEN gross IS NOT NULL THEN 'store' END,
-                   CASE WHEN estimated AND configured_price IS NULL AND product = ANY ($28::text[]) THEN 'no_configured_price'
-                        ELSE amount_note END,
-                   buyer_country, refund_reason, revoked
-            FROM resolved
-        \(onConflict)
-            RETURNING (xmax = 0) AS inserted
-        )
-        SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
-        FROM merged
         """
-    }
 }
