@@ -20,24 +20,23 @@ extension ConfiguredPrices {
         """
     }
 
-    /// A `LEFT JOIN` of the configured prices (`$<first>` ... `$<first + 3>`: products, currencies, prices, sole) as
-    /// `<alias>`: the price of `product` in `currency` (SQL expressions), or the product's only price when the
-    /// currency is unknown.
+    /// A `LEFT JOIN` of the configured estimates (`$<first>` ... `$<first + 3>`, ``ConfiguredPrices/estimates``) as
+    /// `<alias>`: `<alias>.price_milli` and `<alias>.currency` estimate one unit of `product` sold in `currency` (SQL
+    /// expressions; `NULL`: unknown).
     static func priceJoin(alias: String, first: Int, product: String, currency: String, when: String) -> String {
         """
-        LEFT JOIN unnest($\(first)::text[], $\(first + 1)::text[], $\(first + 2)::bigint[], $\(first + 3)::boolean[])
-                AS \(alias)(product_id, currency, price_milli, sole)
-            ON \(when) AND \(alias).product_id = \(product)
-               AND (\(alias).currency = \(currency) OR (\(currency) IS NULL AND \(alias).sole))
+        LEFT JOIN unnest($\(first)::text[], $\(first + 1)::text[], $\(first + 2)::text[], $\(first + 3)::bigint[])
+                AS \(alias)(product_id, sale_currency, currency, price_milli)
+            ON \(when) AND \(alias).product_id = \(product) AND \(alias).sale_currency IS NOT DISTINCT FROM \(currency)
         """
     }
 
     /// The statement parameters ``priceJoin(alias:first:product:currency:when:)`` reads.
     var parameters: [any PostgresEncodable] {
-        let columns = columns
+        let estimates = estimates
         return [
-            PostgresArray(columns.products), PostgresArray(columns.currencies), PostgresArray(columns.prices),
-            PostgresArray(columns.sole),
+            PostgresArray(estimates.products), PostgresNullableTextArray(estimates.sales),
+            PostgresArray(estimates.currencies), PostgresArray(estimates.prices),
         ]
     }
 }

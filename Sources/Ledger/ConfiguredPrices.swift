@@ -31,19 +31,21 @@ public struct ConfiguredPrices: Sendable, Equatable {
         return (sole.key, sole.value)
     }
 
-    /// Flattened for a statement: product ids, currencies, prices and whether the currency is the product's only
-    /// one, index-aligned.
-    var columns: (products: [String], currencies: [String], prices: [Int64], sole: [Bool]) {
-        var columns: ([String], [String], [Int64], [Bool]) = ([], [], [], [])
+    /// Every estimate ``estimate(of:in:)`` gives, flattened for a statement: per product, one row per configured
+    /// currency and one for a sale whose currency is unknown (`nil`) when the product has an estimate for it;
+    /// index-aligned. A statement looks an estimate up in them, so the rule is this type's alone.
+    var estimates: (products: [String], sales: [String?], currencies: [String], prices: [Int64]) {
+        var rows: ([String], [String?], [String], [Int64]) = ([], [], [], [])
         for product in milli.keys.sorted() {
-            let prices = milli[product] ?? [:]
-            for (currency, price) in prices.sorted(by: { $0.key < $1.key }) {
-                columns.0.append(product)
-                columns.1.append(currency)
-                columns.2.append(price)
-                columns.3.append(prices.count == 1)
+            let sales: [String?] = (milli[product] ?? [:]).keys.sorted() + [nil]
+            for sale in sales {
+                guard let estimate = estimate(of: product, in: sale) else { continue }
+                rows.0.append(product)
+                rows.1.append(sale)
+                rows.2.append(estimate.currency)
+                rows.3.append(estimate.milli)
             }
         }
-        return columns
+        return rows
     }
 }

@@ -113,17 +113,3 @@ extension GoogleOrderStore {
         try saveOrders(priced.plain, on: connection)
     }
 }
-
-extension RefundRecord {
-    /// Takes the store's amount of a part of `order` (as ``GoogleOrderStore/savePartAmounts(_:on:)`` writes it).
-    mutating func take(_ price: GoogleOrderPricing.PartPrice, of order: PlayOrder) {
-        guard let gross = price.gross else { return }
-        amount = .stated(gross: gross, tax: price.tax, precision: 9)
-        currency = price.currency ?? currency
-        quantity = price.quantity
-        buyerCountry = order.buyerAddress?.buyerCountry ?? buyerCountry
-        productId = productId ?? order.lineItems?.first?.productId
-        refundReason = order.orderHistory?.refundEvent?.refundReason
-        priceMilli = nil
-    }
-}

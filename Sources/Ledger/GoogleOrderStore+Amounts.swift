@@ -90,8 +90,8 @@ extension GoogleOrderStore {
             stored.priced = priced.filter { $0.0.gross != nil }.count
             stored.pending = priced.filter { $0.0.note == .pending }.count
             stored.overRefunded = overRefunds.count
-            try savePartAmounts(priced, on: connection)
-            try replaceUnrevoked(unrevoked, stored: parts.unrevoked, runId: runId, on: connection)
+            try refunds.savePartAmounts(priced, on: connection)
+            try refunds.replaceUnrevoked(unrevoked, stored: parts.unrevoked, runId: runId, on: connection)
             try Quarantine.record(overRefunds, app: appId, runId: runId, logger: logger, counters: nil, on: connection)
             let settled = Set(overRefunds.compactMap(\.naturalKey))
             try Quarantine.resolveLanded(

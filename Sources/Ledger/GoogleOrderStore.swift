@@ -2,7 +2,8 @@ import Foundation
 import Postgres
 
 /// The ledger's side of the Orders API: which orders still need asking, the `google_order` table (what Google said
-/// of each order) and the amounts of the order's refunds. The only SQL on `google_order`.
+/// of each order) and the backlog mark. The only SQL that writes `google_order`; the refund rows an answer changes
+/// are written by ``RefundWriter``.
 public struct GoogleOrderStore: Sendable {
     /// The app.
     public let appId: String
@@ -22,34 +23,7 @@ public struct GoogleOrderStore: Sendable {
     public func settleVoided(_ orderIds: [String], on connection: PostgresConnection) throws -> [String] {
         guard !orderIds.isEmpty else { return [] }
         return try connection.transactionRetryingConflicts { connection in
-            try connection.query(
-                """
-                WITH probe AS MATERIALIZED (
-                    SELECT r.* FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id)) i
-                    CROSS JOIN LATERAL (
-                        -- By key, per id (see ``parts(of:on:)`` for why OFFSET 0).
-                        SELECT id, order_id, revoked, amount_source, recorded_at FROM refund
-                        WHERE app_id = $1 AND order_id = i.id AND platform = 'google'
-                        OFFSET 0
-                    ) r
-                ), gone AS (
-                    DELETE FROM refund d USING probe p
-                    WHERE d.id = p.id AND NOT p.revoked
-                      AND EXISTS (SELECT 1 FROM probe v WHERE v.order_id = p.order_id AND v.revoked)
-                )
-                SELECT DISTINCT p.order_id FROM probe p
-                LEFT JOIN LATERAL (
-                    SELECT order_id, status, refund_pending, fetched_at FROM google_order
-                    WHERE app_id = $1 AND order_id = p.order_id
-                    OFFSET 0
-                ) o ON true
-                WHERE p.revoked
-                  AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
-                       OR (o.status = 'ok' AND p.amount_source IS DISTINCT FROM 'store'
-                           AND o.fetched_at < p.recorded_at))
-                ORDER BY 1
-                """, [appId, PostgresTextArray(orderIds)]
-            ).map { try $0.decode("order_id") }
+            try refunds.settleVoided(orderIds, on: connection)
         }
     }
 
@@ -91,29 +65,10 @@ public struct GoogleOrderStore: Sendable {
                     fetch_count = google_order.fetch_count + 1
                 """, [appId, PostgresTextArray(ids), status.rawValue])
             let note: AmountNote = status == .notFound ? .orderNotFound : .noPermission
-            try connection.execute(
-                Self.estimateRefusedSQL, [appId, PostgresTextArray(ids), note.rawValue] + prices.parameters)
+            try refunds.estimateRefused(ids, note: note, on: connection)
         }
     }
 
-    // $1 app, $2 order ids, $3 the note, $4 ... $7 the configured prices. A refund already estimated is estimated
-    // again: what is known of the sale may have grown since.
-    static let estimateRefusedSQL = """
-        WITH estimate AS (
-            SELECT r.id, coalesce(o.currency, p.currency) AS currency, p.price_milli
-            FROM refund r
-            LEFT JOIN subscription s ON s.id = r.subscription_id
-        \(ConfiguredPrices.saleCurrencyJoin(
-            alias: "o", orderId: "r.order_id", currentOrderId: "s.current_order_id", when: "true"))
-        \(ConfiguredPrices.priceJoin(alias: "p", first: 4, product: "r.product_id", currency: "o.currency", when: "true"))
-            WHERE r.app_id = $1 AND r.platform = 'google' AND r.order_id = ANY ($2::text[])
-              AND r.amount_source IS DISTINCT FROM 'store'
-        )
-        UPDATE refund r SET amount_note = $3, price_milli = e.price_milli, gross_amount = e.price_milli * r.quantity,
-            tax_amount = NULL, amount_precision = CASE WHEN e.price_milli IS NOT NULL THEN 3 END,
-            amount_source = CASE WHEN e.price_milli IS NOT NULL THEN 'configured' END,
-            currency = CASE WHEN e.price_milli IS NOT NULL THEN e.currency ELSE r.currency END
-        FROM estimate e
-        WHERE r.id = e.id
-        """
+    /// The writer of the app's refund rows, which an order's answer (or its refusal) changes.
+    var refunds: RefundWriter { RefundLedger(appId: appId, prices: prices).writer }
 }

@@ -16,22 +16,10 @@ extension RefundLedger {
             ON CONFLICT (app_id, transaction_id) DO NOTHING
             """,
             [appId, PostgresTextArray(transactionIds), PostgresTextArray(dates.map(PostgresTimestamp.format))])
-        let row = try connection.query(
-            """
-            WITH reversed AS (
-                UPDATE refund r SET reversed_at = i.reversed_at
-                FROM unnest($2::text[], $3::timestamptz[]) AS i(order_id, reversed_at)
-                WHERE r.app_id = $1 AND r.order_id = i.order_id AND r.part_key = '' AND r.reversed_at IS NULL
-                RETURNING r.subscription_id
-            ), flagged AS (
-                UPDATE subscription s SET flagged_at = now(), flag_reason = 'refund_reversed', updated_at = now()
-                WHERE s.id IN (SELECT subscription_id FROM reversed WHERE subscription_id IS NOT NULL)
-                RETURNING s.id
-            )
-            SELECT count(*) AS n FROM reversed
-            """,
-            [appId, PostgresTextArray(transactionIds), PostgresTextArray(dates.map(PostgresTimestamp.format))])[0]
-        return try row.decode("n")
+        let subscriptions = try writer.markReversed(transactionIds: transactionIds, at: dates, on: connection)
+        try SubscriptionLedger.flag(
+            Array(Set(subscriptions.compactMap { $0 })).sorted(), reason: "refund_reversed", on: connection)
+        return subscriptions.count
     }
 
     /// Whether the ledger holds a whole-order refund of `orderId`.

@@ -108,7 +108,7 @@ public struct RefundRecord: Sendable, Equatable {
     /// What a quarantine entry keeps of a record the database refused: the signed form when there is one.
     public var raw: Data { signed.map { Data($0.utf8) } ?? payload }
 
-    /// Whether the record's refund takes anything from its subscription (see ``RefundEffects``).
+    /// Whether the record's refund takes anything from its subscription (see ``SubscriptionLedger/applyRefunds(app:storeIds:orderIds:source:runId:on:)``).
     public var revokes: Bool { part.revoked }
 }
 

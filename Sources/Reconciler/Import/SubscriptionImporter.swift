@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Postgres
 
 /// `storerecon import subscriptions FILE.csv`: loads the app backend's subscriptions.
@@ -138,11 +139,7 @@ public struct SubscriptionImporter {
     private func copyRows(
         from reader: inout CSVReader, columns: Columns, direct: Bool, into report: inout Report
     ) throws {
-        try connection.copyIn(
-            direct
-                ? "COPY subscription (app_id, store_id, product_id, expires_at, user_ref) FROM STDIN"
-                : "COPY subscription_import (line_no, app_id, store_id, product_id, expires_at, user_ref) FROM STDIN"
-        ) { writer in
+        func rows(_ writer: inout CopyWriter) throws {
             var firstLine: [Int: Int] = [:]
             let hasher = KeyHasher()
             while true {
@@ -181,30 +178,18 @@ public struct SubscriptionImporter {
                 }
             }
         }
+        if direct {
+            try SubscriptionLedger.copyImported(on: connection, rows)
+        } else {
+            try connection.copyIn(
+                "COPY subscription_import (line_no, app_id, store_id, product_id, expires_at, user_ref) FROM STDIN",
+                rows)
+        }
     }
 
     /// Merges the staging table into `subscription` by (app, store_id). Returns (inserted, updated).
     private func mergeStaged() throws -> (Int, Int) {
-        let merged = try connection.query(
-            """
-            WITH merged AS (
-                INSERT INTO subscription AS s (app_id, store_id, product_id, expires_at, user_ref)
-                SELECT app_id, store_id, product_id, expires_at, user_ref FROM subscription_import
-                ON CONFLICT (app_id, store_id) DO UPDATE SET
-                    product_id = EXCLUDED.product_id,
-                    expires_at = EXCLUDED.expires_at,
-                    user_ref = COALESCE(EXCLUDED.user_ref, s.user_ref),
-                    expiry_changed_at = CASE WHEN s.expires_at IS DISTINCT FROM EXCLUDED.expires_at
-                                             THEN now() ELSE s.expiry_changed_at END,
-                    updated_at = now()
-                WHERE (s.product_id, s.expires_at) IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.expires_at)
-                   OR (EXCLUDED.user_ref IS NOT NULL AND s.user_ref IS DISTINCT FROM EXCLUDED.user_ref)
-                RETURNING (xmax = 0) AS inserted
-            )
-            SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
-            FROM merged
-            """)[0]
-        return (try merged.decode("inserted"), try merged.decode("updated"))
+        try SubscriptionLedger.mergeImported(on: connection)
     }
 
     private static func note(_ bad: BadLine, in report: inout Report) {

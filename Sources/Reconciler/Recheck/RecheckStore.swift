@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Postgres
 
 /// The recheck job's SQL: claiming due subscriptions with a lease under `FOR UPDATE SKIP LOCKED`, and writing what
@@ -14,27 +15,9 @@ struct RecheckStore: Sendable {
         _ due: [RecheckPlanner.Due], now: Date, leaseUntil: Date, claimer: String, on connection: PostgresConnection
     ) throws -> [StoredSubscription] {
         guard !due.isEmpty else { return [] }
-        let rows = try connection.query(
-            """
-            WITH wanted AS (
-                SELECT * FROM unnest($1::bigint[], $2::bigint[]) AS w(id, seen_us)
-            ), claimable AS (
-                SELECT s.id FROM subscription s JOIN wanted w ON s.id = w.id
-                WHERE (extract(epoch FROM s.last_checked_at) * 1000000)::bigint IS NOT DISTINCT FROM w.seen_us
-                  AND (s.claimed_until IS NULL OR s.claimed_until <= $3
-                       OR (s.claimed_backend IS NOT NULL
-                           AND s.claimed_backend <> ALL (ARRAY(SELECT pid FROM pg_stat_activity))))
-                ORDER BY s.id
-                FOR UPDATE OF s SKIP LOCKED
-            )
-            UPDATE subscription s SET claimed_until = $4, claimed_by = $5, claimed_backend = pg_backend_pid()
-            FROM claimable c WHERE s.id = c.id
-            RETURNING \(prefixed("s"))
-            """,
-            [
-                PostgresTextArray(due.map { String($0.id) }),
-                PostgresNullableTextArray(due.map { $0.seenMicros.map(String.init) }), now, leaseUntil, claimer,
-            ])
+        let rows = try SubscriptionLedger.claim(
+            ids: due.map(\.id), seenMicros: due.map(\.seenMicros), now: now, leaseUntil: leaseUntil,
+            claimer: claimer, returning: StoredSubscription.columns, on: connection)
         return try rows.map(StoredSubscription.init(row:)).sorted { $0.id < $1.id }
     }
 
@@ -49,10 +32,7 @@ struct RecheckStore: Sendable {
 
     /// Gives back leases of subscriptions this process claimed but did not get to (a stop or an outage).
     func release(_ ids: [Int64], claimer: String, on connection: PostgresConnection) throws {
-        guard !ids.isEmpty else { return }
-        try connection.execute(
-            "UPDATE subscription SET claimed_until = NULL, claimed_by = NULL WHERE id = ANY($1::bigint[]) AND claimed_by = $2",
-            [PostgresTextArray(ids.map(String.init)), claimer])
+        try SubscriptionLedger.release(ids, claimer: claimer, on: connection)
     }
 
     /// Writes what a status answer said about one subscription (nothing when `dryRun`), clears its recheck request
@@ -77,16 +57,10 @@ struct RecheckStore: Sendable {
             case .unknownState(let raw):
                 // Kept raw and reported; nothing else changes, and the lease stays (held by no session now, so it
                 // runs out by time) so no one asks again this run.
-                if !dryRun {
-                    try connection.execute(
-                        "UPDATE subscription SET store_state = $2, claimed_backend = NULL, updated_at = now() WHERE id = $1",
-                        [current.id, raw])
-                }
+                if !dryRun { try SubscriptionLedger.keepUnknownState(current.id, raw: raw, on: connection) }
                 return []
             case .badAnswer:
-                if !dryRun {
-                    try connection.execute("UPDATE subscription SET claimed_backend = NULL WHERE id = $1", [current.id])
-                }
+                if !dryRun { try SubscriptionLedger.dropBackend(current.id, on: connection) }
                 return []
             }
         }
@@ -123,24 +97,15 @@ struct RecheckStore: Sendable {
         let kind = classifier.classify(old, observation, replacedProductId: replacedProduct)
         let expiryMoved = !TransitionClassifier.sameInstant(old.expiresAt, observation.expiresAt)
         if !dryRun {
-            try connection.execute(
-                """
-                UPDATE subscription SET
-                    state = $2, store_state = $3, entitled = $4, expires_at = $5, auto_renew = $6,
-                    auto_renew_product_id = $7, product_id = coalesce($8, product_id),
-                    current_order_id = coalesce($9, current_order_id), environment = coalesce($10, environment),
-                    linked_store_id = $11, chain_root_store_id = $12,
-                    expiry_changed_at = CASE WHEN $13 THEN $14 ELSE expiry_changed_at END,
-                    last_checked_at = $14, flagged_at = NULL, flag_reason = NULL, missing_since = NULL,
-                    claimed_until = NULL, claimed_by = NULL, updated_at = now()
-                WHERE id = $1
-                """,
-                [
-                    old.id, observation.state.rawValue, observation.storeState, observation.entitled,
-                    observation.expiresAt, observation.autoRenew, observation.autoRenewProductId,
-                    observation.productId, observation.orderId, observation.environment, observation.linkedStoreId,
-                    chainRoot, expiryMoved, now,
-                ])
+            try SubscriptionLedger.record(
+                SubscriptionLedger.Observed(
+                    id: old.id, state: observation.state.rawValue, storeState: observation.storeState,
+                    entitled: observation.entitled, expiresAt: observation.expiresAt, autoRenew: observation.autoRenew,
+                    autoRenewProductId: observation.autoRenewProductId, productId: observation.productId,
+                    orderId: observation.orderId, environment: observation.environment,
+                    linkedStoreId: observation.linkedStoreId, chainRootStoreId: chainRoot, expiryMoved: expiryMoved,
+                    checkedAt: now),
+                on: connection)
         }
         if let kind {
             let transition = RecordedTransition(
@@ -175,13 +140,9 @@ struct RecheckStore: Sendable {
             [app, oldToken])
         guard let previous = try rows.first.map(StoredSubscription.init(row:)) else {
             if !dryRun {
-                try connection.execute(
-                    """
-                    INSERT INTO subscription (app_id, store_id, product_id, state, entitled, replaced_by_store_id,
-                                              chain_root_store_id, expiry_changed_at)
-                    VALUES ($1, $2, $3, 'replaced', false, $4, $2, $5)
-                    ON CONFLICT (app_id, store_id) DO NOTHING
-                    """, [app, oldToken, product ?? successor.productId, successor.storeId, now])
+                try SubscriptionLedger.insertReplaced(
+                    app: app, storeId: oldToken, productId: product ?? successor.productId, by: successor.storeId,
+                    now: now, on: connection)
             }
             return (nil, oldToken, [])
         }
@@ -193,12 +154,8 @@ struct RecheckStore: Sendable {
         var transitions: [RecordedTransition] = []
         if previous.state != .replaced || previous.entitled || previous.replacedByStoreId != successor.storeId {
             if !dryRun {
-                try connection.execute(
-                    """
-                    UPDATE subscription SET state = 'replaced', entitled = false, replaced_by_store_id = $2,
-                        chain_root_store_id = $3, updated_at = now()
-                    WHERE id = $1
-                    """, [previous.id, successor.storeId, root])
+                try SubscriptionLedger.markReplaced(
+                    previous.id, by: successor.storeId, root: root, on: connection)
             }
             if previous.state != .replaced {
                 let transition = RecordedTransition(
@@ -224,27 +181,14 @@ struct RecheckStore: Sendable {
         dryRun: Bool, on connection: PostgresConnection
     ) throws {
         guard !dryRun else { return }
-        try connection.execute(
-            """
-            UPDATE subscription SET entitled = false, replaced_by_store_id = $2, chain_root_store_id = $3,
-                flagged_at = coalesce(flagged_at, $4), flag_reason = coalesce(flag_reason, 'replaced'),
-                updated_at = now()
-            WHERE id = $1
-            """, [previous.id, successor.storeId, root, now])
+        try SubscriptionLedger.markUnanswered(
+            previous.id, replacedBy: successor.storeId, root: root, now: now, on: connection)
     }
 
     private func recordMissing(
         _ old: StoredSubscription, now: Date, dryRun: Bool, on connection: PostgresConnection
     ) throws -> [RecordedTransition] {
-        if !dryRun {
-            try connection.execute(
-                """
-                UPDATE subscription SET state = 'missing', entitled = false,
-                    missing_since = coalesce(missing_since, $2), last_checked_at = $2, flagged_at = NULL,
-                    flag_reason = NULL, claimed_until = NULL, claimed_by = NULL, updated_at = now()
-                WHERE id = $1
-                """, [old.id, now])
-        }
+        if !dryRun { try SubscriptionLedger.recordMissing(old.id, now: now, on: connection) }
         guard old.state != .missing else { return [] }
         let transition = RecordedTransition(
             subscriptionId: old.id, storeId: old.storeId, oldState: old.state, newState: .missing, kind: .missing,
@@ -271,24 +215,13 @@ struct RecheckStore: Sendable {
     ) throws {
         guard !dryRun else { return }
         let json = try JSONSerialization.data(withJSONObject: detail, options: [.sortedKeys])
-        try connection.execute(
-            """
-            INSERT INTO subscription_transition (subscription_id, old_state, new_state, classification, old_expires_at,
-                                                 new_expires_at, old_product_id, new_product_id, order_id, source,
-                                                 job_run_id, observed_at, detail)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'recheck', $10, $11, $12::jsonb)
-            """,
-            [
-                transition.subscriptionId, transition.oldState.rawValue, transition.newState.rawValue,
-                transition.kind.rawValue, transition.oldExpiresAt, transition.newExpiresAt, transition.oldProductId,
-                transition.newProductId, transition.orderId, runId, now, PostgresJSON(data: json),
-            ])
-    }
-
-    private func prefixed(_ alias: String) -> String {
-        StoredSubscription.columns.split(separator: ",").map {
-            "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))"
-        }
-        .joined(separator: ", ")
+        try SubscriptionLedger.insert(
+            SubscriptionLedger.Transition(
+                subscriptionId: transition.subscriptionId, oldState: transition.oldState.rawValue,
+                newState: transition.newState.rawValue, classification: transition.kind.rawValue,
+                oldExpiresAt: transition.oldExpiresAt, newExpiresAt: transition.newExpiresAt,
+                oldProductId: transition.oldProductId, newProductId: transition.newProductId,
+                orderId: transition.orderId, runId: runId, observedAt: now, detail: json),
+            on: connection)
     }
 }

@@ -1,14 +1,17 @@
 import Postgres
 
-/// What a refund does to the subscription it belongs to, for both stores: when the refunded order is the
-/// subscription's current one, entitlement ends at once (state `revoked`, logged as a transition); when it is an
-/// older order, or the current one is not known yet, the subscription is flagged so the recheck job asks the store.
-/// A refund already reversed when it is stored does nothing (a reversal that comes later flags the subscription for
-/// the recheck instead), so the state does not depend on which notification was read first.
-enum RefundEffects {
-    /// Applies refunds of `(storeId, orderId)` pairs of one app. Idempotent: a second call changes nothing.
+/// The one writer of `subscription` and `subscription_transition`: what a refund or a reversal does to a subscription
+/// (here), what a recheck's status answer says (``SubscriptionLedger/claim(_:on:)`` and its siblings) and what an
+/// import brings (``SubscriptionLedger/copyImported(on:_:)``). Other modules read these tables and call this type to
+/// change them.
+public enum SubscriptionLedger {
+    /// Applies refunds of `(storeId, orderId)` pairs of app `app` to their subscriptions. When the refunded order is
+    /// the subscription's current one, entitlement ends at once (state `revoked`, logged as a transition); when it is
+    /// an older order, or the current one is not known yet, the subscription is flagged so the recheck job asks the
+    /// store. A refund already reversed when it is stored does nothing (a reversal that comes later flags the
+    /// subscription instead), so the state does not depend on which notification was read first. Idempotent.
     /// - Parameter source: the job, for the transition log (`google_voided`, `apple_refunds`).
-    static func apply(
+    static func applyRefunds(
         app: String, storeIds: [String], orderIds: [String], source: String, runId: Int64?,
         on connection: PostgresConnection
     ) throws {
@@ -38,5 +41,15 @@ enum RefundEffects {
             SELECT id, old_state, 'revoked', 'revoked', order_id, $5, $4 FROM revoked
             """,
             [app, PostgresTextArray(storeIds), PostgresTextArray(orderIds), runId, source])
+    }
+
+    /// Flags subscriptions for the recheck (a refund reversed may restore access).
+    static func flag(_ ids: [Int64], reason: String, on connection: PostgresConnection) throws {
+        guard !ids.isEmpty else { return }
+        try connection.execute(
+            """
+            UPDATE subscription SET flagged_at = now(), flag_reason = $2, updated_at = now()
+            WHERE id = ANY ($1::bigint[])
+            """, [PostgresArray(ids), reason])
     }
 }

@@ -1,0 +1,38 @@
+import Postgres
+
+/// The import's writes: the app backend's subscriptions, loaded from a file.
+extension SubscriptionLedger {
+    /// Copies rows `(app_id, store_id, product_id, expires_at, user_ref)`, as `body` writes them, straight into
+    /// `subscription` (a first load). Returns the rows copied.
+    @discardableResult
+    public static func copyImported(
+        on connection: PostgresConnection, _ body: (inout CopyWriter) throws -> Void
+    ) throws -> Int {
+        try connection.copyIn("COPY subscription (app_id, store_id, product_id, expires_at, user_ref) FROM STDIN", body)
+    }
+
+    /// Merges the session's staging table `subscription_import` into `subscription` by `(app, store_id)`: a new row
+    /// is inserted, a changed product, expiry or `user_ref` updated. Returns (inserted, updated).
+    public static func mergeImported(on connection: PostgresConnection) throws -> (Int, Int) {
+        let merged = try connection.query(
+            """
+            WITH merged AS (
+                INSERT INTO subscription AS s (app_id, store_id, product_id, expires_at, user_ref)
+                SELECT app_id, store_id, product_id, expires_at, user_ref FROM subscription_import
+                ON CONFLICT (app_id, store_id) DO UPDATE SET
+                    product_id = EXCLUDED.product_id,
+                    expires_at = EXCLUDED.expires_at,
+                    user_ref = COALESCE(EXCLUDED.user_ref, s.user_ref),
+                    expiry_changed_at = CASE WHEN s.expires_at IS DISTINCT FROM EXCLUDED.expires_at
+                                             THEN now() ELSE s.expiry_changed_at END,
+                    updated_at = now()
+                WHERE (s.product_id, s.expires_at) IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.expires_at)
+                   OR (EXCLUDED.user_ref IS NOT NULL AND s.user_ref IS DISTINCT FROM EXCLUDED.user_ref)
+                RETURNING (xmax = 0) AS inserted
+            )
+            SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated
+            FROM merged
+            """)[0]
+        return (try merged.decode("inserted"), try merged.decode("updated"))
+    }
+}
