@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 
 /// Formats and parses `timestamptz` text without Foundation's calendar machinery, which is slow on hot paths.
 ///
@@ -28,7 +29,8 @@ public enum PostgresTimestamp {
             secondOfDay += 86_400
             days -= 1
         }
-        let (year, month, day) = civil(fromDays: days)
+        let parts = CivilDate.parts(ofDaysSinceEpoch: Int(days))
+        let (year, month, day) = (Int64(parts.year), Int64(parts.month), Int64(parts.day))
         // Written digit by digit into one buffer: pages of a thousand rows format two times each, and building the
         // text from padded pieces cost more than the rest of the row.
         guard (0...9999).contains(year) else {
@@ -130,7 +132,7 @@ public enum PostgresTimestamp {
         }
         guard index == utf8.count else { return nil }
         utf8.removeAll()
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = Int64(CivilDate.daysSinceEpoch(year: Int(year), month: Int(month), day: Int(day)))
         let total = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         return Date(timeIntervalSince1970: Double(total) + Double(micros) / 1_000_000)
     }
@@ -138,30 +140,6 @@ public enum PostgresTimestamp {
     /// Whether a timestamp's text names its offset (`Z`, `z`, `+05:30`, `-07`) after the time of day.
     public static func hasOffset(_ text: String) -> Bool {
         text.utf8.dropFirst(19).contains { $0 == 90 || $0 == 122 || $0 == 43 || $0 == 45 }
-    }
-
-    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The proleptic Gregorian date for days since 1970-01-01.
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (month <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, month, day)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

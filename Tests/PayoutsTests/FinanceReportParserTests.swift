@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-
 @testable import Payouts
+import StoreCalendar
+import Testing
 
 @Suite struct FinanceReportParserTests {
     @Test func readsTheRowsAndTakesThePeriodFromThem() throws {
@@ -10,7 +10,7 @@ import Testing
         #expect(report.store == .apple)
         // 09/28/2025-10/25/2025 is Apple's fiscal October: the month of the End Date.
         #expect(report.periodStart == "2025-09-28" && report.periodEnd == "2025-10-25")
-        #expect(report.month == "2025-10")
+        #expect(report.month == CalendarMonth(year: 2025, month: 10))
         #expect(report.reportKey == "FINANCIAL:ZZ:2025-09-28:2025-10-25")
         #expect(report.rows.count == 4)
         let sale = report.rows[0]

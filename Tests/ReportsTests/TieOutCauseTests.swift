@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-
 @testable import Reports
+import StoreCalendar
+import Testing
 
 /// Why Google's report has an order the ledger did not refund in October 2026: each cause, and which one wins when
 /// several could apply, worked out by hand. History begins Oct 6 00:00 UTC; gap 7 runs Oct 10 to Oct 12.
@@ -52,13 +52,13 @@ import Testing
         (TieOutCauseTests.sides(booked: "2026-10-20T00:00:00Z"), .notRevokedUnseen, ""),
     ])
     func eachCauseInItsOrder(sides: GoogleTieOut.Sides, cause: TieOut.Cause?, note: String) {
-        let found = GoogleTieOut.reportOnlyCause(sides, month: "2026-10", context: Self.context, app: "droid")
+        let found = GoogleTieOut.reportOnlyCause(sides, month: CalendarMonth(year: 2026, month: 10), context: Self.context, app: "droid")
         #expect(found.0 == cause && found.1 == note)
     }
 
     @Test func withoutAnySyncEveryUnknownOrderIsBeforeHistory() {
         let found = GoogleTieOut.reportOnlyCause(
-            Self.sides(booked: "2026-10-20T00:00:00Z"), month: "2026-10",
+            Self.sides(booked: "2026-10-20T00:00:00Z"), month: CalendarMonth(year: 2026, month: 10),
             context: GoogleTieOut.Context(historyStart: nil, gaps: []), app: "droid")
         #expect(found.0 == .beforeHistory && found.1 == "no voided sync has run")
     }

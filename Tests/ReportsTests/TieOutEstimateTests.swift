@@ -1,9 +1,9 @@
 import Foundation
 import Postgres
+@testable import Reports
+import StoreCalendar
 import TestSupport
 import Testing
-
-@testable import Reports
 
 /// An order in both sides whose amounts differ: the cause says whether the ledger's figure was only an estimate.
 @Suite struct TieOutEstimateTests {
@@ -17,7 +17,7 @@ import Testing
     @Test func aConfiguredEstimateThatDiffersSaysSoAndAStoreAmountDoesNot() throws {
         let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "estimate"))
         let tieOut = GoogleTieOut(
-            app: "droid", periods: StorePeriods(month: "2026-10", apple: nil),
+            app: "droid", periods: StorePeriods(month: CalendarMonth(year: 2026, month: 10), apple: nil),
             context: GoogleTieOut.Context(historyStart: nil, gaps: []), connection: connection)
         // The configured EUR 4.99 against Google's EUR 4.59: an estimate, named.
         let estimate = try #require(
