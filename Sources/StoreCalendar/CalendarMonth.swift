@@ -101,6 +101,12 @@ public struct CalendarError: Error, Sendable, Equatable, CustomStringConvertible
     /// The form expected, such as `YYYY-MM`.
     public let expected: String
 
+    /// The error for `text`, which is not in the form `expected`.
+    public init(text: String, expected: String) {
+        self.text = text
+        self.expected = expected
+    }
+
     /// `"2026-13" is not a month: expected YYYY-MM`.
     public var description: String { "\"\(text.prefix(40))\" is not a month: expected \(expected)" }
 }

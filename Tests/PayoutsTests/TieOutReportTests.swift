@@ -32,8 +32,8 @@ struct TieOutReportTests {
             reversed: reversed ? "2026-11-20T00:00:00Z" : nil)
     }
 
-    func googleReport(month: String, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64)]) throws {
-        try ledger.googleReport(month: CalendarMonth(month), rows.map { ($0.order, $0.kind, $0.buyer, $0.merchant, String?.none) })
+    func googleReport(month: CalendarMonth, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64)]) throws {
+        try ledger.googleReport(month: month, rows.map { ($0.order, $0.kind, $0.buyer, $0.merchant, String?.none) })
     }
 
     @Test func googleOrdersGetEveryStatusAndCause() throws {
