@@ -272,7 +272,8 @@ let package = Package(
         .testTarget(
             name: "PayoutsTests",
             dependencies: [
-                "Payouts", "Reports", "Reconciler", "Postgres", "StoreCalendar", "TestSupport", "StoreSimulator", "RateLimiting",
+                "Payouts", "Reports", "Reconciler", "Postgres", "StoreCalendar", "TestSupport", "StoreSimulator",
+                "RateLimiting",
                 "PlayDeveloperAPI", "StoreHTTP", .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")]

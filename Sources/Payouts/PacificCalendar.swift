@@ -21,7 +21,8 @@ public enum PacificCalendar {
             offset = zoneOffset
         }
         let local = Double(CivilDate.daysSinceEpoch(year: year, month: month, day: day) * 86_400 + seconds)
-        let zoneOffset = offset ?? PacificTime.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: local + 8 * 3600))
+        let zoneOffset =
+            offset ?? PacificTime.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: local + 8 * 3600))
         return Date(timeIntervalSince1970: local - Double(zoneOffset))
     }
 
@@ -37,7 +38,8 @@ public enum PacificCalendar {
         cursor.skip { $0 == 0x20 || $0 == 0x2C }
         guard let day = cursor.number() else { return nil }
         cursor.skip { $0 == 0x20 || $0 == 0x2C }
-        guard let year = cursor.number(), cursor.atEnd, day >= 1, day <= CivilDate.days(inMonth: month + 1, of: year) else {
+        guard let year = cursor.number(), cursor.atEnd, day >= 1, day <= CivilDate.days(inMonth: month + 1, of: year)
+        else {
             return nil
         }
         return (year, month + 1, day)

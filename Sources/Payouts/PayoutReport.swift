@@ -33,7 +33,8 @@ public struct PayoutReport: Sendable, Equatable {
 
     /// Creates a report.
     public init(
-        store: Store, reportKey: String, month: CalendarMonth, periodStart: String, periodEnd: String, sourceName: String,
+        store: Store, reportKey: String, month: CalendarMonth, periodStart: String, periodEnd: String,
+        sourceName: String,
         checksum: String, generation: String? = nil, file: Data? = nil, rows: [PayoutRow]
     ) {
         self.store = store

@@ -1,8 +1,8 @@
 import Foundation
-import StoreCalendar
 import Logging
 import Postgres
 import RateLimiting
+import StoreCalendar
 
 /// `sync payouts` for one app: fetches the financial reports not stored yet and stores each whole.
 ///
@@ -53,7 +53,9 @@ public struct PayoutSync {
     /// Fetches `month` (`YYYY-MM`), or every month from the ledger's first refund of the app up to `now`'s.
     /// - Parameter dryRun: fetch and parse, store nothing.
     /// - Throws: ``PayoutError``, `QuotaError`, `PostgresError`.
-    public func run(month: CalendarMonth?, now: Date, purpose: CallPurpose, dryRun: Bool = false) async throws -> Summary {
+    public func run(month: CalendarMonth?, now: Date, purpose: CallPurpose, dryRun: Bool = false) async throws
+        -> Summary
+    {
         var summary = Summary()
         switch source {
         case .google(let client, let bucket):

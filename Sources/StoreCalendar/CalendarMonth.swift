@@ -54,7 +54,9 @@ public struct CalendarMonth: Hashable, Comparable, Sendable, CustomStringConvert
     public var dayCount: Int { CivilDate.days(inMonth: month, of: year) }
 
     /// The month's first day.
-    public var firstDay: CivilDate { CivilDate(daysSinceEpoch: CivilDate.daysSinceEpoch(year: year, month: month, day: 1)) }
+    public var firstDay: CivilDate {
+        CivilDate(daysSinceEpoch: CivilDate.daysSinceEpoch(year: year, month: month, day: 1))
+    }
 
     /// The month's last day.
     public var lastDay: CivilDate { firstDay.adding(days: dayCount - 1) }

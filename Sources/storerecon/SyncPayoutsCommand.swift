@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import Payouts
-import StoreCalendar
 import RateLimiting
 import Reconciler
+import StoreCalendar
 
 /// `storerecon sync payouts [--app ID] [--month YYYY-MM]`.
 struct SyncPayoutsCommand: AsyncParsableCommand {

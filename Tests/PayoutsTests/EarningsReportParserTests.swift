@@ -1,7 +1,8 @@
 import Foundation
-@testable import Payouts
 import StoreCalendar
 import Testing
+
+@testable import Payouts
 
 @Suite struct EarningsReportParserTests {
     static let name = "earnings/earnings_202610_1234567890-1.zip"

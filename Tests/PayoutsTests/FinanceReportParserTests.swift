@@ -1,7 +1,8 @@
 import Foundation
-@testable import Payouts
 import StoreCalendar
 import Testing
+
+@testable import Payouts
 
 @Suite struct FinanceReportParserTests {
     @Test func readsTheRowsAndTakesThePeriodFromThem() throws {

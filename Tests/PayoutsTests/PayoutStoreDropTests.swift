@@ -1,10 +1,11 @@
 import Foundation
-@testable import Payouts
 import Postgres
 import Reconciler
 import StoreCalendar
 import TestSupport
 import Testing
+
+@testable import Payouts
 
 /// A report is stored once by its bytes, whatever the file's name; an operator drops a wrong one with a reason.
 @Suite("PayoutStore: once by content, and drops")

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import Reports
 import StoreCalendar
 import Testing
+
+@testable import Reports
 
 /// A month closed as a controller closes it: a ledger and reports written by hand, with a sync gap, a void from before
 /// the ledger's history, Apple reversals after their period and Google's settlement lag. Every status, cause and
@@ -34,7 +35,8 @@ struct TieOutMonthCloseTests {
                 ("GPA.U", "Charge refund", -5_000_000_000, -5_000_000_000, "2026-10-20T09:00:00Z"),
             ])
         try ledger.googleReport(
-            month: CalendarMonth(year: 2026, month: 11), [("GPA.L", "Charge refund", -3_000_000_000, -3_000_000_000, "2026-11-01T09:00:00Z")])
+            month: CalendarMonth(year: 2026, month: 11),
+            [("GPA.L", "Charge refund", -3_000_000_000, -3_000_000_000, "2026-11-01T09:00:00Z")])
         // Apple's fiscal October is Sep 27 - Oct 24, November Oct 25 - Nov 21.
         // a1: refunded Oct 5, reversed Nov 2 (after the period, after Apple's report): Apple booked the refund.
         try ledger.apple(
@@ -49,9 +51,11 @@ struct TieOutMonthCloseTests {
             "a3", "2026-11-03T18:00:00Z", product: "pro", storefront: "GBR", currency: "GBP", milli: 7990,
             recorded: "2026-11-04T00:00:00Z")
         try ledger.appleReport(
-            month: CalendarMonth(year: 2026, month: 10), start: "2026-09-27", end: "2026-10-24", [("pro", "US", "USD", 1, 9_990_000_000)])
+            month: CalendarMonth(year: 2026, month: 10), start: "2026-09-27", end: "2026-10-24",
+            [("pro", "US", "USD", 1, 9_990_000_000)])
         try ledger.appleReport(
-            month: CalendarMonth(year: 2026, month: 11), start: "2026-10-25", end: "2026-11-21", [("pro", "GB", "GBP", 1, 7_990_000_000)])
+            month: CalendarMonth(year: 2026, month: 11), start: "2026-10-25", end: "2026-11-21",
+            [("pro", "GB", "GBP", 1, 7_990_000_000)])
         try ledger.connection.execute("UPDATE payout_report SET loaded_at = '2026-11-05T00:00:00Z'")
     }
 
@@ -117,7 +121,8 @@ struct TieOutMonthCloseTests {
         // October: Google M 4.99 + L 3.00 = 7.99 (S is September's); Apple a1 9.99 + a2 4.99 = 14.98 (its
         // reversal on Oct 26 is in Apple's November).
         let october = try TieOutReport.run(
-            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google", "ios": "apple"], detail: false, on: ledger.connection)
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google", "ios": "apple"], detail: false,
+            on: ledger.connection)
         let ledgerTotals = Dictionary(
             uniqueKeysWithValues: october.totals.map { ("\($0.store) \($0.currency)", $0.ledgerNanos) })
         #expect(ledgerTotals == ["google USD": 7_990_000_000, "apple USD": 14_980_000_000])
@@ -135,7 +140,8 @@ struct TieOutMonthCloseTests {
     @Test func everyFormatCarriesTotalsByCauseAndTheLegend() throws {
         let output = RefundReportOutput.memory()
         try TieOutReport.write(
-            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: false, format: .json, on: ledger.connection,
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: false, format: .json,
+            on: ledger.connection,
             to: output)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.text.utf8)) as? [String: Any])
         let totals = try #require(json["totals"] as? [[String: Any]])
@@ -148,7 +154,8 @@ struct TieOutMonthCloseTests {
         #expect(legend["causes"]?["in_gap"] != nil && legend["statuses"]?["matched"] != nil)
 
         let summary = try TieOutReport.run(
-            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: false, on: ledger.connection)
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: false, on: ledger.connection
+        )
         let html = summary.html()
         for order in ["GPA.L", "GPA.S", "GPA.P", "GPA.G", "GPA.U"] { #expect(html.contains("<td>\(order)</td>")) }
         #expect(!html.contains("<td>GPA.M</td>"))

@@ -2,6 +2,7 @@ import Foundation
 import RateLimiting
 import StoreHTTP
 import Testing
+
 @testable import PlayDeveloperAPI
 
 extension PlayDeveloperClientTests {

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Reports
 import StoreCalendar
 import Testing
+
+@testable import Reports
 
 /// Why Google's report has an order the ledger did not refund in October 2026: each cause, and which one wins when
 /// several could apply, worked out by hand. History begins Oct 6 00:00 UTC; gap 7 runs Oct 10 to Oct 12.
@@ -52,7 +53,8 @@ import Testing
         (TieOutCauseTests.sides(booked: "2026-10-20T00:00:00Z"), .notRevokedUnseen, ""),
     ])
     func eachCauseInItsOrder(sides: GoogleTieOut.Sides, cause: TieOut.Cause?, note: String) {
-        let found = GoogleTieOut.reportOnlyCause(sides, month: CalendarMonth(year: 2026, month: 10), context: Self.context, app: "droid")
+        let found = GoogleTieOut.reportOnlyCause(
+            sides, month: CalendarMonth(year: 2026, month: 10), context: Self.context, app: "droid")
         #expect(found.0 == cause && found.1 == note)
     }
 

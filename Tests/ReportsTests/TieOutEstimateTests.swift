@@ -1,9 +1,10 @@
 import Foundation
 import Postgres
-@testable import Reports
 import StoreCalendar
 import TestSupport
 import Testing
+
+@testable import Reports
 
 /// An order in both sides whose amounts differ: the cause says whether the ledger's figure was only an estimate.
 @Suite struct TieOutEstimateTests {

@@ -15,7 +15,8 @@ struct CalendarMonthTests {
     func aBadMonthIsAnErrorNamingIt(text: String) {
         #expect(throws: CalendarError(text: text, expected: "YYYY-MM")) { try CalendarMonth(text) }
         #expect(
-            CalendarError(text: text, expected: "YYYY-MM").description == "\"\(text)\" is not a month: expected YYYY-MM")
+            CalendarError(text: text, expected: "YYYY-MM").description == "\"\(text)\" is not a month: expected YYYY-MM"
+        )
     }
 
     @Test func aLongBadValueIsCut() {
@@ -57,6 +58,8 @@ struct CalendarMonthTests {
         let json = try JSONEncoder().encode(months)
         #expect(String(decoding: json, as: UTF8.self) == #"["2026-10"]"#)
         #expect(try JSONDecoder().decode([CalendarMonth].self, from: json) == months)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([CalendarMonth].self, from: Data(#"["2026-13"]"#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([CalendarMonth].self, from: Data(#"["2026-13"]"#.utf8))
+        }
     }
 }

@@ -44,8 +44,10 @@ struct CivilDateTests {
         #expect(last < last.adding(days: 1))
     }
 
-    @Test(arguments: ["2026-1-01", "2026-13-01", "2026-00-10", "2026-04-31", "2026-02-29", "26-01-01", "2026/01/01",
-        "2026-01-01T00:00:00Z", "", "yesterday"])
+    @Test(arguments: [
+        "2026-1-01", "2026-13-01", "2026-00-10", "2026-04-31", "2026-02-29", "26-01-01", "2026/01/01",
+        "2026-01-01T00:00:00Z", "", "yesterday",
+    ])
     func rejectsWhatIsNotADay(text: String) {
         #expect(CivilDate(iso: text) == nil)
     }

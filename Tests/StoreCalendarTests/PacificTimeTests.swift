@@ -5,7 +5,9 @@ import Testing
 @Suite("Pacific months and days")
 struct PacificTimeTests {
     static func utc(_ text: String) -> Date {
-        guard let date = ISO8601DateFormatter().date(from: text) else { preconditionFailure("bad test instant \(text)") }
+        guard let date = ISO8601DateFormatter().date(from: text) else {
+            preconditionFailure("bad test instant \(text)")
+        }
         return date
     }
 

@@ -141,7 +141,8 @@ extension StoreClients {
             app.baseURL.flatMap(URL.init(string:)) ?? AppStoreServerClient.Configuration.defaultProductionBaseURL
         if let sandbox = app.sandboxBaseURL.flatMap(URL.init(string:)) { return (production, sandbox) }
         let sandboxAtBase =
-            rules.sandboxUsesBaseURL && appleEnvironment(app) == .sandbox && app.baseURL != nil && app.sandboxBaseURL == nil
+            rules.sandboxUsesBaseURL && appleEnvironment(app) == .sandbox && app.baseURL != nil
+            && app.sandboxBaseURL == nil
         return (production, sandboxAtBase ? production : AppStoreServerClient.Configuration.defaultSandboxBaseURL)
     }
 }

@@ -2,7 +2,8 @@
 extension Scenario {
     func groundTruth(at now: Int64, oddRows: Double = 0) -> GroundTruth {
         var truth = GroundTruth(
-            nowMillis: now, appleRefunds: appleRefundTruth(at: now), googleVoids: googleVoidTruth(at: now, oddRows: oddRows))
+            nowMillis: now, appleRefunds: appleRefundTruth(at: now),
+            googleVoids: googleVoidTruth(at: now, oddRows: oddRows))
         truth.googleRefundsWithoutRevocation = googleRefundsWithoutRevocation(at: now)
         return truth
     }
