@@ -140,7 +140,7 @@ struct ScenarioIndexer {
             let charge = max(0, plan.visibleCharges(at: plan.cancelMillis, periods: periods) - 1)
             add(plan.cancelMillis, charge, .didChangeRenewalStatus, .autoRenewDisabled)
         }
-        let last = count - 1
+        let last = plan.chargeCount - 1
         let lapse = plan.finalExpiryMillis(periods: periods)
         switch plan.ending {
         case .voluntary:
