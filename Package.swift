@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
+        // Civil dates, US-Pacific days and typed months: the one calendar every module below uses. No dependencies.
+        .target(name: "StoreCalendar"),
+
         // PostgreSQL through libpq.
         .systemLibrary(
             name: "CLibPQ",
@@ -27,7 +30,7 @@ let package = Package(
         ),
         .target(
             name: "Postgres",
-            dependencies: ["CLibPQ"]
+            dependencies: ["CLibPQ", "StoreCalendar"]
         ),
         // zip and gzip reading (the stores' financial reports) through zlib.
         .systemLibrary(
@@ -59,6 +62,7 @@ let package = Package(
             name: "RateLimiting",
             dependencies: [
                 "Postgres",
+                "StoreCalendar",
                 "StoreHTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -98,6 +102,7 @@ let package = Package(
         .target(
             name: "PlayDeveloperAPI",
             dependencies: [
+                "StoreCalendar",
                 "StoreHTTP",
                 "RateLimiting",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -124,6 +129,7 @@ let package = Package(
             dependencies: [
                 "CZlib",
                 "Postgres",
+                "StoreCalendar",
                 "StoreHTTP",
                 "RateLimiting",
                 "PlayDeveloperAPI",
@@ -135,7 +141,7 @@ let package = Package(
         // The jobs, reports and the command line.
         .target(
             name: "Reports",
-            dependencies: ["Postgres", "Ledger"]
+            dependencies: ["Postgres", "Ledger", "StoreCalendar"]
         ),
         .target(
             name: "Reconciler",
@@ -147,6 +153,7 @@ let package = Package(
                 "PlayDeveloperAPI",
                 "AppStoreServerAPI",
                 "Payouts",
+                "StoreCalendar",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -161,6 +168,7 @@ let package = Package(
                 "Payouts",
                 "RateLimiting",
                 "Postgres",
+                "StoreCalendar",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -204,6 +212,10 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
+        ),
+        .testTarget(
+            name: "StoreCalendarTests",
+            dependencies: ["StoreCalendar"]
         ),
         .testTarget(
             name: "PostgresTests",
@@ -255,12 +267,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ReportsTests",
-            dependencies: ["Reports", "Reconciler", "Postgres", "TestSupport"]
+            dependencies: ["Reports", "Reconciler", "Postgres", "StoreCalendar", "TestSupport"]
         ),
         .testTarget(
             name: "PayoutsTests",
             dependencies: [
-                "Payouts", "Reports", "Reconciler", "Postgres", "TestSupport", "StoreSimulator", "RateLimiting",
+                "Payouts", "Reports", "Reconciler", "Postgres", "StoreCalendar", "TestSupport", "StoreSimulator",
+                "RateLimiting",
                 "PlayDeveloperAPI", "StoreHTTP", .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")]

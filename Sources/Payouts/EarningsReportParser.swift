@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 
 /// Parses a Google Play earnings report: a zip of one CSV (`PlayApps_YYYYMM*.csv`), header row, one row per
 /// transaction line of an order (`Charge`, `Google fee`, `Charge refund`, ...).
@@ -41,8 +42,8 @@ public enum EarningsReportParser {
         }
     }
 
-    private static func header(name: String, month: String, archive: Data, generation: String?) -> PayoutReport {
-        let (start, end) = PacificCalendar.bounds(ofMonth: month)
+    private static func header(name: String, month: CalendarMonth, archive: Data, generation: String?) -> PayoutReport {
+        let (start, end) = (month.firstDay.description, month.lastDay.description)
         let fileName = String(name.split(separator: "/").last ?? Substring(name))
         return PayoutReport(
             store: .google, reportKey: fileName, month: month, periodStart: start, periodEnd: end, sourceName: name,
@@ -124,21 +125,20 @@ public enum EarningsReportParser {
     }
 
     /// The month from the name (`earnings_202610_...`), else from the rows' Pacific dates.
-    static func month(name: String, rows: [PayoutRow], file: String) throws -> String {
+    static func month(name: String, rows: [PayoutRow], file: String) throws -> CalendarMonth {
         if let month = month(inName: name) { return month }
         guard let first = rows.first?.bookedAt else {
             throw PayoutError(
                 .badFile, "cannot tell the report's month: no rows, and the name is not earnings_YYYYMM_...",
                 file: file)
         }
-        return PacificCalendar.month(of: first)
+        return CalendarMonth(pacificMonthOf: first)
     }
 
-    /// `YYYY-MM` from an `earnings_YYYYMM_...` name, or `nil`.
-    static func month(inName name: String) -> String? {
+    /// The month of an `earnings_YYYYMM_...` name, or `nil`.
+    static func month(inName name: String) -> CalendarMonth? {
         guard let range = name.range(of: #"earnings_[0-9]{6}"#, options: .regularExpression) else { return nil }
         let digits = name[range].suffix(6)
-        guard let monthNumber = Int(digits.suffix(2)), (1...12).contains(monthNumber) else { return nil }
-        return "\(digits.prefix(4))-\(digits.suffix(2))"
+        return try? CalendarMonth("\(digits.prefix(4))-\(digits.suffix(2))")
     }
 }

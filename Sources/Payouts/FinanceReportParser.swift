@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 
 /// Parses an Apple FINANCIAL report (App Store Connect `financeReports`, region ZZ): a gzip of tab-separated rows,
 /// then a blank line and trailer lines (`Total_Rows`, `Total_Amount`, `Total_Units`).
@@ -67,7 +68,8 @@ public enum FinanceReportParser {
             throw PayoutError(.badFile, "no rows: the report's period cannot be told", file: name)
         }
         return PayoutReport(
-            store: .apple, reportKey: "FINANCIAL:ZZ:\(period.start):\(period.end)", month: String(period.end.prefix(7)),
+            store: .apple, reportKey: "FINANCIAL:ZZ:\(period.start):\(period.end)",
+            month: try CalendarMonth(period.end.prefix(7)),
             periodStart: period.start, periodEnd: period.end, sourceName: name,
             checksum: PayoutReport.checksum(of: text), file: text, rows: rows)
     }

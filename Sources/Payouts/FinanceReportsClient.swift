@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RateLimiting
+import StoreCalendar
 import StoreHTTP
 
 /// App Store Connect API `GET /v1/financeReports`: Apple's FINANCIAL report of one fiscal month, region ZZ (all
@@ -31,13 +32,15 @@ public struct FinanceReportsClient: Sendable {
 
     /// The FINANCIAL report of fiscal month `reportDate` (`YYYY-MM`) for `vendorNumber`, or `nil` when Apple has
     /// none yet (404).
-    public func financialReport(vendorNumber: String, reportDate: String, purpose: CallPurpose) async throws -> Data? {
+    public func financialReport(vendorNumber: String, reportDate: CalendarMonth, purpose: CallPurpose) async throws
+        -> Data?
+    {
         var components = URLComponents(
             url: baseURL.appendingPathComponent("v1/financeReports"), resolvingAgainstBaseURL: false)!
         components.queryItems = [
             URLQueryItem(name: "filter[reportType]", value: "FINANCIAL"),
             URLQueryItem(name: "filter[regionCode]", value: "ZZ"),
-            URLQueryItem(name: "filter[reportDate]", value: reportDate),
+            URLQueryItem(name: "filter[reportDate]", value: reportDate.description),
             URLQueryItem(name: "filter[vendorNumber]", value: vendorNumber),
         ]
         guard let url = components.url else {

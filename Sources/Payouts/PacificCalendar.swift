@@ -1,34 +1,10 @@
 import Foundation
+import StoreCalendar
 
-/// The dates of financial reports: Google books in US-Pacific calendar months, Apple prints `MM/DD/YYYY`.
+/// The dates of financial reports as the stores print them: Google's `Oct 3, 2026` and `4:05:06 AM PDT` (US Pacific
+/// time), Apple's `MM/DD/YYYY`. The calendar arithmetic is `StoreCalendar`'s.
 public enum PacificCalendar {
-    /// US Pacific time.
-    public static let zone = TimeZone(identifier: "America/Los_Angeles")!
-
     static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    private static var calendar: Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        return calendar
-    }
-
-    /// The first and last day (`YYYY-MM-DD`) of month `YYYY-MM`.
-    public static func bounds(ofMonth month: String) -> (String, String) {
-        let parts = month.split(separator: "-").compactMap { Int($0) }
-        let year = parts.first ?? 1970
-        let number = parts.count > 1 ? parts[1] : 1
-        let last = days(inMonth: number, of: year)
-        return (String(format: "%04d-%02d-01", year, number), String(format: "%04d-%02d-%02d", year, number, last))
-    }
-
-    private static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
-
-    /// `YYYY-MM` of `date` in US Pacific time.
-    public static func month(of date: Date) -> String {
-        let parts = calendar.dateComponents([.year, .month], from: date)
-        return String(format: "%04d-%02d", parts.year ?? 0, parts.month ?? 0)
-    }
 
     /// Google's `Oct 3, 2026` and `4:05:06 AM PDT` as a moment (PDT is UTC−7, PST UTC−8; another zone name or none
     /// reads the time as US Pacific). Read byte by byte with integer arithmetic: a million rows must not build a
@@ -44,8 +20,9 @@ public enum PacificCalendar {
             seconds = clock
             offset = zoneOffset
         }
-        let local = Double(daysFromCivil(year, month, day) * 86_400 + seconds)
-        let zoneOffset = offset ?? zone.secondsFromGMT(for: Date(timeIntervalSince1970: local + 8 * 3600))
+        let local = Double(CivilDate.daysSinceEpoch(year: year, month: month, day: day) * 86_400 + seconds)
+        let zoneOffset =
+            offset ?? PacificTime.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: local + 8 * 3600))
         return Date(timeIntervalSince1970: local - Double(zoneOffset))
     }
 
@@ -61,7 +38,8 @@ public enum PacificCalendar {
         cursor.skip { $0 == 0x20 || $0 == 0x2C }
         guard let day = cursor.number() else { return nil }
         cursor.skip { $0 == 0x20 || $0 == 0x2C }
-        guard let year = cursor.number(), cursor.atEnd, day >= 1, day <= days(inMonth: month + 1, of: year) else {
+        guard let year = cursor.number(), cursor.atEnd, day >= 1, day <= CivilDate.days(inMonth: month + 1, of: year)
+        else {
             return nil
         }
         return (year, month + 1, day)
@@ -124,29 +102,12 @@ public enum PacificCalendar {
         }
     }
 
-    /// The number of days in `month` (1-12) of `year`.
-    static func days(inMonth month: Int, of year: Int) -> Int {
-        let lengths = [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        return lengths[max(0, min(11, month - 1))]
-    }
-
-    /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let shifted = month <= 2 ? year - 1 : year
-        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
-        let yearOfEra = shifted - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
     /// Apple's `MM/DD/YYYY` as `YYYY-MM-DD`, or `nil` when it is not a real date.
     static func appleDay(_ text: String) -> String? {
         let parts = text.split(separator: "/")
         guard parts.count == 3, parts[2].count == 4, let month = Int(parts[0]), let day = Int(parts[1]),
-            let year = Int(parts[2]), (1...12).contains(month)
+            let year = Int(parts[2]), let date = CivilDate(year: year, month: month, day: day)
         else { return nil }
-        guard day >= 1, day <= days(inMonth: month, of: year) else { return nil }
-        return String(format: "%04d-%02d-%02d", year, month, day)
+        return date.description
     }
 }

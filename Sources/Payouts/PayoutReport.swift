@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StoreCalendar
 
 /// One financial report file as a store gave it, parsed: what the tie-out needs of each row, and every raw value.
 public struct PayoutReport: Sendable, Equatable {
@@ -13,7 +14,7 @@ public struct PayoutReport: Sendable, Equatable {
     /// What makes the report the same report (Google: the object's file name; Apple: `FINANCIAL:ZZ:<start>:<end>`).
     public var reportKey: String
     /// `YYYY-MM`: Google's US-Pacific calendar month, Apple's fiscal month (the month of its End Date).
-    public var month: String
+    public var month: CalendarMonth
     /// The first day of the report's period (`YYYY-MM-DD`).
     public var periodStart: String
     /// The last day of the report's period, inclusive (`YYYY-MM-DD`).
@@ -32,7 +33,8 @@ public struct PayoutReport: Sendable, Equatable {
 
     /// Creates a report.
     public init(
-        store: Store, reportKey: String, month: String, periodStart: String, periodEnd: String, sourceName: String,
+        store: Store, reportKey: String, month: CalendarMonth, periodStart: String, periodEnd: String,
+        sourceName: String,
         checksum: String, generation: String? = nil, file: Data? = nil, rows: [PayoutRow]
     ) {
         self.store = store

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StoreCalendar
 
 /// One financial report as `storerecon payouts list` shows it: loaded, or dropped with when and why.
 public struct PayoutReportEntry: Sendable, Equatable, Encodable {
@@ -10,7 +11,7 @@ public struct PayoutReportEntry: Sendable, Equatable, Encodable {
     /// The store that issued it.
     public var store: PayoutReport.Store
     /// `YYYY-MM`: Google's US-Pacific calendar month, Apple's fiscal month.
-    public var month: String
+    public var month: CalendarMonth
     /// The report's own period's first day (`YYYY-MM-DD`).
     public var periodStart: String
     /// The period's last day, inclusive (`YYYY-MM-DD`).
@@ -70,7 +71,8 @@ extension PayoutStore {
         ).map { row in
             PayoutReportEntry(
                 id: try row.decode("id"), app: try row.decode("app_id"),
-                store: PayoutReport.Store(rawValue: try row.decode("store")) ?? .google, month: try row.decode("month"),
+                store: PayoutReport.Store(rawValue: try row.decode("store")) ?? .google,
+                month: try row.decode("month", as: CalendarMonth.self),
                 periodStart: try row.decode("period_start"), periodEnd: try row.decode("period_end"),
                 sourceName: try row.decode("source_name"), checksum: try row.decode("checksum"),
                 rows: try row.decode("row_count"), loadedAt: try row.decode("loaded_at"),

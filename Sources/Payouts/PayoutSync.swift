@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Postgres
 import RateLimiting
+import StoreCalendar
 
 /// `sync payouts` for one app: fetches the financial reports not stored yet and stores each whole.
 ///
@@ -52,14 +53,16 @@ public struct PayoutSync {
     /// Fetches `month` (`YYYY-MM`), or every month from the ledger's first refund of the app up to `now`'s.
     /// - Parameter dryRun: fetch and parse, store nothing.
     /// - Throws: ``PayoutError``, `QuotaError`, `PostgresError`.
-    public func run(month: String?, now: Date, purpose: CallPurpose, dryRun: Bool = false) async throws -> Summary {
+    public func run(month: CalendarMonth?, now: Date, purpose: CallPurpose, dryRun: Bool = false) async throws
+        -> Summary
+    {
         var summary = Summary()
         switch source {
         case .google(let client, let bucket):
             let first = try month ?? firstMonth()
             guard let first else { return summary }
             let prefix =
-                month.map { "earnings/earnings_\($0.replacingOccurrences(of: "-", with: ""))" } ?? "earnings/earnings_"
+                month.map { String(format: "earnings/earnings_%04d%02d", $0.year, $0.month) } ?? "earnings/earnings_"
             let objects = try await client.list(bucket: bucket, prefix: prefix, purpose: purpose)
             for object in objects.sorted(by: { $0.name < $1.name }) where object.name.hasSuffix(".zip") {
                 let objectMonth = Self.month(ofObject: object.name)
@@ -84,7 +87,7 @@ public struct PayoutSync {
         case .apple(let client, let vendorNumber):
             let first = try month ?? firstMonth()
             guard let first else { return summary }
-            let last = month ?? PacificCalendar.month(of: now)
+            let last = month ?? CalendarMonth(pacificMonthOf: now)
             for reportDate in Self.months(from: first, through: last) {
                 if try storedMonth(reportDate) {
                     summary.skipped += 1
@@ -142,13 +145,13 @@ public struct PayoutSync {
     }
 
     /// The US-Pacific month of the app's first refund in the ledger, or `nil` when it has none.
-    func firstMonth() throws -> String? {
+    func firstMonth() throws -> CalendarMonth? {
         let rows = try connection.query(
             """
             SELECT to_char(min(refunded_at) AT TIME ZONE 'America/Los_Angeles', 'YYYY-MM') AS month
             FROM refund WHERE app_id = $1
             """, [app])
-        return try rows.first?.decodeIfPresent("month", as: String.self)
+        return try rows.first?.decodeIfPresent("month", as: CalendarMonth.self)
     }
 
     /// Where an object of this very generation (the same bytes) is: loaded, dropped by an operator, or neither.
@@ -171,26 +174,22 @@ public struct PayoutSync {
         return nil
     }
 
-    private func storedMonth(_ month: String) throws -> Bool {
+    private func storedMonth(_ month: CalendarMonth) throws -> Bool {
         try !connection.query(
             "SELECT 1 AS one FROM payout_report WHERE app_id = $1 AND store = 'apple' AND month = $2", [app, month]
         ).isEmpty
     }
 
-    /// `YYYY-MM` of `earnings/earnings_YYYYMM_...`.
-    static func month(ofObject name: String) -> String? {
+    /// The month of `earnings/earnings_YYYYMM_...`.
+    static func month(ofObject name: String) -> CalendarMonth? {
         guard let range = name.range(of: #"earnings_[0-9]{6}_"#, options: .regularExpression) else { return nil }
         let digits = name[range].dropFirst("earnings_".count).prefix(6)
-        return "\(digits.prefix(4))-\(digits.suffix(2))"
+        return try? CalendarMonth("\(digits.prefix(4))-\(digits.suffix(2))")
     }
 
     /// Every month from `first` through `last`, inclusive.
-    static func months(from first: String, through last: String) -> [String] {
-        func index(_ month: String) -> Int? {
-            let parts = month.split(separator: "-").compactMap { Int($0) }
-            return parts.count == 2 ? parts[0] * 12 + parts[1] - 1 : nil
-        }
-        guard let start = index(first), let end = index(last), start <= end else { return [] }
-        return (start...end).map { String(format: "%04d-%02d", $0 / 12, $0 % 12 + 1) }
+    static func months(from first: CalendarMonth, through last: CalendarMonth) -> [CalendarMonth] {
+        guard first <= last else { return [] }
+        return Array(sequence(first: first) { $0 < last ? $0.next : nil })
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 
 /// An instant written as an RFC 3339 date-time (Google's `google-datetime` format), such as
 /// `2026-11-20T10:15:30.123456789Z` or `2026-11-20T02:15:30-08:00`.
@@ -46,7 +47,8 @@ public struct RFC3339Timestamp: Sendable, Hashable, Comparable, Codable, CustomS
     public var description: String {
         let days = secondsSinceEpoch >= 0 ? secondsSinceEpoch / 86_400 : (secondsSinceEpoch - 86_399) / 86_400
         let secondOfDay = secondsSinceEpoch - days * 86_400
-        let (year, month, day) = Self.civil(fromDays: days)
+        let date = CivilDate(daysSinceEpoch: Int(days))
+        let (year, month, day) = (Int64(date.year), Int64(date.month), Int64(date.day))
         func pad(_ value: Int64, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
@@ -101,7 +103,7 @@ public struct RFC3339Timestamp: Sendable, Hashable, Comparable, Codable, CustomS
             let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"), let minute = number(14, 2),
             bytes[16] == UInt8(ascii: ":"), let second = number(17, 2)
         else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23,
+        guard (1...12).contains(month), day >= 1, day <= CivilDate.days(inMonth: Int(month), of: Int(year)), hour <= 23,
             minute <= 59, second <= 59
         else { return nil }
 
@@ -132,42 +134,10 @@ public struct RFC3339Timestamp: Sendable, Hashable, Comparable, Codable, CustomS
             return nil
         }
         guard index == bytes.count else { return nil }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
+        let days = Int64(CivilDate.daysSinceEpoch(year: Int(year), month: Int(month), day: Int(day)))
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         // Google's Timestamp range, which an offset could otherwise push past (year 0000 or 10000).
         guard (-62_135_596_800...253_402_300_799).contains(seconds) else { return nil }
         return Self(secondsSinceEpoch: seconds, nanoseconds: Int32(nanos))
-    }
-
-    private static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: return isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    // Howard Hinnant's days-from-civil algorithm (proleptic Gregorian calendar).
-    private static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 
 /// Formats and parses `timestamptz` text without Foundation's calendar machinery, which is slow on hot paths.
 ///
@@ -28,7 +29,8 @@ public enum PostgresTimestamp {
             secondOfDay += 86_400
             days -= 1
         }
-        let (year, month, day) = civil(fromDays: days)
+        let parts = CivilDate.parts(ofDaysSinceEpoch: Int(days))
+        let (year, month, day) = (Int64(parts.year), Int64(parts.month), Int64(parts.day))
         // Written digit by digit into one buffer: pages of a thousand rows format two times each, and building the
         // text from padded pieces cost more than the rest of the row.
         guard (0...9999).contains(year) else {
@@ -66,102 +68,93 @@ public enum PostgresTimestamp {
     public static func parse(_ text: String) -> Date? {
         if text == "infinity" { return .distantFuture }
         if text == "-infinity" { return .distantPast }
-        var utf8 = Array(text.utf8)
-        if utf8.count < 19 { return nil }
+        var scanner = Scanner(bytes: Array(text.utf8))
+        if scanner.bytes.count < 19 { return nil }
+        // Years beyond 9999 and BC dates do not occur in this project's data; reject them rather than misread.
+        guard let year = scanner.number(4), scanner.expect(45), let month = scanner.number(2), scanner.expect(45),
+            let day = scanner.number(2), scanner.expect(32, 84, 116), let hour = scanner.number(2), scanner.expect(58),
+            let minute = scanner.number(2), scanner.expect(58), let second = scanner.number(2)
+        else { return nil }
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        guard let micros = scanner.microseconds(), let offsetSeconds = scanner.offsetSeconds(), scanner.atEnd else {
+            return nil
+        }
+        let days = Int64(CivilDate.daysSinceEpoch(year: Int(year), month: Int(month), day: Int(day)))
+        let total = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        return Date(timeIntervalSince1970: Double(total) + Double(micros) / 1_000_000)
+    }
+
+    /// A read position in a timestamp's bytes.
+    private struct Scanner {
+        let bytes: [UInt8]
         var index = 0
-        func number(_ digits: Int) -> Int64? {
-            guard index + digits <= utf8.count else { return nil }
+
+        var atEnd: Bool { index == bytes.count }
+
+        /// Exactly `digits` decimal digits as a number.
+        mutating func number(_ digits: Int) -> Int64? {
+            guard index + digits <= bytes.count else { return nil }
             var value: Int64 = 0
             for _ in 0..<digits {
-                let byte = utf8[index]
+                let byte = bytes[index]
                 guard byte >= 48 && byte <= 57 else { return nil }
                 value = value * 10 + Int64(byte - 48)
                 index += 1
             }
             return value
         }
-        func expect(_ characters: UInt8...) -> Bool {
-            guard index < utf8.count, characters.contains(utf8[index]) else { return false }
+
+        /// Takes the next byte if it is one of `characters`.
+        mutating func expect(_ characters: UInt8...) -> Bool {
+            guard index < bytes.count, characters.contains(bytes[index]) else { return false }
             index += 1
             return true
         }
-        // Years beyond 9999 and BC dates do not occur in this project's data; reject them rather than misread.
-        guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
-            expect(32, 84, 116), let hour = number(2), expect(58), let minute = number(2), expect(58),
-            let second = number(2)
-        else { return nil }
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
-        var micros: Int64 = 0
-        if index < utf8.count && utf8[index] == 46 {
+
+        /// The fraction after a `.` as microseconds (digits past the sixth dropped), 0 without one; `nil` for a `.`
+        /// with no digit.
+        mutating func microseconds() -> Int64? {
+            guard index < bytes.count && bytes[index] == 46 else { return 0 }
             index += 1
+            var micros: Int64 = 0
             var digits = 0
-            while index < utf8.count, utf8[index] >= 48, utf8[index] <= 57 {
-                if digits < 6 { micros = micros * 10 + Int64(utf8[index] - 48) }
+            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+                if digits < 6 { micros = micros * 10 + Int64(bytes[index] - 48) }
                 digits += 1
                 index += 1
             }
             guard digits > 0 else { return nil }
             for _ in digits..<max(digits, 6) { micros *= 10 }
+            return micros
         }
-        var offsetSeconds: Int64 = 0
-        if index < utf8.count {
-            let sign = utf8[index]
-            if sign == 90 || sign == 122 {  // Z or z
-                index += 1
-            } else if sign == 43 || sign == 45 {
-                index += 1
-                guard let offsetHours = number(2) else { return nil }
-                var offsetMinutes: Int64 = 0
-                var offsetSecs: Int64 = 0
-                if index < utf8.count {
+
+        /// The offset east of UTC in seconds: `Z`, `z`, `±hh`, `±hh:mm` or `±hh:mm:ss` (colons optional), 0 at the
+        /// end of the text; `nil` for anything else.
+        mutating func offsetSeconds() -> Int64? {
+            guard index < bytes.count else { return 0 }
+            let sign = bytes[index]
+            index += 1
+            if sign == 90 || sign == 122 { return 0 }  // Z or z
+            guard sign == 43 || sign == 45, let hours = number(2) else { return nil }
+            var minutes: Int64 = 0
+            var seconds: Int64 = 0
+            if index < bytes.count {
+                _ = expect(58)
+                guard let parsed = number(2) else { return nil }
+                minutes = parsed
+                if index < bytes.count {
                     _ = expect(58)
-                    guard let parsed = number(2) else { return nil }
-                    offsetMinutes = parsed
-                    if index < utf8.count {
-                        _ = expect(58)
-                        guard let parsedSeconds = number(2) else { return nil }
-                        offsetSecs = parsedSeconds
-                    }
+                    guard let parsedSeconds = number(2) else { return nil }
+                    seconds = parsedSeconds
                 }
-                offsetSeconds = (offsetHours * 3600 + offsetMinutes * 60 + offsetSecs) * (sign == 45 ? -1 : 1)
-            } else {
-                return nil
             }
+            return (hours * 3600 + minutes * 60 + seconds) * (sign == 45 ? -1 : 1)
         }
-        guard index == utf8.count else { return nil }
-        utf8.removeAll()
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let total = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(total) + Double(micros) / 1_000_000)
     }
 
     /// Whether a timestamp's text names its offset (`Z`, `z`, `+05:30`, `-07`) after the time of day.
     public static func hasOffset(_ text: String) -> Bool {
         text.utf8.dropFirst(19).contains { $0 == 90 || $0 == 122 || $0 == 43 || $0 == 45 }
-    }
-
-    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The proleptic Gregorian date for days since 1970-01-01.
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (month <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, month, day)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

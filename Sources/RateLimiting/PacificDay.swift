@@ -1,11 +1,12 @@
 import Foundation
+import StoreCalendar
 
 /// A calendar day in US Pacific time (America/Los_Angeles), the day the stores' daily quotas run on: midnight
 /// to midnight local time, UTC−8 in winter and UTC−7 in summer, so a day lasts 23 hours in March and 25 in
 /// November.
 ///
-/// Times come from the system's time zone database; `PostgresQuotaGate` asks the database server instead
-/// (`quota_pacific_day` in `sql/0001_init.sql`), so every host agrees on the day.
+/// Times come from the system's time zone database (through `PacificTime`); `PostgresQuotaGate` asks the database
+/// server instead (`quota_pacific_day` in `sql/0001_init.sql`), so every host agrees on the day.
 public struct PacificDay: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The year.
     public let year: Int
@@ -15,18 +16,7 @@ public struct PacificDay: Hashable, Comparable, Sendable, CustomStringConvertibl
     public let day: Int
 
     /// The zone the stores' days run in.
-    public static let timeZone: TimeZone = {
-        guard let zone = TimeZone(identifier: "America/Los_Angeles") else {
-            preconditionFailure("the time zone database has no America/Los_Angeles")
-        }
-        return zone
-    }()
-
-    private static let calendar: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        return calendar
-    }()
+    public static var timeZone: TimeZone { PacificTime.timeZone }
 
     /// The day with this date. The date is not validated beyond what the calendar normalises.
     public init(year: Int, month: Int, day: Int) {
@@ -37,37 +27,31 @@ public struct PacificDay: Hashable, Comparable, Sendable, CustomStringConvertibl
 
     /// The Pacific day that contains `instant`.
     public init(containing instant: Date) {
-        let parts = Self.calendar.dateComponents([.year, .month, .day], from: instant)
-        self.init(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)
+        self.init(PacificTime.date(containing: instant))
+    }
+
+    private init(_ date: CivilDate) {
+        self.init(year: date.year, month: date.month, day: date.day)
     }
 
     /// Parses `YYYY-MM-DD` (how PostgreSQL prints a `date`).
     public init?(isoDate text: String) {
-        let parts = text.split(separator: "-")
-        guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-            (1...12).contains(month), (1...31).contains(day)
-        else { return nil }
-        self.init(year: year, month: month, day: day)
+        guard let date = CivilDate(iso: text) else { return nil }
+        self.init(date)
     }
 
     /// Local midnight at the start of the day.
-    public var start: Date {
-        let components = DateComponents(year: year, month: month, day: day)
-        guard let start = Self.calendar.date(from: components) else {
-            preconditionFailure("the calendar cannot place \(self)")
-        }
-        return start
-    }
+    public var start: Date { PacificTime.start(of: civilDate) }
 
     /// Local midnight at the end of the day: the start of `next`.
     public var end: Date { next.start }
 
     /// The following day.
-    public var next: PacificDay {
-        guard let following = Self.calendar.date(byAdding: .day, value: 1, to: start) else {
-            preconditionFailure("the calendar cannot add a day to \(self)")
-        }
-        return PacificDay(containing: following)
+    public var next: PacificDay { PacificDay(civilDate.adding(days: 1)) }
+
+    /// The day's date, normalised as the calendar does (the 32nd of a month is the 1st of the next).
+    private var civilDate: CivilDate {
+        CivilDate(daysSinceEpoch: CivilDate.daysSinceEpoch(year: year, month: month, day: day))
     }
 
     /// How long the day lasts: 24 hours, or 23 / 25 on the days daylight saving time begins / ends.

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StoreCalendar
 
 /// Google's tie-out of one app and month, per order: the ledger's refunds of the US-Pacific month (the refund
 /// report's own entries, net of tax) against the earnings report's `Charge refund` rows of the order, negated.
@@ -61,7 +62,7 @@ struct GoogleTieOut {
         try connection.execute(
             "DECLARE tieout_google NO SCROLL CURSOR FOR \(Self.query)",
             RefundReport.rangeParameters(options) + RefundReport.roundingParameters + [
-                app, periods.month, StorePeriods.shift(periods.month, by: 1), periods.google.last,
+                app, periods.month, periods.month.next, periods.google.last,
             ])
         while true {
             let rows = try connection.query("FETCH FORWARD \(Self.fetchSize) FROM tieout_google")
@@ -119,7 +120,7 @@ struct GoogleTieOut {
 
     /// Where the rest of a last-day refund went.
     private func bookedNote(_ sides: Sides) -> String {
-        let next = StorePeriods.shift(periods.month, by: 1)
+        let next = periods.month.next
         return sides.bookedLater ? "booked by Google in \(next)" : "expected in Google's \(next) report"
     }
 
@@ -128,9 +129,9 @@ struct GoogleTieOut {
     /// began; inside a recorded gap; storerecon read the order and saw no refund (no cause); else a refund made
     /// without revocation that storerecon could not see.
     static func reportOnlyCause(
-        _ sides: Sides, month: String, context: Context, app: String
+        _ sides: Sides, month: CalendarMonth, context: Context, app: String
     ) -> (TieOut.Cause?, String) {
-        let previousLastDay = StorePeriods.calendarBounds(StorePeriods.shift(month, by: -1)).last
+        let previousLastDay = month.previous.lastDay.description
         if let day = sides.ledgerDay {
             let month = String(day.prefix(7))
             return (day == previousLastDay ? .settlementLag : .otherMonth, "in the ledger of \(month)")

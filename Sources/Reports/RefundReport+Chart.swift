@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 
 extension RefundReport {
     /// What one bar of the chart covers: a day up to 60 days, a week (from Monday) up to a year, a month up to ten
@@ -36,9 +37,9 @@ extension RefundReport {
 
     /// The range split into bars of ``ChartPeriod``, each holding the sum of its days' `points` per segment.
     func chartBars(_ points: [(day: String, segment: String, value: Int)]) -> (ChartPeriod, [ChartBar]) {
-        guard let first = CivilDay(options.from), let last = CivilDay(options.to) else { return (.day, []) }
+        guard let first = CivilDate(iso: options.from), let last = CivilDate(iso: options.to) else { return (.day, []) }
         let period = ChartPeriod.forRange(days: last.number - first.number + 1)
-        func index(_ day: CivilDay) -> Int {
+        func index(_ day: CivilDate) -> Int {
             switch period {
             case .day: day.number - first.number
             case .week: (day.monday - first.monday) / 7
@@ -49,12 +50,12 @@ extension RefundReport {
         var bars: [ChartBar] = []
         var day = first
         while day.number <= last.number {
-            let end: CivilDay
+            let end: CivilDate
             switch period {
             case .day: end = day
-            case .week: end = CivilDay(number: min(last.number, day.monday + 6))
-            case .month: end = CivilDay(number: min(last.number, day.number + day.daysLeftInMonth))
-            case .year: end = CivilDay(number: min(last.number, day.number + day.daysLeftInYear))
+            case .week: end = CivilDate(number: min(last.number, day.monday + 6))
+            case .month: end = CivilDate(number: min(last.number, day.number + day.daysLeftInMonth))
+            case .year: end = CivilDate(number: min(last.number, day.number + day.daysLeftInYear))
             }
             let label =
                 switch period {
@@ -63,10 +64,10 @@ extension RefundReport {
                 case .year: String(day.text.prefix(4))
                 }
             bars.append(ChartBar(label: label, title: end == day ? day.text : "\(day.text) to \(end.text)"))
-            day = CivilDay(number: end.number + 1)
+            day = CivilDate(number: end.number + 1)
         }
         for point in points {
-            guard let pointDay = CivilDay(point.day), bars.indices.contains(index(pointDay)) else { continue }
+            guard let pointDay = CivilDate(iso: point.day), bars.indices.contains(index(pointDay)) else { continue }
             bars[index(pointDay)].counts[point.segment, default: 0] += point.value
         }
         return (period, bars)
@@ -165,53 +166,22 @@ extension RefundReport {
     }
 }
 
-/// A calendar day as a day number (days since 1970-01-01, proleptic Gregorian): plain arithmetic, no time zone.
-struct CivilDay: Equatable {
-    let number: Int
-    let year: Int
-    let month: Int
-    let day: Int
-
-    /// Parses `YYYY-MM-DD`.
-    init?(_ text: String) {
-        let parts = text.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
-        // Howard Hinnant's days_from_civil.
-        let y = parts[1] <= 2 ? parts[0] - 1 : parts[0]
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (parts[1] + (parts[1] > 2 ? -3 : 9)) + 2) / 5 + parts[2] - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        self.init(number: era * 146_097 + dayOfEra - 719_468)
-    }
+extension CivilDate {
+    /// Days since 1970-01-01: the chart's bar arithmetic.
+    var number: Int { daysSinceEpoch }
 
     /// The day `number` days after 1970-01-01.
-    init(number: Int) {
-        // Howard Hinnant's civil_from_days.
-        let z = number + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        self.number = number
-        day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        month = shifted < 10 ? shifted + 3 : shifted - 9
-        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    }
+    init(number: Int) { self.init(daysSinceEpoch: number) }
 
     /// `YYYY-MM-DD`.
-    var text: String {
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
-        return "\(String(repeating: "0", count: max(0, 4 - String(year).count)))\(year)-\(two(month))-\(two(day))"
-    }
+    var text: String { description }
 
     /// The day number of this day's week's Monday (1970-01-01 was a Thursday).
     var monday: Int { number - ((number % 7 + 7 + 3) % 7) }
 
     /// Days after this one in its month.
-    var daysLeftInMonth: Int { RefundReportOptions.daysIn(month: month, year: year) - day }
+    var daysLeftInMonth: Int { CivilDate.days(inMonth: month, of: year) - day }
 
     /// Days after this one in its year.
-    var daysLeftInYear: Int { (CivilDay("\(year)-12-31")?.number ?? number) - number }
+    var daysLeftInYear: Int { CivilDate.daysSinceEpoch(year: year, month: 12, day: 31) - number }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 
 /// What `storerecon report refunds` was asked for.
 public struct RefundReportOptions: Sendable, Equatable {
@@ -146,7 +147,7 @@ public struct RefundReportOptions: Sendable, Equatable {
                 parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
                 let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]), (1...12).contains(month)
             else { throw ReportError("\(name): expected a date as YYYY-MM-DD, got \"\(value.prefix(40))\"") }
-            let length = Self.daysIn(month: month, year: year)
+            let length = CivilDate.days(inMonth: month, of: year)
             guard (1...length).contains(day) else {
                 throw ReportError(
                     "\(name) \(value): no such day (\(Self.monthNames[month - 1]) \(year) has \(length) days)")
@@ -159,14 +160,6 @@ public struct RefundReportOptions: Sendable, Equatable {
         "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
         "December",
     ]
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
 }
 
 /// A report request that cannot be served; `description` is the one line shown to the operator.

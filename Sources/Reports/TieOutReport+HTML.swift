@@ -1,11 +1,12 @@
 import Foundation
+import StoreCalendar
 
 extension TieOutReport {
     /// A one-page summary a controller can print: totals per store and currency and per cause, the payout cost of
     /// refunds in its merchant currency, the reports used, every line that is not matched (with `--detail`, every
     /// line) and the legend. Amounts and counts are aligned right.
     public func html() -> String {
-        var body = "<h1>Refund tie-out \(Self.escape(month))</h1>\n"
+        var body = "<h1>Refund tie-out \(Self.escape(month.description))</h1>\n"
         body +=
             "<p>\(lineCount) lines, \(differing) not matched. Amounts in major units, positive for money given "
             + "back; difference = ledger − report.</p>\n"
@@ -33,7 +34,7 @@ extension TieOutReport {
             + "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}.missing{color:#a00}"
             + "@media print{body{margin:0}}"
         return
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Refund tie-out \(Self.escape(month))</title>"
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Refund tie-out \(Self.escape(month.description))</title>"
             + "<style>\(style)</style></head><body>\n\(body)</body></html>\n"
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 
 extension TieOutReport {
     /// One object of `columns` and `cells`: counts as JSON numbers, amounts as exact decimal strings (major units),
@@ -22,7 +23,7 @@ extension TieOutReport {
 
     /// `"lines": [` opening the lines (with `--detail`), after the month.
     func jsonHead() -> String {
-        "{\n  \"month\": \(RefundReport.JSONText.string(month)),\n" + (detail ? "  \"lines\": [" : "")
+        "{\n  \"month\": \(RefundReport.JSONText.string(month.description)),\n" + (detail ? "  \"lines\": [" : "")
     }
 
     /// One detail line inside `lines`.

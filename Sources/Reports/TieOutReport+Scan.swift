@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StoreCalendar
 
 extension TieOutReport {
     /// Runs the tie-out in one read-only snapshot, calling `body` with each line as it comes (pass 0, then pass 1
@@ -7,10 +8,9 @@ extension TieOutReport {
     /// report's totals, payout costs and reports, without lines. Memory does not grow with the number of orders.
     /// - Throws: ``ReportError`` for a malformed month; `PostgresError`; what `body` throws.
     public static func scan(
-        month: String, apps: [String: String], detail: Bool, passes: Int = 1, on connection: PostgresConnection,
+        month: CalendarMonth, apps: [String: String], detail: Bool, passes: Int = 1, on connection: PostgresConnection,
         _ body: (Int, Line) throws -> Void
     ) throws -> TieOutReport {
-        try StorePeriods.validate(month: month)
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? connection.execute("ROLLBACK") }
         var report = TieOutReport(month: month, detail: detail)
@@ -41,7 +41,7 @@ extension TieOutReport {
 
     /// The lines of one app, Google's streamed from a cursor, Apple's (a few hundred keys) read whole.
     static func lines(
-        app: String, store: String, reports: [SourceReport], month: String, on connection: PostgresConnection,
+        app: String, store: String, reports: [SourceReport], month: CalendarMonth, on connection: PostgresConnection,
         _ body: (Line) throws -> Void
     ) throws {
         if store == "google" {
@@ -74,7 +74,7 @@ extension TieOutReport {
     }
 
     static func sourceReports(
-        app: String, store: String, month: String, on connection: PostgresConnection
+        app: String, store: String, month: CalendarMonth, on connection: PostgresConnection
     ) throws -> [SourceReport] {
         try connection.query(
             """
@@ -91,7 +91,7 @@ extension TieOutReport {
     }
 
     static func payoutCosts(
-        app: String, store: String, month: String, on connection: PostgresConnection
+        app: String, store: String, month: CalendarMonth, on connection: PostgresConnection
     ) throws -> [PayoutCost] {
         let kinds = store == "google" ? ["Charge refund", "Google fee refund", "Tax refund"] : ["R"]
         return try connection.query(

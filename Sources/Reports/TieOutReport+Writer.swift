@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StoreCalendar
 
 extension TieOutReport {
     /// The formats a tie-out is written in.
@@ -21,7 +22,7 @@ extension TieOutReport {
     /// - Throws: ``ReportError`` for a malformed month; `PostgresError`; an output that cannot be written.
     @discardableResult
     public static func write(
-        month: String, apps: [String: String], detail: Bool, format: Format, on connection: PostgresConnection,
+        month: CalendarMonth, apps: [String: String], detail: Bool, format: Format, on connection: PostgresConnection,
         to output: RefundReportOutput
     ) throws -> TieOutReport {
         switch format {
@@ -57,7 +58,7 @@ extension TieOutReport {
 
     /// The table: with `--detail`, a first pass measures the columns and a second prints the lines.
     static func writeTable(
-        month: String, apps: [String: String], detail: Bool, on connection: PostgresConnection,
+        month: CalendarMonth, apps: [String: String], detail: Bool, on connection: PostgresConnection,
         to output: RefundReportOutput
     ) throws -> TieOutReport {
         var widths = detailColumns.map(\.count)

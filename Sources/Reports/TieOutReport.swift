@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StoreCalendar
 
 /// The month's refunds tied out against the stores' financial reports: Google per order, Apple per product x
 /// country x currency over the report's own period. The ledger's side of each store is the refund report's figure for
@@ -83,8 +84,8 @@ public struct TieOutReport: Sendable {
         public var rows: Int
     }
 
-    /// `YYYY-MM`.
-    public var month: String
+    /// The month tied out.
+    public var month: CalendarMonth
     /// Whether every line is printed (`--detail`).
     public var detail: Bool
     /// The lines kept: all of them from ``run(month:apps:detail:on:)``; those not matched when streamed to HTML.
@@ -105,7 +106,7 @@ public struct TieOutReport: Sendable {
     public var differing = 0
 
     /// Creates an empty report of `month`.
-    public init(month: String, detail: Bool) {
+    public init(month: CalendarMonth, detail: Bool) {
         self.month = month
         self.detail = detail
     }
@@ -114,7 +115,7 @@ public struct TieOutReport: Sendable {
     /// - Parameter apps: app id to `google` or `apple`, for the apps to tie out.
     /// - Throws: ``ReportError`` for a malformed month; `PostgresError`.
     public static func run(
-        month: String, apps: [String: String], detail: Bool, on connection: PostgresConnection
+        month: CalendarMonth, apps: [String: String], detail: Bool, on connection: PostgresConnection
     ) throws -> TieOutReport {
         var lines: [Line] = []
         var report = try scan(month: month, apps: apps, detail: detail, on: connection) { _, line in

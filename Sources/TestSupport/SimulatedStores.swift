@@ -41,6 +41,27 @@ public struct SimulatedStores: Sendable {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         }
         var yaml = "database:\n  url: \"\(conninfo)\"\napps:\n"
+        yaml += Self.appsYAML(simulator, keyFile: keyFile, p8: p8, root: root, payouts: payouts)
+        yaml += "products:\n"
+        for product in simulator.products {
+            yaml += "  \(product.productId): { tier: \(product.tier), priceMilli: \(product.priceMilli), "
+            yaml += "currency: \(product.currency) }\n"
+        }
+        yaml += extraYAML
+        let path = directory.appendingPathComponent("storerecon.yaml")
+        try yaml.write(to: path, atomically: true, encoding: .utf8)
+        configuration = try ConfigurationLoader(environment: [:]).load(path: path.path)
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        try Migrator(connection: connection).migrate()
+        try AppRegistry.sync(configuration, on: connection)
+    }
+
+    /// The `apps:` entries of the simulator's apps, with the key files written for them.
+    private static func appsYAML(
+        _ simulator: StoreSimulator, keyFile: URL, p8: URL, root: URL, payouts: Bool
+    ) -> String {
+        var yaml = ""
         for app in simulator.apps {
             switch app.platform {
             case .apple:
@@ -87,19 +108,7 @@ public struct SimulatedStores: Sendable {
                 }
             }
         }
-        yaml += "products:\n"
-        for product in simulator.products {
-            yaml += "  \(product.productId): { tier: \(product.tier), priceMilli: \(product.priceMilli), "
-            yaml += "currency: \(product.currency) }\n"
-        }
-        yaml += extraYAML
-        let path = directory.appendingPathComponent("storerecon.yaml")
-        try yaml.write(to: path, atomically: true, encoding: .utf8)
-        configuration = try ConfigurationLoader(environment: [:]).load(path: path.path)
-        let connection = try PostgresConnection(conninfo: conninfo)
-        defer { connection.close() }
-        try Migrator(connection: connection).migrate()
-        try AppRegistry.sync(configuration, on: connection)
+        return yaml
     }
 
     /// The configuration file's path.

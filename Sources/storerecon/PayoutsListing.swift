@@ -18,7 +18,7 @@ enum PayoutsListing {
             [header]
                 + entries.map { entry in
                     [
-                        String(entry.id), entry.app, entry.store.rawValue, entry.month,
+                        String(entry.id), entry.app, entry.store.rawValue, entry.month.description,
                         "\(entry.periodStart)..\(entry.periodEnd)",
                         String(entry.sourceName.split(separator: "/").last ?? Substring(entry.sourceName)),
                         String(entry.checksum.prefix(12)), String(entry.rows), time(entry.loadedAt),

@@ -168,9 +168,8 @@ extension ReportRefundsCommand {
             guard from == nil, to == nil else {
                 throw ReportError("--month replaces --from and --to: give one or the other")
             }
-            try StorePeriods.validate(month: month)
-            let bounds = StorePeriods.calendarBounds(month)
-            return (bounds.first, bounds.last)
+            let month = try StorePeriods.month(option: month)
+            return (month.firstDay.description, month.lastDay.description)
         }
         guard let from, let to else { throw ReportError("give --from and --to, or --month YYYY-MM") }
         return (from, to)
@@ -182,7 +181,7 @@ extension ReportRefundsCommand {
     static func storeMonth(
         _ request: RefundReportOptions, month: String, apple: Bool, on connection: PostgresConnection
     ) throws -> RefundReportOptions {
-        let periods = try StorePeriods.resolve(month: month, on: connection)
+        let periods = try StorePeriods.resolve(month: StorePeriods.month(option: month), on: connection)
         if apple, periods.apple == nil {
             throw ReportError(
                 "--store-periods: no Apple FINANCIAL report is loaded for \(month), so its fiscal period is unknown; "

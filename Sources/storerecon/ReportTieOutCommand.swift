@@ -69,7 +69,8 @@ struct ReportTieOutCommand: AsyncParsableCommand {
         let sink = try output.map { try RefundReportOutput.file(atomicallyAt: $0) } ?? .standardOutput()
         do {
             let report = try TieOutReport.write(
-                month: month, apps: Dictionary(uniqueKeysWithValues: apps.map { ($0.id, $0.platform.rawValue) }),
+                month: try StorePeriods.month(option: month),
+                apps: Dictionary(uniqueKeysWithValues: apps.map { ($0.id, $0.platform.rawValue) }),
                 detail: detail, format: format.format, on: connection, to: sink)
             try sink.finish()
             return report

@@ -3,6 +3,7 @@ import Foundation
 import Payouts
 import RateLimiting
 import Reconciler
+import StoreCalendar
 
 /// `storerecon sync payouts [--app ID] [--month YYYY-MM]`.
 struct SyncPayoutsCommand: AsyncParsableCommand {
@@ -31,7 +32,16 @@ struct SyncPayoutsCommand: AsyncParsableCommand {
     var month: String?
 
     func validate() throws {
-        if let month, month.range(of: #"^[0-9]{4}-(0[1-9]|1[0-2])$"#, options: .regularExpression) == nil {
+        _ = try parsedMonth()
+    }
+
+    /// `--month`, read.
+    /// - Throws: `ValidationError` (a usage error) naming the text.
+    func parsedMonth() throws -> CalendarMonth? {
+        guard let month else { return nil }
+        do {
+            return try CalendarMonth(month)
+        } catch {
             throw ValidationError("--month \(month): expected YYYY-MM")
         }
     }
@@ -39,7 +49,7 @@ struct SyncPayoutsCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "sync payouts") { runtime in
             let apps = try runtime.apps(matching: app).filter(\.fetchesPayouts)
-            let month = self.month
+            let month = try parsedMonth()
             try await runtime.runJobs(PayoutSync.job, apps: apps) { app, environment in
                 try await NightlyPlan.syncPayouts(app: app, month: month, in: environment)
             }

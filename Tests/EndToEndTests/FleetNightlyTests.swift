@@ -87,6 +87,31 @@ struct FleetNightlyTests {
             .map(\.orderId).sorted()
     }
 
+    /// The healthy apps' store calls overlap: some instant lies within every app's span of granted calls.
+    static func expectOverlappingSpans(_ simulator: StoreSimulator) {
+        let statistics = simulator.statistics()
+        let spans = Self.healthy.map { app in
+            let mine = statistics.filter { $0.app == app }
+            return (
+                mine.compactMap(\.firstGrantMillis).min() ?? .max, mine.compactMap(\.lastGrantMillis).max() ?? 0
+            )
+        }
+        #expect(spans.map(\.0).max()! < spans.map(\.1).min()!, "spans of granted calls: \(spans)")
+    }
+
+    /// Every job line names its app, every app ends with one summary line, and the metrics give each job's exit code.
+    static func expectSummaries(_ log: String, metrics: String) throws {
+        let lines = log.split(separator: "\n")
+        #expect(lines.filter { $0.contains(" job=") && !$0.contains(" app=") }.isEmpty)
+        for app in Self.apps.map(\.id) {
+            let summaries = lines.filter { $0.contains("app=\(app) ") && $0.contains("msg=\"night ") }
+            #expect(summaries.count == 1, "\(app): \(summaries)")
+        }
+        let prom = try String(contentsOfFile: metrics, encoding: .utf8)
+        #expect(prom.contains("storerecon_job_exit_code{job=\"apple_refunds\",app=\"\(Self.refused)\"} 78"))
+        #expect(prom.contains("storerecon_job_exit_code{job=\"google_orders\",app=\"fleet-android-2\"} 0"))
+    }
+
     @Test func appsRunSideBySideAndAHungOrRefusedStoreHoldsUpNoOther() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
             let stores = try SimulatedStores(simulator: simulator, databasePrefix: "fleet", extraYAML: Self.extra)
@@ -127,15 +152,7 @@ struct FleetNightlyTests {
             #expect(whileHung["\(Self.refused) apple_refunds"] == "config", "\(whileHung)")
             #expect(try ledger(connection, app: Self.refused).isEmpty)
 
-            // The healthy apps' store calls overlap: some instant lies within every app's span of granted calls.
-            let statistics = simulator.statistics()
-            let spans = Self.healthy.map { app in
-                let mine = statistics.filter { $0.app == app }
-                return (
-                    mine.compactMap(\.firstGrantMillis).min() ?? .max, mine.compactMap(\.lastGrantMillis).max() ?? 0
-                )
-            }
-            #expect(spans.map(\.0).max()! < spans.map(\.1).min()!, "spans of granted calls: \(spans)")
+            Self.expectOverlappingSpans(simulator)
 
             // The store answers again: the run ends with the worst outcome (the refused key), and the hung app's
             // next night catches up.
@@ -147,16 +164,7 @@ struct FleetNightlyTests {
             #expect(rerun.status == 0, "\(rerun.stderr.suffix(2000))")
             #expect(try ledger(connection, app: Self.hung) == truth(simulator, app: Self.hung))
 
-            // Every job line names its app, and every app ends with one summary line.
-            let lines = log().split(separator: "\n")
-            #expect(lines.filter { $0.contains(" job=") && !$0.contains(" app=") }.isEmpty)
-            for app in Self.apps.map(\.id) {
-                let summaries = lines.filter { $0.contains("app=\(app) ") && $0.contains("msg=\"night ") }
-                #expect(summaries.count == 1, "\(app): \(summaries)")
-            }
-            let prom = try String(contentsOfFile: metrics, encoding: .utf8)
-            #expect(prom.contains("storerecon_job_exit_code{job=\"apple_refunds\",app=\"\(Self.refused)\"} 78"))
-            #expect(prom.contains("storerecon_job_exit_code{job=\"google_orders\",app=\"fleet-android-2\"} 0"))
+            try Self.expectSummaries(log(), metrics: metrics)
             try refundsWithoutRevocationOfTheNight(simulator, connection)
         }
     }

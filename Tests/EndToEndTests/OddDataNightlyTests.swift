@@ -9,6 +9,17 @@ import Testing
 /// ledger can take, `status` needs attention, and the metrics file says how many.
 @Suite("storerecon run nightly with odd store data, end to end")
 struct OddDataNightlyTests {
+    /// Runs the command, and again while it stops with 75, up to four times: an outage that outlasts the retries
+    /// stops a run with 75 and progress saved, and cron runs it again.
+    static func runAsCronDoes(_ stores: SimulatedStores, _ arguments: [String]) async throws -> BuiltExecutable.Outcome
+    {
+        var outcome = try await NightlyRunTests().run(stores, arguments)
+        for _ in 0..<4 where outcome.status == 75 {
+            outcome = try await NightlyRunTests().run(stores, arguments)
+        }
+        return outcome
+    }
+
     @Test func oddRowsMixedWithOutagesNeverStopTheNightAndLandExactly() async throws {
         var options = NightlyRunTests.options()
         options.oddRows = 0.03
@@ -19,11 +30,7 @@ struct OddDataNightlyTests {
             let stores = try SimulatedStores(
                 simulator: simulator, databasePrefix: "nightodd", extraYAML: NightlyRunTests.extra)
             let metrics = stores.directory.appendingPathComponent("storerecon.prom").path
-            var outcome = try await NightlyRunTests().run(stores, ["run", "nightly", "--metrics-file", metrics])
-            // An outage that outlasts the retries stops a run with 75 and progress saved; cron runs it again.
-            for _ in 0..<4 where outcome.status == 75 {
-                outcome = try await NightlyRunTests().run(stores, ["run", "nightly", "--metrics-file", metrics])
-            }
+            let outcome = try await Self.runAsCronDoes(stores, ["run", "nightly", "--metrics-file", metrics])
             #expect(outcome.status == 0, "\(outcome.stderr.suffix(2000))")
 
             let truth = simulator.groundTruth()
@@ -61,10 +68,7 @@ struct OddDataNightlyTests {
 
             // A second night changes nothing in the ledger or the quarantine's set of rows.
             let before = try connection.query("SELECT count(*) AS n FROM refund")[0].decode("n", as: Int.self)
-            var again = try await NightlyRunTests().run(stores, ["run", "nightly"])
-            for _ in 0..<4 where again.status == 75 {
-                again = try await NightlyRunTests().run(stores, ["run", "nightly"])
-            }
+            let again = try await Self.runAsCronDoes(stores, ["run", "nightly"])
             #expect(again.status == 0, "\(again.stderr.suffix(2000))")
             #expect(try connection.query("SELECT count(*) AS n FROM refund")[0].decode("n", as: Int.self) == before)
             #expect(

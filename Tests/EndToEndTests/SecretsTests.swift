@@ -73,47 +73,60 @@ struct SecretsTests {
             outputs.append(try String(contentsOfFile: metrics, encoding: .utf8))
             outputs.append(try String(contentsOfFile: html, encoding: .utf8))
 
-            // Failures: the stores refuse every credential, the database is unreachable (conninfo and URI forms),
-            // and the password substituted into a key that is not secret.
-            for endpoint in [SimulatorEndpoint.googleVoidedPurchases, .appleNotificationHistory, .appleRefundHistory] {
-                simulator.setFaults(FaultSettings(rates: [.expiredAccessToken: 1]), for: endpoint)
+            try await Self.runFailures(simulator: simulator, stores: stores, role: role) {
+                try await run($0, environment: $1, config: $2)
             }
-            let refused = try await run(["run", "nightly"])
-            #expect(refused.status != 0)
-            simulator.clearFaults()
-            let unreachable = role.conninfo("host=/nonexistent-\(role.name) dbname=nodb")
-            let uri = "postgresql://\(role.name):\(role.password)@/nodb?host=/nonexistent-\(role.name)"
-            for url in [unreachable, uri] {
-                for arguments in [["status"], ["run", "nightly"], ["sync", "google-voided"]] {
-                    let outcome = try await run(arguments, environment: ["STORERECON_DATABASE_URL": url])
-                    #expect(outcome.status != 0, "\(arguments) succeeded without a database")
-                }
-            }
-            let misplaced = stores.directory.appendingPathComponent("misplaced.yaml").path
-            try
-                (try String(contentsOfFile: stores.configPath, encoding: .utf8)
-                + "recheck: { concurrency: \"${DB_PASSWORD}\", lead: \"${DB_PASSWORD}\" }\n")
-                .write(toFile: misplaced, atomically: true, encoding: .utf8)
-            let badConfig = try await run(["status"], environment: ["DB_PASSWORD": role.password], config: misplaced)
-            #expect(badConfig.status == 78, "\(badConfig.stderr)")
             outputs.append(try databaseText(stores))
 
-            let haystack = outputs.joined(separator: "\n")
-            #expect(haystack.contains("demo-ios"), "the search covers real output")
-            #expect(haystack.contains("\"level\""), "the logs searched are JSON")
-            var needles = [
-                role.password, "BEGIN PRIVATE KEY", "BEGIN RSA PRIVATE KEY", "Bearer ", "assertion=", "ya29.",
-            ]
-            needles += keyParts(simulator.keys.appStoreKey.privateKeyPEM)
-            needles += keyParts(serviceAccountKey(simulator.serviceAccountJSON))
-            for needle in needles {
-                #expect(!haystack.contains(needle), "found \(needle.prefix(12))… in storerecon's output")
-            }
-            // No JWT (header.payload.signature, base64url JSON) anywhere: bearer tokens and signed assertions.
-            #expect(
-                haystack.range(of: #"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\."#, options: .regularExpression)
-                    == nil)
+            expectNoSecret(in: outputs.joined(separator: "\n"), role: role, simulator: simulator)
         }
+    }
+
+    /// The runs that fail: the stores refuse every credential, the database is unreachable (conninfo and URI forms),
+    /// and the password substituted into a key that is not secret.
+    static func runFailures(
+        simulator: StoreSimulator, stores: SimulatedStores, role: PasswordRole,
+        _ run: ([String], [String: String], String?) async throws -> BuiltExecutable.Outcome
+    ) async throws {
+        for endpoint in [SimulatorEndpoint.googleVoidedPurchases, .appleNotificationHistory, .appleRefundHistory] {
+            simulator.setFaults(FaultSettings(rates: [.expiredAccessToken: 1]), for: endpoint)
+        }
+        let refused = try await run(["run", "nightly"], [:], nil)
+        #expect(refused.status != 0)
+        simulator.clearFaults()
+        let unreachable = role.conninfo("host=/nonexistent-\(role.name) dbname=nodb")
+        let uri = "postgresql://\(role.name):\(role.password)@/nodb?host=/nonexistent-\(role.name)"
+        for url in [unreachable, uri] {
+            for arguments in [["status"], ["run", "nightly"], ["sync", "google-voided"]] {
+                let outcome = try await run(arguments, ["STORERECON_DATABASE_URL": url], nil)
+                #expect(outcome.status != 0, "\(arguments) succeeded without a database")
+            }
+        }
+        let misplaced = stores.directory.appendingPathComponent("misplaced.yaml").path
+        try
+            (try String(contentsOfFile: stores.configPath, encoding: .utf8)
+            + "recheck: { concurrency: \"${DB_PASSWORD}\", lead: \"${DB_PASSWORD}\" }\n")
+            .write(toFile: misplaced, atomically: true, encoding: .utf8)
+        let badConfig = try await run(["status"], ["DB_PASSWORD": role.password], misplaced)
+        #expect(badConfig.status == 78, "\(badConfig.stderr)")
+    }
+
+    /// No password, private key, bearer token, assertion or JWT in `haystack`, which holds real output.
+    func expectNoSecret(in haystack: String, role: PasswordRole, simulator: StoreSimulator) {
+        #expect(haystack.contains("demo-ios"), "the search covers real output")
+        #expect(haystack.contains("\"level\""), "the logs searched are JSON")
+        var needles = [
+            role.password, "BEGIN PRIVATE KEY", "BEGIN RSA PRIVATE KEY", "Bearer ", "assertion=", "ya29.",
+        ]
+        needles += keyParts(simulator.keys.appStoreKey.privateKeyPEM)
+        needles += keyParts(serviceAccountKey(simulator.serviceAccountJSON))
+        for needle in needles {
+            #expect(!haystack.contains(needle), "found \(needle.prefix(12))… in storerecon's output")
+        }
+        // No JWT (header.payload.signature, base64url JSON) anywhere: bearer tokens and signed assertions.
+        #expect(
+            haystack.range(of: #"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\."#, options: .regularExpression)
+                == nil)
     }
 
     @Test func keyFilesOthersCanReadDrawAWarning() async throws {

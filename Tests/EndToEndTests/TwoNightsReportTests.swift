@@ -91,112 +91,6 @@ struct TwoNightsReportTests {
         return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
     }
 
-    /// The truth grouped by day and platform (and currency), up to what the stored checkpoints say was read.
-    static func expected(
-        _ simulator: StoreSimulator, knownTokens: Set<String>, googleUpTo: Int64, googleFrom: Int64, appleUpTo: Int64,
-        askedOrders: [String: Int64] = [:]
-    ) -> Set<Group> {
-        let truth = simulator.groundTruth()
-        var groups: [String: Group] = [:]
-        var known: Set<String> = []
-        func add(
-            day: String, platform: String, currency: String, source: String, quantity: Int, nanos: Int64?,
-            tax: Int64? = nil, reversal: Bool = false, family: Bool = false, notRevoked: Bool = false
-        ) {
-            let key = "\(day)|\(platform)|\(currency)|\(source)"
-            var group = groups[key] ?? Group(day: day, platform: platform, currency: currency, source: source)
-            if reversal {
-                // A negative entry: the refund's units and amount back out (a family revoke moved none).
-                group.reversed += 1
-                if !family {
-                    group.quantity -= quantity
-                    if let nanos {
-                        group.amountNanos -= rounded(nanos, currency)
-                        group.taxKnown = false
-                        known.insert(key)
-                    } else {
-                        group.unknownAmount += 1
-                    }
-                }
-            } else if family {
-                group.familyRevokes += 1
-            } else {
-                group.refunds += 1
-                group.quantity += quantity
-                if notRevoked { group.notRevoked += 1 }
-                if let nanos {
-                    group.amountNanos += rounded(nanos, currency)
-                    if let tax { group.taxNanos += rounded(tax, currency) } else { group.taxKnown = false }
-                    known.insert(key)
-                } else {
-                    group.unknownAmount += 1
-                }
-            }
-            groups[key] = group
-        }
-        for refund in truth.appleRefunds where refund.revocationDate <= appleUpTo {
-            // From the scenario's facts: the unit price times the units bought, times the refunded share (exact in
-            // nanos: milliunits x 10^6, milli-percent / 10^5); a family revoke moves no money.
-            let total = refund.unitPriceMilli * Int64(refund.quantity) * 1_000_000
-            let family = refund.revocationType == "FAMILY_REVOKE"
-            let nanos =
-                refund.revocationType == "REFUND_PRORATED"
-                ? total / 100_000 * Int64(refund.revocationPercentage ?? 100_000) : total
-            add(
-                day: utcDay(refund.revocationDate), platform: "apple", currency: refund.currency,
-                source: family ? "none" : "store", quantity: refund.quantity, nanos: family ? nil : nanos,
-                family: family)
-            if let reversed = refund.reversedDate, reversed <= appleUpTo {
-                add(
-                    day: utcDay(reversed), platform: "apple", currency: refund.currency,
-                    source: family ? "none" : "store", quantity: refund.quantity, nanos: family ? nil : nanos,
-                    reversal: true, family: family)
-            }
-        }
-        // Google: what the Orders API says was refunded, from the scenario's facts: the buyer region's unit price
-        // and tax times the units refunded (a part's own units; a whole-order void, what the parts left).
-        let parts = Dictionary(grouping: truth.googleVoids.filter { $0.voidedQuantity != nil }, by: \.orderId)
-        for void in truth.googleVoids
-        where void.recorded && void.recordedTimeMillis >= googleFrom && void.recordedTimeMillis <= googleUpTo {
-            let earlierParts = (parts[void.orderId] ?? []).filter { $0.voidedTimeMillis <= void.voidedTimeMillis }
-            let units = void.voidedQuantity ?? (void.orderQuantity - earlierParts.reduce(0) { $0 + $1.voidedQuantity! })
-            add(
-                day: utcDay(void.voidedTimeMillis), platform: "google", currency: void.currency, source: "store",
-                quantity: units, nanos: void.unitPriceNanos * Int64(units), tax: void.unitTaxNanos * Int64(units))
-        }
-        // Refunds Google made without revoking, of the orders storerecon re-read (when it last read them): the whole
-        // order's regional price and tax.
-        for refund in truth.googleRefundsWithoutRevocation {
-            guard let asked = askedOrders[refund.orderId], refund.refundMillis <= asked else { continue }
-            add(
-                day: utcDay(refund.refundMillis), platform: "google", currency: refund.currency, source: "store",
-                quantity: 1, nanos: refund.totalNanos, tax: refund.taxNanos, notRevoked: true)
-        }
-        // A void the voided list has not shown yet (recorded late) is, in the order, a refund like those: seen when
-        // the order is re-read, until the voided list shows it.
-        let listed = Set(
-            truth.googleVoids.filter {
-                $0.recorded && $0.recordedTimeMillis >= googleFrom && $0.recordedTimeMillis <= googleUpTo
-            }.map(\.orderId))
-        for void in truth.googleVoids where void.voidedQuantity == nil && !listed.contains(void.orderId) {
-            guard let asked = askedOrders[void.orderId], void.voidedTimeMillis <= asked else { continue }
-            add(
-                day: utcDay(void.voidedTimeMillis), platform: "google", currency: void.currency, source: "store",
-                quantity: 1, nanos: void.unitPriceNanos * Int64(void.orderQuantity),
-                tax: void.unitTaxNanos * Int64(void.orderQuantity), notRevoked: true)
-        }
-        return Set(
-            groups.map { key, group in
-                var group = group
-                group.gross = known.contains(key) ? text(group.amountNanos, group.currency) : nil
-                group.tax = known.contains(key) && group.taxKnown ? text(group.taxNanos, group.currency) : nil
-                group.amountNanos = 0
-                group.taxNanos = 0
-                group.taxKnown = true
-                return group
-            })
-    }
-
     static func reported(_ json: String) throws -> Set<Group> {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let rows = try #require(object["groups"] as? [[String: Any]])
@@ -213,6 +107,49 @@ struct TwoNightsReportTests {
             })
     }
 
+    /// Imports the subscriptions, runs a night, advances the store's clock a day and runs the next night; returns the
+    /// imported tokens and when the first night began.
+    static func runTwoNights(
+        _ simulator: StoreSimulator, stores: SimulatedStores, binary: BuiltExecutable
+    ) async throws -> (Set<String>, Int64) {
+        let config = ["--config", stores.configPath]
+        let csv = stores.directory.appendingPathComponent("subscriptions.csv")
+        try SubscriptionExport.write(simulator.spec, to: csv)
+        let imported = try await binary.run(["import", "subscriptions", csv.path] + config)
+        #expect(imported.status == 0, "\(imported.stderr.suffix(1500))")
+        let knownTokens = Set(
+            try String(contentsOf: csv, encoding: .utf8).split(separator: "\n").dropFirst()
+                .map { String($0.split(separator: ",")[1]) })
+
+        let firstNight = Int64(Date().timeIntervalSince1970 * 1000)
+        let first = try await binary.run(["run", "nightly"] + config)
+        #expect(first.status == 0, "\(first.stderr.suffix(2000))")
+
+        simulator.clock.advance(millis: Self.day)
+        let yaml = try String(contentsOfFile: stores.configPath, encoding: .utf8)
+        try yaml.replacingOccurrences(
+            of: "googleSkew: 1442m", with: "appleOverlap: 2d"
+        ).write(toFile: stores.configPath, atomically: true, encoding: .utf8)
+        let second = try await binary.run(["run", "nightly"] + config)
+        #expect(second.status == 0, "\(second.stderr.suffix(2000))")
+
+        return (knownTokens, firstNight)
+    }
+
+    /// About one Orders API call per 1000 voided rows: the ids of stored pages leave in calls of 1000, plus each
+    /// night's last partial call and backlog.
+    static func expectOrderCalls(_ simulator: StoreSimulator, _ connection: PostgresConnection) throws {
+        let statistics = simulator.statistics()
+        let orderCalls = statistics.filter { $0.endpoint == .googleOrders }.map(\.granted).reduce(0, +)
+        let voidedCalls = statistics.filter { $0.endpoint == .googleVoidedPurchases }.map(\.granted).reduce(0, +)
+        let rows = try connection.query("SELECT count(*) AS n FROM refund WHERE platform = 'google'")[0]
+            .decode("n", as: Int.self)
+        print("Orders API: \(orderCalls) calls for \(rows) voided rows (\(voidedCalls) voided pages)")
+        // Each night also re-reads the known orders (one call per 1000, plus a split when an imported current
+        // order does not exist yet at the store, which is a day behind on the first night).
+        #expect(orderCalls >= 2 && orderCalls * 1000 <= rows + 2 * 12 * 1000, "\(orderCalls) calls, \(rows) rows")
+    }
+
     @Test func theReportEqualsTheTruthAfterTwoNights() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
             let stores = try SimulatedStores(
@@ -220,26 +157,7 @@ struct TwoNightsReportTests {
                 extraYAML: "sync: { appleSweepCustomers: 0, googleSkew: 1442m }\n")
             let binary = try BuiltExecutable("storerecon")
             let config = ["--config", stores.configPath]
-            let csv = stores.directory.appendingPathComponent("subscriptions.csv")
-            try SubscriptionExport.write(simulator.spec, to: csv)
-            let imported = try await binary.run(["import", "subscriptions", csv.path] + config)
-            #expect(imported.status == 0, "\(imported.stderr.suffix(1500))")
-            let knownTokens = Set(
-                try String(contentsOf: csv, encoding: .utf8).split(separator: "\n").dropFirst()
-                    .map { String($0.split(separator: ",")[1]) })
-
-            let firstNight = Int64(Date().timeIntervalSince1970 * 1000)
-            let first = try await binary.run(["run", "nightly"] + config)
-            #expect(first.status == 0, "\(first.stderr.suffix(2000))")
-
-            simulator.clock.advance(millis: Self.day)
-            let yaml = try String(contentsOfFile: stores.configPath, encoding: .utf8)
-            try yaml.replacingOccurrences(
-                of: "googleSkew: 1442m", with: "appleOverlap: 2d"
-            ).write(toFile: stores.configPath, atomically: true, encoding: .utf8)
-            let second = try await binary.run(["run", "nightly"] + config)
-            #expect(second.status == 0, "\(second.stderr.suffix(2000))")
-
+            let (knownTokens, firstNight) = try await Self.runTwoNights(simulator, stores: stores, binary: binary)
             let connection = try PostgresConnection(conninfo: stores.conninfo)
             func highWater(_ job: String) throws -> Int64 {
                 let date: Date = try connection.query(
@@ -281,17 +199,7 @@ struct TwoNightsReportTests {
             #expect(missing.isEmpty && extra.isEmpty, "expected \(missing.prefix(3)), reported \(extra.prefix(3))")
             #expect(actual.map(\.refunds).reduce(0, +) > 300)
             #expect(!actual.contains { $0.platform == "google" && $0.unknownAmount > 0 })
-            // About one Orders API call per 1000 voided rows: the ids of stored pages leave in calls of 1000, plus
-            // each night's last partial call and backlog.
-            let statistics = simulator.statistics()
-            let orderCalls = statistics.filter { $0.endpoint == .googleOrders }.map(\.granted).reduce(0, +)
-            let voidedCalls = statistics.filter { $0.endpoint == .googleVoidedPurchases }.map(\.granted).reduce(0, +)
-            let rows = try connection.query("SELECT count(*) AS n FROM refund WHERE platform = 'google'")[0]
-                .decode("n", as: Int.self)
-            print("Orders API: \(orderCalls) calls for \(rows) voided rows (\(voidedCalls) voided pages)")
-            // Each night also re-reads the known orders (one call per 1000, plus a split when an imported current
-            // order does not exist yet at the store, which is a day behind on the first night).
-            #expect(orderCalls >= 2 && orderCalls * 1000 <= rows + 2 * 12 * 1000, "\(orderCalls) calls, \(rows) rows")
+            try Self.expectOrderCalls(simulator, connection)
             let notRevoked = actual.map(\.notRevoked).reduce(0, +)
             print("refunds without revocation found: \(notRevoked)")
             #expect(notRevoked > 0)

@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 import Testing
 
 @testable import Payouts
@@ -10,7 +11,7 @@ import Testing
         let report = try EarningsReportParser.parse(
             zip: try Fixture.data("earnings_202610_1234567890-1.zip"), name: Self.name, generation: "17")
         #expect(report.store == .google)
-        #expect(report.month == "2026-10")
+        #expect(report.month == CalendarMonth(year: 2026, month: 10))
         #expect(report.periodStart == "2026-10-01" && report.periodEnd == "2026-10-31")
         #expect(report.reportKey == "earnings_202610_1234567890-1.zip")
         #expect(report.generation == "17")
@@ -30,7 +31,7 @@ import Testing
         #expect(coins.amountCurrency == "JPY" && coins.amountNanos == -500_000_000_000)
         #expect(coins.merchantNanos == -3_350_000_000)
         // 11:59:59 PM PDT on Oct 31 is Nov 1 in UTC but still October in the Pacific month.
-        #expect(PacificCalendar.month(of: try #require(coins.bookedAt)) == "2026-10")
+        #expect(CalendarMonth(pacificMonthOf: try #require(coins.bookedAt)) == CalendarMonth(year: 2026, month: 10))
         #expect(report.rows[5].kind == "Rebill adjustment")
         #expect(report.file == (try Fixture.data("earnings_202610_1234567890-1.zip")))
         // The values the rows do not read stay in the file: line 6's title, line 7's 21 values.

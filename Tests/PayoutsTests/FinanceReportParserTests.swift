@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 import Testing
 
 @testable import Payouts
@@ -10,7 +11,7 @@ import Testing
         #expect(report.store == .apple)
         // 09/28/2025-10/25/2025 is Apple's fiscal October: the month of the End Date.
         #expect(report.periodStart == "2025-09-28" && report.periodEnd == "2025-10-25")
-        #expect(report.month == "2025-10")
+        #expect(report.month == CalendarMonth(year: 2025, month: 10))
         #expect(report.reportKey == "FINANCIAL:ZZ:2025-09-28:2025-10-25")
         #expect(report.rows.count == 4)
         let sale = report.rows[0]

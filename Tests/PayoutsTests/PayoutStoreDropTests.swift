@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Reconciler
+import StoreCalendar
 import TestSupport
 import Testing
 
@@ -54,7 +55,7 @@ struct PayoutStoreDropTests {
         let entries = try store.list(app: "droid")
         #expect(entries.count == 1)
         let entry = try #require(entries.first)
-        #expect(entry.id == stored.reportId && entry.rows == 6 && entry.month == "2026-10")
+        #expect(entry.id == stored.reportId && entry.rows == 6 && entry.month == CalendarMonth(year: 2026, month: 10))
         #expect(entry.dropReason == "another account's earnings" && entry.droppedAt != nil)
         // The file went with the drop, byte for byte.
         let kept: String = try connection.query("SELECT encode(file, 'base64') AS f FROM payout_report_drop")[0]

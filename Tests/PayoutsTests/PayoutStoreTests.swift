@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Reconciler
+import StoreCalendar
 import TestSupport
 import Testing
 
@@ -80,7 +81,8 @@ struct PayoutStoreTests {
     @Test func theFileIsKeptByteForByte() throws {
         let bytes = Data((0..<1000).map { UInt8(($0 * 7) % 256) })
         let report = PayoutReport(
-            store: .google, reportKey: "earnings_202610_1-1.zip", month: "2026-10", periodStart: "2026-10-01",
+            store: .google, reportKey: "earnings_202610_1-1.zip", month: CalendarMonth(year: 2026, month: 10),
+            periodStart: "2026-10-01",
             periodEnd: "2026-10-31", sourceName: "by hand", checksum: "c1", file: bytes,
             rows: [PayoutRow(line: 2, kind: "x")])
         try PayoutStore(connection: connection).store(report, app: "droid")

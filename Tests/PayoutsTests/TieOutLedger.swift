@@ -2,6 +2,7 @@ import Foundation
 import Payouts
 import Postgres
 import Reconciler
+import StoreCalendar
 import TestSupport
 
 /// A throwaway database with a Google app `droid` and an Apple app `ios`, and helpers that write the ledger, the
@@ -50,9 +51,9 @@ struct TieOutLedger {
 
     /// Google's earnings report of `month`: rows of one order each, booked at `booked` when given.
     func googleReport(
-        month: String, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64, booked: String?)]
+        month: CalendarMonth, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64, booked: String?)]
     ) throws {
-        let (start, end) = PacificCalendar.bounds(ofMonth: month)
+        let (start, end) = (month.firstDay.description, month.lastDay.description)
         let report = PayoutReport(
             store: .google, reportKey: "earnings_\(month)_1-1.zip", month: month, periodStart: start, periodEnd: end,
             sourceName: "earnings_\(month)_1-1.zip", checksum: "google \(month)",
@@ -68,7 +69,7 @@ struct TieOutLedger {
     /// Apple's FINANCIAL report of fiscal `month` over `start` ... `end`: `R` rows of (product, country, currency,
     /// units, customer price in nanos).
     func appleReport(
-        month: String, start: String, end: String, _ rows: [(String, String, String, Int, Int64)]
+        month: CalendarMonth, start: String, end: String, _ rows: [(String, String, String, Int, Int64)]
     ) throws {
         let report = PayoutReport(
             store: .apple, reportKey: "FINANCIAL:ZZ:\(start):\(end)", month: month, periodStart: start,

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StoreCalendar
 import Testing
 
 @testable import Reports
@@ -24,7 +25,7 @@ struct TieOutMonthCloseTests {
         // Sep 30 13:00 PDT, September's last day: Google booked it in October.
         try ledger.google("GPA.S", "2026-09-30T20:00:00Z", gross: 7_000_000_000, recorded: "2026-10-01T00:00:00Z")
         try ledger.googleReport(
-            month: "2026-10",
+            month: CalendarMonth(year: 2026, month: 10),
             [
                 ("GPA.M", "Charge refund", -4_990_000_000, -4_990_000_000, "2026-10-20T12:00:00Z"),
                 ("GPA.S", "Charge refund", -7_000_000_000, -7_000_000_000, "2026-10-01T10:00:00Z"),
@@ -34,7 +35,8 @@ struct TieOutMonthCloseTests {
                 ("GPA.U", "Charge refund", -5_000_000_000, -5_000_000_000, "2026-10-20T09:00:00Z"),
             ])
         try ledger.googleReport(
-            month: "2026-11", [("GPA.L", "Charge refund", -3_000_000_000, -3_000_000_000, "2026-11-01T09:00:00Z")])
+            month: CalendarMonth(year: 2026, month: 11),
+            [("GPA.L", "Charge refund", -3_000_000_000, -3_000_000_000, "2026-11-01T09:00:00Z")])
         // Apple's fiscal October is Sep 27 - Oct 24, November Oct 25 - Nov 21.
         // a1: refunded Oct 5, reversed Nov 2 (after the period, after Apple's report): Apple booked the refund.
         try ledger.apple(
@@ -49,15 +51,17 @@ struct TieOutMonthCloseTests {
             "a3", "2026-11-03T18:00:00Z", product: "pro", storefront: "GBR", currency: "GBP", milli: 7990,
             recorded: "2026-11-04T00:00:00Z")
         try ledger.appleReport(
-            month: "2026-10", start: "2026-09-27", end: "2026-10-24", [("pro", "US", "USD", 1, 9_990_000_000)])
+            month: CalendarMonth(year: 2026, month: 10), start: "2026-09-27", end: "2026-10-24",
+            [("pro", "US", "USD", 1, 9_990_000_000)])
         try ledger.appleReport(
-            month: "2026-11", start: "2026-10-25", end: "2026-11-21", [("pro", "GB", "GBP", 1, 7_990_000_000)])
+            month: CalendarMonth(year: 2026, month: 11), start: "2026-10-25", end: "2026-11-21",
+            [("pro", "GB", "GBP", 1, 7_990_000_000)])
         try ledger.connection.execute("UPDATE payout_report SET loaded_at = '2026-11-05T00:00:00Z'")
     }
 
     func tieOut(_ month: String) throws -> [String: TieOutReport.Line] {
         let report = try TieOutReport.run(
-            month: month, apps: ["droid": "google", "ios": "apple"], detail: true, on: ledger.connection)
+            month: CalendarMonth(month), apps: ["droid": "google", "ios": "apple"], detail: true, on: ledger.connection)
         return Dictionary(
             uniqueKeysWithValues: report.lines.map {
                 ($0.orderId.isEmpty ? "\($0.product)/\($0.country)" : $0.orderId, $0)
@@ -102,7 +106,7 @@ struct TieOutMonthCloseTests {
 
     /// The refund report over the month as each store books it, net per platform and currency.
     func refundNet(_ month: String, basis: RefundReportOptions.Basis = .event) throws -> [String: Decimal] {
-        let periods = try StorePeriods.resolve(month: month, on: ledger.connection)
+        let periods = try StorePeriods.resolve(month: CalendarMonth(month), on: ledger.connection)
         let report = try RefundReport.run(
             .storeMonth(periods, by: [.platform], basis: basis), on: ledger.connection)
         var net: [String: Decimal] = [:]
@@ -117,7 +121,8 @@ struct TieOutMonthCloseTests {
         // October: Google M 4.99 + L 3.00 = 7.99 (S is September's); Apple a1 9.99 + a2 4.99 = 14.98 (its
         // reversal on Oct 26 is in Apple's November).
         let october = try TieOutReport.run(
-            month: "2026-10", apps: ["droid": "google", "ios": "apple"], detail: false, on: ledger.connection)
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google", "ios": "apple"], detail: false,
+            on: ledger.connection)
         let ledgerTotals = Dictionary(
             uniqueKeysWithValues: october.totals.map { ("\($0.store) \($0.currency)", $0.ledgerNanos) })
         #expect(ledgerTotals == ["google USD": 7_990_000_000, "apple USD": 14_980_000_000])
@@ -135,7 +140,8 @@ struct TieOutMonthCloseTests {
     @Test func everyFormatCarriesTotalsByCauseAndTheLegend() throws {
         let output = RefundReportOutput.memory()
         try TieOutReport.write(
-            month: "2026-10", apps: ["droid": "google"], detail: false, format: .json, on: ledger.connection,
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: false, format: .json,
+            on: ledger.connection,
             to: output)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.text.utf8)) as? [String: Any])
         let totals = try #require(json["totals"] as? [[String: Any]])
@@ -148,7 +154,8 @@ struct TieOutMonthCloseTests {
         #expect(legend["causes"]?["in_gap"] != nil && legend["statuses"]?["matched"] != nil)
 
         let summary = try TieOutReport.run(
-            month: "2026-10", apps: ["droid": "google"], detail: false, on: ledger.connection)
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: false, on: ledger.connection
+        )
         let html = summary.html()
         for order in ["GPA.L", "GPA.S", "GPA.P", "GPA.G", "GPA.U"] { #expect(html.contains("<td>\(order)</td>")) }
         #expect(!html.contains("<td>GPA.M</td>"))

@@ -2,6 +2,7 @@ import Foundation
 import Payouts
 import Postgres
 import Reconciler
+import StoreCalendar
 import TestSupport
 import Testing
 
@@ -32,11 +33,14 @@ struct TieOutReportTests {
             reversed: reversed ? "2026-11-20T00:00:00Z" : nil)
     }
 
-    func googleReport(month: String, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64)]) throws {
+    func googleReport(month: CalendarMonth, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64)])
+        throws
+    {
         try ledger.googleReport(month: month, rows.map { ($0.order, $0.kind, $0.buyer, $0.merchant, String?.none) })
     }
 
-    @Test func googleOrdersGetEveryStatusAndCause() throws {
+    /// October's ledger and Google's reports of September to November: one order of each status and cause.
+    func octoberWithEveryCause() throws {
         try google("GPA.A", "2026-10-10T12:00:00Z", gross: 5_990_000_000, tax: 1_000_000_000)  // net 4.99
         try google("GPA.B", "2026-10-11T12:00:00Z", gross: 10_000_000_000)  // 10.00, report 9.00
         try google("GPA.C", "2026-10-31T20:00:00Z", gross: 3_000_000_000)  // Oct 31 13:00 PDT, booked in November
@@ -44,9 +48,10 @@ struct TieOutReportTests {
         try google("GPA.F", "2026-09-30T20:00:00Z", gross: 7_000_000_000)  // Sep 30 PDT, booked in October
         try google("GPA.G", "2026-10-05T12:00:00Z", gross: 1_000_000_000)  // not in any report
         try google("GPA.H", "2026-11-01T06:30:00Z", gross: 4_000_000_000)  // Oct 31 23:30 PDT: Google's October
-        try googleReport(month: "2026-09", [("GPA.Z", "Charge refund", -1_000_000_000, -1_000_000_000)])
         try googleReport(
-            month: "2026-10",
+            month: CalendarMonth(year: 2026, month: 9), [("GPA.Z", "Charge refund", -1_000_000_000, -1_000_000_000)])
+        try googleReport(
+            month: CalendarMonth(year: 2026, month: 10),
             [
                 ("GPA.A", "Charge", 4_990_000_000, 4_990_000_000),
                 ("GPA.A", "Charge refund", -4_990_000_000, -4_990_000_000),
@@ -57,10 +62,15 @@ struct TieOutReportTests {
                 ("GPA.F", "Charge refund", -7_000_000_000, -7_000_000_000),
                 ("GPA.H", "Charge refund", -4_000_000_000, -4_000_000_000),
             ])
-        try googleReport(month: "2026-11", [("GPA.C", "Charge refund", -3_000_000_000, -3_000_000_000)])
+        try googleReport(
+            month: CalendarMonth(year: 2026, month: 11), [("GPA.C", "Charge refund", -3_000_000_000, -3_000_000_000)])
 
+    }
+
+    @Test func googleOrdersGetEveryStatusAndCause() throws {
+        try octoberWithEveryCause()
         let report = try TieOutReport.run(
-            month: "2026-10", apps: ["droid": "google"], detail: true, on: connection)
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: true, on: connection)
         let byOrder = Dictionary(uniqueKeysWithValues: report.lines.map { ($0.orderId, $0) })
         #expect(
             report.lines.map(\.orderId) == ["GPA.A", "GPA.B", "GPA.C", "GPA.D", "GPA.E", "GPA.F", "GPA.G", "GPA.H"])
@@ -110,9 +120,12 @@ struct TieOutReportTests {
 
     @Test func theNextMonthNamesTheMonthWhoseLedgerHoldsTheLateRefund() throws {
         try google("GPA.C", "2026-10-31T20:00:00Z", gross: 3_000_000_000)
-        try googleReport(month: "2026-10", [("GPA.X", "Charge", 1_000_000_000, 1_000_000_000)])
-        try googleReport(month: "2026-11", [("GPA.C", "Charge refund", -3_000_000_000, -3_000_000_000)])
-        let report = try TieOutReport.run(month: "2026-11", apps: ["droid": "google"], detail: true, on: connection)
+        try googleReport(
+            month: CalendarMonth(year: 2026, month: 10), [("GPA.X", "Charge", 1_000_000_000, 1_000_000_000)])
+        try googleReport(
+            month: CalendarMonth(year: 2026, month: 11), [("GPA.C", "Charge refund", -3_000_000_000, -3_000_000_000)])
+        let report = try TieOutReport.run(
+            month: CalendarMonth(year: 2026, month: 11), apps: ["droid": "google"], detail: true, on: connection)
         #expect(report.lines.count == 1)
         #expect(report.lines.first?.status == .reportOnly && report.lines.first?.cause == .settlementLag)
         #expect(report.lines.first?.note == "in the ledger of 2026-10")
@@ -120,7 +133,8 @@ struct TieOutReportTests {
 
     @Test func anAppWithoutAReportIsNamedNotTiedOut() throws {
         try google("GPA.A", "2026-10-10T12:00:00Z", gross: 1_000_000_000)
-        let report = try TieOutReport.run(month: "2026-10", apps: ["droid": "google"], detail: false, on: connection)
+        let report = try TieOutReport.run(
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: false, on: connection)
         #expect(report.missingReports == ["droid"])
         #expect(report.lines.isEmpty)
         #expect(report.table().contains("no financial report loaded for droid in 2026-10"))
@@ -157,7 +171,8 @@ struct TieOutReportTests {
             "t9", "2025-10-07T18:00:00Z", product: "premium.monthly", storefront: "FRA", currency: "EUR", milli: 9990,
             reversed: true)
 
-        let report = try TieOutReport.run(month: "2025-10", apps: ["ios": "apple"], detail: true, on: connection)
+        let report = try TieOutReport.run(
+            month: CalendarMonth(year: 2025, month: 10), apps: ["ios": "apple"], detail: true, on: connection)
         let csv = report.csv()
         #expect(report.lines.count == 4, "\(csv)")
         #expect(csv.contains("apple,ios,USD,,premium.monthly,US,3,24.98,3,24.98,0.00,matched,,\r\n"), "\(csv)")

@@ -1,4 +1,5 @@
 import Foundation
+import StoreCalendar
 import Testing
 
 @testable import Reports
@@ -52,13 +53,14 @@ import Testing
         (TieOutCauseTests.sides(booked: "2026-10-20T00:00:00Z"), .notRevokedUnseen, ""),
     ])
     func eachCauseInItsOrder(sides: GoogleTieOut.Sides, cause: TieOut.Cause?, note: String) {
-        let found = GoogleTieOut.reportOnlyCause(sides, month: "2026-10", context: Self.context, app: "droid")
+        let found = GoogleTieOut.reportOnlyCause(
+            sides, month: CalendarMonth(year: 2026, month: 10), context: Self.context, app: "droid")
         #expect(found.0 == cause && found.1 == note)
     }
 
     @Test func withoutAnySyncEveryUnknownOrderIsBeforeHistory() {
         let found = GoogleTieOut.reportOnlyCause(
-            Self.sides(booked: "2026-10-20T00:00:00Z"), month: "2026-10",
+            Self.sides(booked: "2026-10-20T00:00:00Z"), month: CalendarMonth(year: 2026, month: 10),
             context: GoogleTieOut.Context(historyStart: nil, gaps: []), app: "droid")
         #expect(found.0 == .beforeHistory && found.1 == "no voided sync has run")
     }

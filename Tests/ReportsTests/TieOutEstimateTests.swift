@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StoreCalendar
 import TestSupport
 import Testing
 
@@ -17,7 +18,7 @@ import Testing
     @Test func aConfiguredEstimateThatDiffersSaysSoAndAStoreAmountDoesNot() throws {
         let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "estimate"))
         let tieOut = GoogleTieOut(
-            app: "droid", periods: StorePeriods(month: "2026-10", apple: nil),
+            app: "droid", periods: StorePeriods(month: CalendarMonth(year: 2026, month: 10), apple: nil),
             context: GoogleTieOut.Context(historyStart: nil, gaps: []), connection: connection)
         // The configured EUR 4.99 against Google's EUR 4.59: an estimate, named.
         let estimate = try #require(

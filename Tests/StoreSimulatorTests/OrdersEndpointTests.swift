@@ -29,6 +29,57 @@ struct OrdersEndpointTests {
         return (units * 1_000_000_000 + nanos, try #require(object["currencyCode"] as? String))
     }
 
+    /// Checks an order's partial refund events against the truth's parts; returns whether one is still pending.
+    static func expectPartialEvents(
+        _ partial: [[String: Any]], _ parts: [GroundTruth.GoogleVoid], fact: GroundTruth.GoogleVoid,
+        of order: [String: Any], nowMillis: Int64
+    ) throws -> Bool {
+        var anyPending = false
+        for (event, part) in zip(partial, parts.sorted { $0.voidedTimeMillis < $1.voidedTimeMillis }) {
+            let details = try #require(event["refundDetails"] as? [String: Any])
+            #expect(try Self.nanos(details["total"]).0 == fact.unitPriceNanos * Int64(part.voidedQuantity!))
+            // Google's refund clock is not the voided list's: created 1 to 20 s after the void.
+            let created = try #require(event["createTime"] as? String)
+            let createdMillis = Int64(
+                (try #require(Self.rfc3339(created))).timeIntervalSince1970 * 1000)
+            #expect((part.voidedTimeMillis + 1000...part.voidedTimeMillis + 20_000).contains(createdMillis))
+            let pending = part.processedMillis > nowMillis
+            anyPending = anyPending || pending
+            #expect(event["state"] as? String == (pending ? "PENDING" : "PROCESSED_SUCCESSFULLY"))
+            if pending { #expect(order["state"] as? String == "PENDING_REFUND") }
+        }
+        return anyPending
+    }
+
+    /// Checks an order's full refund event against the truth; returns whether it states its own share (`false`: all
+    /// that was refunded), when that can be told (some part is processed).
+    static func expectFullRefund(
+        _ history: [String: Any], _ rows: [GroundTruth.GoogleVoid], nowMillis: Int64, id: String
+    ) throws -> Bool? {
+        let fact = rows[0]
+        let quantity = Int64(fact.orderQuantity)
+        let parts = rows.filter { $0.voidedQuantity != nil }
+        guard rows.contains(where: { $0.voidedQuantity == nil }) else {
+            #expect(history["refundEvent"] == nil)
+            return nil
+        }
+        let refunded = Int64(parts.reduce(0) { $0 + ($1.voidedQuantity ?? 0) })
+        let event = try #require(history["refundEvent"] as? [String: Any], "\(id)")
+        let details = try #require(event["refundDetails"] as? [String: Any])
+        // Its own share (the units left), or everything refunded so far (the processed parts too): Google's
+        // reference allows either reading, and the scenario uses both.
+        let processed = Int64(
+            parts.filter { $0.processedMillis <= nowMillis }.reduce(0) {
+                $0 + ($1.voidedQuantity ?? 0)
+            })
+        let stated = try Self.nanos(details["total"]).0
+        let own = quantity - refunded
+        #expect([own, own + processed].map { fact.unitPriceNanos * $0 }.contains(stated))
+        let units = stated == fact.unitPriceNanos * own ? own : own + processed
+        #expect(try Self.nanos(details["tax"]).0 == fact.unitTaxNanos * units)
+        return processed > 0 ? units == own : nil
+    }
+
     @Test func batchGetAnswersEveryVoidedOrderWithItsRegionalAmountsAndRefunds() async throws {
         try await StoreSimulator.withRunning(TestKeys.options(seed: 5, subscriptions: 600, refunds: 300)) { sim in
             let client = TestClient(sim)
@@ -66,38 +117,12 @@ struct OrdersEndpointTests {
                 let parts = rows.filter { $0.voidedQuantity != nil }
                 let partial = history["partialRefundEvents"] as? [[String: Any]] ?? []
                 #expect(partial.count == parts.count, "\(id)")
-                for (event, part) in zip(partial, parts.sorted { $0.voidedTimeMillis < $1.voidedTimeMillis }) {
-                    sawPartial = true
-                    let details = try #require(event["refundDetails"] as? [String: Any])
-                    #expect(try Self.nanos(details["total"]).0 == fact.unitPriceNanos * Int64(part.voidedQuantity!))
-                    // Google's refund clock is not the voided list's: created 1 to 20 s after the void.
-                    let created = try #require(event["createTime"] as? String)
-                    let createdMillis = Int64(
-                        (try #require(Self.rfc3339(created))).timeIntervalSince1970 * 1000)
-                    #expect((part.voidedTimeMillis + 1000...part.voidedTimeMillis + 20_000).contains(createdMillis))
-                    let pending = part.processedMillis > truth.nowMillis
-                    sawPending = sawPending || pending
-                    #expect(event["state"] as? String == (pending ? "PENDING" : "PROCESSED_SUCCESSFULLY"))
-                    if pending { #expect(order["state"] as? String == "PENDING_REFUND") }
+                if try Self.expectPartialEvents(partial, parts, fact: fact, of: order, nowMillis: truth.nowMillis) {
+                    sawPending = true
                 }
-                if rows.contains(where: { $0.voidedQuantity == nil }) {
-                    let refunded = Int64(parts.reduce(0) { $0 + ($1.voidedQuantity ?? 0) })
-                    let event = try #require(history["refundEvent"] as? [String: Any], "\(id)")
-                    let details = try #require(event["refundDetails"] as? [String: Any])
-                    // Its own share (the units left), or everything refunded so far (the processed parts too): Google's
-                    // reference allows either reading, and the scenario uses both.
-                    let processed = Int64(
-                        parts.filter { $0.processedMillis <= truth.nowMillis }.reduce(0) {
-                            $0 + ($1.voidedQuantity ?? 0)
-                        })
-                    let stated = try Self.nanos(details["total"]).0
-                    let own = quantity - refunded
-                    #expect([own, own + processed].map { fact.unitPriceNanos * $0 }.contains(stated))
-                    let units = stated == fact.unitPriceNanos * own ? own : own + processed
-                    #expect(try Self.nanos(details["tax"]).0 == fact.unitTaxNanos * units)
-                    if processed > 0 { if units == own { sawOwnShare = true } else { sawCumulative = true } }
-                } else {
-                    #expect(history["refundEvent"] == nil)
+                sawPartial = sawPartial || !partial.isEmpty
+                if let own = try Self.expectFullRefund(history, rows, nowMillis: truth.nowMillis, id: id) {
+                    if own { sawOwnShare = true } else { sawCumulative = true }
                 }
             }
             #expect(sawTax && sawPartial && currencies.count >= 3)

@@ -116,58 +116,24 @@ public struct AppConfig: Decodable, Sendable, Equatable {
     /// - Parameter path: the key path of this entry, such as `apps[1]`, for the error.
     /// - Throws: `ReconcilerError` (`.configuration`) naming the key.
     public func validate(path: String) throws {
-        func fail(_ key: String, _ expectation: String) -> ReconcilerError {
-            ReconcilerError(.configuration, "\(path).\(key): \(expectation)")
-        }
-        func require(_ value: String?, _ key: String) throws {
-            guard let value, !value.isEmpty else { throw fail(key, "required for \(platform.rawValue) apps") }
-        }
-        func forbid(_ value: Any?, _ key: String) throws {
-            if value != nil { throw fail(key, "only valid for \(platform == .apple ? "google" : "apple") apps") }
-        }
+        let keys = KeyCheck(path: path, platform: platform)
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
-            throw fail("id", "expected letters, digits, '-', '_' or '.'")
+            throw keys.fail("id", "expected letters, digits, '-', '_' or '.'")
         }
         switch platform {
-        case .apple:
-            try require(bundleId, "bundleId")
-            try require(issuerId, "issuerId")
-            try require(keyId, "keyId")
-            try require(privateKeyFile, "privateKeyFile")
-            let environments: Set<String> = ["production", "sandbox", "xcode", "localtesting"]
-            guard environments.contains(environment) else {
-                throw fail("environment", "expected one of production, sandbox, xcode, localtesting")
-            }
-            if environment == "production" && appAppleId == nil {
-                throw fail("appAppleId", "required when environment is production")
-            }
-            if rootCertificates.isEmpty && !Self.unverifiableEnvironments.contains(environment) {
-                throw fail("rootCertificates", "at least one root certificate file is required to verify payloads")
-            }
-            for (value, key) in [
-                (packageName, "packageName"), (serviceAccountFile, "serviceAccountFile"), (tokenURL, "tokenURL"),
-                (earningsBucket, "earningsBucket"), (storageBaseURL, "storageBaseURL"),
-                (rtdnSubscription, "rtdnSubscription"), (pubsubBaseURL, "pubsubBaseURL"),
-            ] {
-                try forbid(value, key)
-            }
-            if vendorNumber != nil {
-                try require(connectIssuerId, "connectIssuerId")
-                try require(connectKeyId, "connectKeyId")
-                try require(connectPrivateKeyFile, "connectPrivateKeyFile")
-            }
+        case .apple: try validateApple(keys)
         case .google:
-            try require(packageName, "packageName")
-            try require(serviceAccountFile, "serviceAccountFile")
+            try keys.require(packageName, "packageName")
+            try keys.require(serviceAccountFile, "serviceAccountFile")
             try Self.validateSubscription(rtdnSubscription, key: "\(path).rtdnSubscription")
-            try forbid(appAppleId, "appAppleId")
+            try keys.forbid(appAppleId, "appAppleId")
             for (value, key) in [
                 (bundleId, "bundleId"), (issuerId, "issuerId"), (keyId, "keyId"), (privateKeyFile, "privateKeyFile"),
                 (sandboxBaseURL, "sandboxBaseURL"), (vendorNumber, "vendorNumber"),
                 (connectIssuerId, "connectIssuerId"), (connectKeyId, "connectKeyId"),
                 (connectPrivateKeyFile, "connectPrivateKeyFile"), (connectBaseURL, "connectBaseURL"),
             ] {
-                try forbid(value, key)
+                try keys.forbid(value, key)
             }
         }
         for (key, value) in [
@@ -175,6 +141,53 @@ public struct AppConfig: Decodable, Sendable, Equatable {
             ("storageBaseURL", storageBaseURL), ("connectBaseURL", connectBaseURL), ("pubsubBaseURL", pubsubBaseURL),
         ] {
             if let value { try Self.validateStoreURL(value, key: "\(path).\(key)") }
+        }
+    }
+
+    private func validateApple(_ keys: KeyCheck) throws {
+        try keys.require(bundleId, "bundleId")
+        try keys.require(issuerId, "issuerId")
+        try keys.require(keyId, "keyId")
+        try keys.require(privateKeyFile, "privateKeyFile")
+        let environments: Set<String> = ["production", "sandbox", "xcode", "localtesting"]
+        guard environments.contains(environment) else {
+            throw keys.fail("environment", "expected one of production, sandbox, xcode, localtesting")
+        }
+        if environment == "production" && appAppleId == nil {
+            throw keys.fail("appAppleId", "required when environment is production")
+        }
+        if rootCertificates.isEmpty && !Self.unverifiableEnvironments.contains(environment) {
+            throw keys.fail("rootCertificates", "at least one root certificate file is required to verify payloads")
+        }
+        for (value, key) in [
+            (packageName, "packageName"), (serviceAccountFile, "serviceAccountFile"), (tokenURL, "tokenURL"),
+            (earningsBucket, "earningsBucket"), (storageBaseURL, "storageBaseURL"),
+            (rtdnSubscription, "rtdnSubscription"), (pubsubBaseURL, "pubsubBaseURL"),
+        ] {
+            try keys.forbid(value, key)
+        }
+        if vendorNumber != nil {
+            try keys.require(connectIssuerId, "connectIssuerId")
+            try keys.require(connectKeyId, "connectKeyId")
+            try keys.require(connectPrivateKeyFile, "connectPrivateKeyFile")
+        }
+    }
+
+    /// The errors of one entry's keys, each naming its key path.
+    private struct KeyCheck {
+        let path: String
+        let platform: Platform
+
+        func fail(_ key: String, _ expectation: String) -> ReconcilerError {
+            ReconcilerError(.configuration, "\(path).\(key): \(expectation)")
+        }
+
+        func require(_ value: String?, _ key: String) throws {
+            guard let value, !value.isEmpty else { throw fail(key, "required for \(platform.rawValue) apps") }
+        }
+
+        func forbid(_ value: Any?, _ key: String) throws {
+            if value != nil { throw fail(key, "only valid for \(platform == .apple ? "google" : "apple") apps") }
         }
     }
 

@@ -78,12 +78,57 @@ public struct CSVReader: ~Copyable {
     public mutating func next() throws -> Record? {
         guard try peekByte() != nil else { return nil }
         let startLine = line
+        var record = PartialRecord()
+        while true {
+            guard let byte = try nextByte() else {
+                if record.quoted { record.fail("a quoted field is not closed before the end of the file") }
+                record.finishField()
+                break
+            }
+            if record.quoted {
+                try readQuoted(byte, into: &record)
+            } else if byte == 10 || byte == 13 {
+                if byte == 13, try peekByte() == 10 { _ = try nextByte() }
+                line += 1
+                record.finishField()
+                break
+            } else {
+                record.readUnquoted(byte)
+            }
+            record.limit(maxFieldBytes)
+        }
+        if let malformed = record.malformed { throw Malformed(line: startLine, reason: malformed) }
+        return Record(fields: record.fields, line: startLine)
+    }
+
+    /// A byte inside a quoted field: `""` is a quote, a lone `"` closes the field.
+    private mutating func readQuoted(_ byte: UInt8, into record: inout PartialRecord) throws {
+        if byte == 34 {
+            if try peekByte() == 34 {
+                _ = try nextByte()
+                record.field.append(34)
+            } else {
+                record.quoted = false
+                record.afterQuote = true
+            }
+        } else {
+            if byte == 10 { line += 1 }
+            record.field.append(byte)
+        }
+    }
+
+    /// The record being read: its finished fields, the field in progress, and the first problem found.
+    private struct PartialRecord {
         var fields: [String] = []
         var field: [UInt8] = []
         var quoted = false
         var afterQuote = false
         var malformed: String?
-        func finish(_ field: inout [UInt8]) {
+
+        /// Keeps the first problem of the record.
+        mutating func fail(_ reason: String) { malformed = malformed ?? reason }
+
+        mutating func finishField() {
             if malformed == nil, let text = String(validating: field, as: UTF8.self) {
                 fields.append(text)
             } else if malformed == nil {
@@ -91,55 +136,30 @@ public struct CSVReader: ~Copyable {
             }
             field.removeAll(keepingCapacity: true)
         }
-        while true {
-            guard let byte = try nextByte() else {
-                if quoted { malformed = malformed ?? "a quoted field is not closed before the end of the file" }
-                finish(&field)
-                break
-            }
-            if quoted {
-                if byte == 34 {
-                    if try peekByte() == 34 {
-                        _ = try nextByte()
-                        field.append(34)
-                    } else {
-                        quoted = false
-                        afterQuote = true
-                    }
-                } else {
-                    if byte == 10 { line += 1 }
-                    field.append(byte)
-                }
-            } else if byte == 44 {
-                finish(&field)
+
+        /// A byte outside quotes, other than a line break.
+        mutating func readUnquoted(_ byte: UInt8) {
+            if byte == 44 {
+                finishField()
                 afterQuote = false
-            } else if byte == 10 || byte == 13 {
-                if byte == 13, try peekByte() == 10 { _ = try nextByte() }
-                line += 1
-                finish(&field)
-                break
             } else if byte == 34 {
                 if field.isEmpty && !afterQuote {
                     quoted = true
                 } else {
-                    malformed = malformed ?? "a quote inside an unquoted field of column \(fields.count + 1)"
+                    fail("a quote inside an unquoted field of column \(fields.count + 1)")
                 }
             } else {
-                if afterQuote {
-                    malformed = malformed ?? "text after the closing quote of column \(fields.count + 1)"
-                }
+                if afterQuote { fail("text after the closing quote of column \(fields.count + 1)") }
                 field.append(byte)
             }
-            if field.count > maxFieldBytes {
-                malformed = malformed ?? "field \(fields.count + 1) is longer than \(maxFieldBytes) bytes"
-                field.removeAll(keepingCapacity: true)
-                if quoted {
-                    // Resynchronise at the next line break: the quote is almost certainly runaway.
-                    quoted = false
-                }
-            }
         }
-        if let malformed { throw Malformed(line: startLine, reason: malformed) }
-        return Record(fields: fields, line: startLine)
+
+        mutating func limit(_ maxFieldBytes: Int) {
+            guard field.count > maxFieldBytes else { return }
+            fail("field \(fields.count + 1) is longer than \(maxFieldBytes) bytes")
+            field.removeAll(keepingCapacity: true)
+            // Resynchronise at the next line break: the quote is almost certainly runaway.
+            quoted = false
+        }
     }
 }

@@ -23,12 +23,7 @@ extension AppleRefundSync {
         // The next page's call, travelling while this page is verified and stored (as in GoogleVoidedSync).
         var prefetched: Task<NotificationHistoryResponse, any Error>?
         defer { prefetched?.cancel() }
-        func chain(from token: String?) -> PageChain {
-            PageChain(
-                app: app.id, api: .appleNotificationHistory, name: "\(type.rawValue) notifications", startingAt: token,
-                maximumPages: PageChain.maximumApplePages)
-        }
-        var pages = chain(from: token)
+        var pages = notificationChain(type, from: token)
         while true {
             // A stop request lets the call already travelling finish and its page be saved (the quota is spent).
             if prefetched == nil { try environment.checkShutdown() }
@@ -48,7 +43,7 @@ extension AppleRefundSync {
                 environment.logger.warning("the notification-history token was refused; restarting the window")
                 restarted = true
                 token = nil
-                pages = chain(from: nil)
+                pages = notificationChain(type, from: nil)
                 continue
             }
             let next = try pages.follow(page.hasMore ? page.paginationToken : nil, rows: page.notificationHistory.count)
@@ -68,6 +63,13 @@ extension AppleRefundSync {
             token = next
             if next == nil { break }
         }
+    }
+
+    /// The pages of one type's notifications from `token`, bounded as Apple's paging is.
+    private func notificationChain(_ type: NotificationTypeV2, from token: String?) -> PageChain {
+        PageChain(
+            app: app.id, api: .appleNotificationHistory, name: "\(type.rawValue) notifications", startingAt: token,
+            maximumPages: PageChain.maximumApplePages)
     }
 
     /// Where a type's paging starts: the window in flight and its token, else from the high-water mark less the

@@ -76,18 +76,7 @@ public struct AppleRefundSync: Sendable {
                 try await sweep(limit: configuration.sync.appleSweepCustomers, in: environment)
             }
         case .backfillAll where environment.dryRun:
-            // A dry run queues nothing (a write), so it reads the known customers directly, a batch at a time.
-            var after = ""
-            while true {
-                let ids = try environment.connection.query(
-                    """
-                    SELECT store_id FROM subscription WHERE app_id = $1 AND store_id > $2 ORDER BY store_id LIMIT 1000
-                    """, [app.id, after]
-                ).map { try $0.decode("store_id", as: String.self) }
-                guard let last = ids.last else { break }
-                try await readDirectly(ids, purpose: purpose, in: environment)
-                after = last
-            }
+            try await readKnownCustomersDirectly(purpose: purpose, in: environment)
         case .backfillIds(let ids) where environment.dryRun:
             try await readDirectly(ids, purpose: purpose, in: environment)
         case .backfillAll:
@@ -102,6 +91,27 @@ public struct AppleRefundSync: Sendable {
             try cursors.closeBackfillIfDrained(on: environment.connection)
         }
         environment.progress?.finish()
+        try throwForCustomersLeft(in: environment)
+    }
+
+    /// A dry run queues nothing (a write), so it reads the known customers directly, a batch at a time.
+    private func readKnownCustomersDirectly(purpose: CallPurpose, in environment: JobEnvironment) async throws {
+        var after = ""
+        while true {
+            let ids = try environment.connection.query(
+                """
+                SELECT store_id FROM subscription WHERE app_id = $1 AND store_id > $2 ORDER BY store_id LIMIT 1000
+                """, [app.id, after]
+            ).map { try $0.decode("store_id", as: String.self) }
+            guard let last = ids.last else { break }
+            try await readDirectly(ids, purpose: purpose, in: environment)
+            after = last
+        }
+    }
+
+    /// Ends the run with an error when customers could not be read, payloads failed verification, or Apple kept
+    /// answering "not found, retryable".
+    private func throwForCustomersLeft(in environment: JobEnvironment) throws {
         let customerErrors = environment.counters["customer_errors"]
         let failed = environment.counters["verification_failed"]
         if customerErrors > 0 && failed == 0 {

@@ -7,7 +7,7 @@ import RateLimiting
 public struct AppleStoreAccess: Sendable {
     /// The App Store Server API client (every call through the job's quota gate).
     public let client: AppStoreServerClient
-    /// Verifiers by environment: the configured one, plus sandbox when production falls back to it.
+    /// Verifiers by environment: the client's own, plus sandbox when the client falls back to it.
     public let verifiers: [Environment: SignedPayloadVerifier]
 
     /// The verifier for payloads from `environment`.
@@ -18,6 +18,46 @@ public struct AppleStoreAccess: Sendable {
                 .failed, "the App Store answered from the \(environment) environment, which is not configured")
         }
         return verifier
+    }
+}
+
+/// Where the callers of ``StoreClients/apple(for:rules:gate:logger:)`` differ; the rest comes from the app's
+/// configuration.
+public struct AppleClientRules: Sendable, Equatable {
+    /// How a production app reaches sandbox when `sync.appleSandboxFallback` is on.
+    public enum SandboxFallback: Sendable, Equatable {
+        /// Production only.
+        case off
+        /// The one client asks sandbox again when production does not know a transaction (4040010).
+        case sameClient
+        /// A second client asks sandbox; the caller decides when.
+        case ownClient
+    }
+
+    /// How a production app reaches sandbox.
+    public var sandboxFallback: SandboxFallback
+    /// Whether a sandbox app with `baseURL` and no `sandboxBaseURL` sends its calls to `baseURL`.
+    public var sandboxUsesBaseURL: Bool
+    /// Whether Xcode and local-testing payloads skip signature checks even when root certificates are configured.
+    public var skipsSignaturesDespiteRoots: Bool
+    /// Whether verifiers outside production hold the app Apple ID (only production notifications are checked
+    /// against it).
+    public var appAppleIdOutsideProduction: Bool
+
+    /// The refund sync, refund requests and quarantine retry: one client that falls back itself, sandbox at
+    /// `baseURL` when only that is set, signatures checked whenever roots are configured.
+    public static func refunds(sandboxFallback: Bool) -> AppleClientRules {
+        AppleClientRules(
+            sandboxFallback: sandboxFallback ? .sameClient : .off, sandboxUsesBaseURL: true,
+            skipsSignaturesDespiteRoots: false, appAppleIdOutsideProduction: true)
+    }
+
+    /// The expiry recheck: one client per environment, asked in turn by the caller; sandbox at `sandboxBaseURL` or
+    /// Apple's sandbox host; Xcode and local-testing payloads never checked.
+    public static func recheck(sandboxFallback: Bool) -> AppleClientRules {
+        AppleClientRules(
+            sandboxFallback: sandboxFallback ? .ownClient : .off, sandboxUsesBaseURL: false,
+            skipsSignaturesDespiteRoots: true, appAppleIdOutsideProduction: false)
     }
 }
 
@@ -32,52 +72,36 @@ extension StoreClients {
         }
     }
 
-    /// The App Store client and verifiers of an Apple app.
-    /// - Throws: `AppStoreServerAPIError` naming the key or certificate file when one is missing or invalid.
+    /// The App Store client and verifiers of an Apple app, for the refund sync, refund requests and quarantine retry.
+    /// - Throws: `ReconcilerError` (`.configuration`) naming a missing key setting, and `AppStoreServerAPIError`
+    ///   naming the key or certificate file when one is missing or invalid.
     public static func apple(
         for app: AppConfig, configuration: Configuration, gate: any QuotaGate, logger: Logger
     ) throws -> AppleStoreAccess {
-        guard let keyFile = app.privateKeyFile, let keyId = app.keyId, let issuerId = app.issuerId,
-            let bundleId = app.bundleId
-        else {
-            throw ReconcilerError(.configuration, "apps[\(app.id)]: the Apple key settings are incomplete")
-        }
-        let key = try AppStoreSigningKey(privateKeyFile: keyFile, keyId: keyId, issuerId: issuerId, bundleId: bundleId)
-        let environment = appleEnvironment(app)
-        var clientConfiguration = AppStoreServerClient.Configuration(
-            app: app.id, environment: environment,
-            sandboxFallback: environment == .production && configuration.sync.appleSandboxFallback)
-        if let base = app.baseURL.flatMap(URL.init(string:)) { clientConfiguration.productionBaseURL = base }
-        if let sandbox = app.sandboxBaseURL.flatMap(URL.init(string:)) { clientConfiguration.sandboxBaseURL = sandbox }
-        if environment == .sandbox, app.baseURL != nil, app.sandboxBaseURL == nil {
-            clientConfiguration.sandboxBaseURL = clientConfiguration.productionBaseURL
-        }
-        let client = AppStoreServerClient(
-            configuration: clientConfiguration, key: key, transport: transport, quotaGate: gate, logger: logger)
-        let verifyOff = AppConfig.unverifiableEnvironments.contains(app.environment) && app.rootCertificates.isEmpty
-        var verifiers: [Environment: SignedPayloadVerifier] = [:]
-        verifiers[environment] = try SignedPayloadVerifier(
-            rootCertificateFiles: app.rootCertificates, bundleId: bundleId, appAppleId: app.appAppleId,
-            environment: environment, verifiesSignatures: !verifyOff)
-        if clientConfiguration.sandboxFallback {
-            verifiers[.sandbox] = try SignedPayloadVerifier(
-                rootCertificateFiles: app.rootCertificates, bundleId: bundleId, appAppleId: app.appAppleId,
-                environment: .sandbox)
-        }
-        return AppleStoreAccess(client: client, verifiers: verifiers)
+        let rules = AppleClientRules.refunds(sandboxFallback: configuration.sync.appleSandboxFallback)
+        return try apple(for: app, rules: rules, gate: gate, logger: logger)[0]
     }
-}
 
-// Used by the recheck job: one client per environment, tried in order by the caller.
-extension StoreClients {
-    /// The App Store Server API clients and payload verifiers of an Apple app, one pair per environment to ask:
-    /// the configured environment first, then sandbox when `sync.appleSandboxFallback` is on and the app is in
-    /// production. Each client asks only its own environment; the caller decides when to try the next.
+    /// The App Store Server API clients and payload verifiers of an Apple app for the recheck, one pair per
+    /// environment to ask: the configured environment first, then sandbox when `sandboxFallback` is on and the app is
+    /// in production. Each client asks only its own environment; the caller decides when to try the next.
     /// - Throws: `ReconcilerError` (`.configuration`) naming a missing key, and `AppStoreServerAPIError`
     ///   (`privateKey`, `configuration`) for an unreadable key or root certificate (both exit 78).
     public static func apple(
         for app: AppConfig, sandboxFallback: Bool, gate: any QuotaGate, logger: Logger
     ) throws -> [(client: AppStoreServerClient, verifier: SignedPayloadVerifier)] {
+        try apple(for: app, rules: .recheck(sandboxFallback: sandboxFallback), gate: gate, logger: logger).map {
+            ($0.client, try $0.verifier(for: $0.client.configuration.environment))
+        }
+    }
+
+    /// The one place an Apple app's clients and verifiers are made: one access per client, the configured
+    /// environment's first.
+    /// - Throws: `ReconcilerError` (`.configuration`) naming a missing key setting, and `AppStoreServerAPIError`
+    ///   (`privateKey`, `configuration`) for an unreadable key or root certificate (both exit 78).
+    public static func apple(
+        for app: AppConfig, rules: AppleClientRules, gate: any QuotaGate, logger: Logger
+    ) throws -> [AppleStoreAccess] {
         guard let keyFile = app.privateKeyFile, let keyId = app.keyId, let issuerId = app.issuerId,
             let bundleId = app.bundleId
         else {
@@ -85,34 +109,40 @@ extension StoreClients {
                 .configuration, "apps[\(app.id)]: privateKeyFile, keyId, issuerId and bundleId are required")
         }
         let key = try AppStoreSigningKey(privateKeyFile: keyFile, keyId: keyId, issuerId: issuerId, bundleId: bundleId)
-        let configured = environment(app.environment)
-        var environments = [configured]
-        if sandboxFallback && configured == .production { environments.append(.sandbox) }
-        var production = AppStoreServerClient.Configuration.defaultProductionBaseURL
-        var sandbox = AppStoreServerClient.Configuration.defaultSandboxBaseURL
-        if let base = app.baseURL.flatMap(URL.init(string:)) { production = base }
-        if let base = app.sandboxBaseURL.flatMap(URL.init(string:)) { sandbox = base }
-        return try environments.map { environment in
+        let configured = appleEnvironment(app)
+        let fallback = configured == .production ? rules.sandboxFallback : .off
+        let base = appleBaseURLs(for: app, rules: rules)
+        func verifier(_ environment: Environment) throws -> SignedPayloadVerifier {
+            let unverifiable = AppConfig.unverifiableEnvironments.contains(app.environment)
+            let skips = unverifiable && (rules.skipsSignaturesDespiteRoots || app.rootCertificates.isEmpty)
+            return try SignedPayloadVerifier(
+                rootCertificateFiles: app.rootCertificates, bundleId: bundleId,
+                appAppleId: environment == .production || rules.appAppleIdOutsideProduction ? app.appAppleId : nil,
+                environment: environment, verifiesSignatures: !skips)
+        }
+        func access(_ environment: Environment, fallsBack: Bool) throws -> AppleStoreAccess {
             let configuration = AppStoreServerClient.Configuration(
-                app: app.id, environment: environment, productionBaseURL: production, sandboxBaseURL: sandbox,
-                sandboxFallback: false)
+                app: app.id, environment: environment, productionBaseURL: base.production, sandboxBaseURL: base.sandbox,
+                sandboxFallback: fallsBack)
             let client = AppStoreServerClient(
                 configuration: configuration, key: key, transport: transport, quotaGate: gate, logger: logger)
-            let verifier = try SignedPayloadVerifier(
-                rootCertificateFiles: app.rootCertificates, bundleId: bundleId,
-                appAppleId: environment == .production ? app.appAppleId : nil, environment: environment,
-                verifiesSignatures: !AppConfig.unverifiableEnvironments.contains(app.environment))
-            return (client, verifier)
+            var verifiers = [environment: try verifier(environment)]
+            if fallsBack { verifiers[.sandbox] = try verifier(.sandbox) }
+            return AppleStoreAccess(client: client, verifiers: verifiers)
         }
+        var accesses = [try access(configured, fallsBack: fallback == .sameClient)]
+        if fallback == .ownClient { accesses.append(try access(.sandbox, fallsBack: false)) }
+        return accesses
     }
 
-    /// Apple's spelling of a configured environment.
-    static func environment(_ configured: String) -> Environment {
-        switch configured {
-        case "sandbox": .sandbox
-        case "xcode": .xcode
-        case "localtesting": .localTesting
-        default: .production
-        }
+    /// The production and sandbox hosts of an Apple app: Apple's, or `baseURL` and `sandboxBaseURL` as configured.
+    static func appleBaseURLs(for app: AppConfig, rules: AppleClientRules) -> (production: URL, sandbox: URL) {
+        let production =
+            app.baseURL.flatMap(URL.init(string:)) ?? AppStoreServerClient.Configuration.defaultProductionBaseURL
+        if let sandbox = app.sandboxBaseURL.flatMap(URL.init(string:)) { return (production, sandbox) }
+        let sandboxAtBase =
+            rules.sandboxUsesBaseURL && appleEnvironment(app) == .sandbox && app.baseURL != nil
+            && app.sandboxBaseURL == nil
+        return (production, sandboxAtBase ? production : AppStoreServerClient.Configuration.defaultSandboxBaseURL)
     }
 }

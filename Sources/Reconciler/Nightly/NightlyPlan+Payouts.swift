@@ -1,5 +1,6 @@
 import Foundation
 import Payouts
+import StoreCalendar
 
 extension NightlyPlan {
     /// The payout job of an app that is set up for it (`run nightly`: one listing or a few requests a night).
@@ -13,7 +14,7 @@ extension NightlyPlan {
     }
 
     /// Runs `sync payouts` for one app in a job's environment.
-    public static func syncPayouts(app: AppConfig, month: String?, in environment: JobEnvironment) async throws {
+    public static func syncPayouts(app: AppConfig, month: CalendarMonth?, in environment: JobEnvironment) async throws {
         guard let source = try StoreClients.payoutSource(for: app, gate: environment.gate, logger: environment.logger)
         else { return }
         let sync = PayoutSync(

@@ -31,16 +31,7 @@ struct AdminEndpoint {
         case ("GET", ["clock"]):
             return clock()
         case ("POST", ["clock"]):
-            if let now = body["now"] as? NSNumber {
-                state.clock.set(millis: now.int64Value)
-            } else if let seconds = body["advanceSeconds"] as? NSNumber {
-                state.clock.advance(millis: Int64(seconds.doubleValue * 1000))
-            } else if let millis = body["advanceMillis"] as? NSNumber {
-                state.clock.advance(millis: millis.int64Value)
-            } else {
-                return error("expected now, advanceSeconds or advanceMillis")
-            }
-            return clock()
+            return setClock(body)
         case ("GET", ["stats"]):
             return encode(StatisticsPage(nowMillis: state.now, quotaNowMillis: state.quotaNow, endpoints: statistics()))
         case ("POST", ["stats", "reset"]):
@@ -62,16 +53,7 @@ struct AdminEndpoint {
         case ("GET", ["quotas"]):
             return encode(state.quotas)
         case ("POST", ["quotas"]):
-            guard
-                var merged = (try? JSONSerialization.jsonObject(with: JSONEncoder().encode(state.quotas)))
-                    as? [String: Any]
-            else { return error("cannot read quotas") }
-            merged.merge(body) { $1 }
-            guard let data = try? JSONSerialization.data(withJSONObject: merged),
-                let quotas = try? JSONDecoder().decode(QuotaOptions.self, from: data)
-            else { return error("invalid quota options") }
-            state.quotas = quotas
-            return encode(quotas)
+            return setQuotas(body)
         case ("GET", ["scenario"]):
             return scenario()
         case ("GET", ["truth", "refunds"]):
@@ -87,6 +69,34 @@ struct AdminEndpoint {
         default:
             return StoreReply(status: 404, body: "{\"error\":\"unknown admin endpoint\"}")
         }
+    }
+
+    /// Sets the clock (`now`) or moves it on (`advanceSeconds`, `advanceMillis`).
+    private func setClock(_ body: [String: Any]) -> StoreReply {
+        if let now = body["now"] as? NSNumber {
+            state.clock.set(millis: now.int64Value)
+        } else if let seconds = body["advanceSeconds"] as? NSNumber {
+            state.clock.advance(millis: Int64(seconds.doubleValue * 1000))
+        } else if let millis = body["advanceMillis"] as? NSNumber {
+            state.clock.advance(millis: millis.int64Value)
+        } else {
+            return error("expected now, advanceSeconds or advanceMillis")
+        }
+        return clock()
+    }
+
+    /// Merges the given fields into the quota options.
+    private func setQuotas(_ body: [String: Any]) -> StoreReply {
+        guard
+            var merged = (try? JSONSerialization.jsonObject(with: JSONEncoder().encode(state.quotas)))
+                as? [String: Any]
+        else { return error("cannot read quotas") }
+        merged.merge(body) { $1 }
+        guard let data = try? JSONSerialization.data(withJSONObject: merged),
+            let quotas = try? JSONDecoder().decode(QuotaOptions.self, from: data)
+        else { return error("invalid quota options") }
+        state.quotas = quotas
+        return encode(quotas)
     }
 
     private struct LatencyPage: Codable {

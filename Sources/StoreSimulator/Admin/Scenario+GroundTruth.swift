@@ -1,8 +1,16 @@
 /// Ground truth computed from the scenario for an instant.
 extension Scenario {
     func groundTruth(at now: Int64, oddRows: Double = 0) -> GroundTruth {
+        var truth = GroundTruth(
+            nowMillis: now, appleRefunds: appleRefundTruth(at: now),
+            googleVoids: googleVoidTruth(at: now, oddRows: oddRows))
+        truth.googleRefundsWithoutRevocation = googleRefundsWithoutRevocation(at: now)
+        return truth
+    }
+
+    /// Apple's refunds by `now`, by revocation date and transaction.
+    private func appleRefundTruth(at now: Int64) -> [GroundTruth.AppleRefund] {
         var apple: [GroundTruth.AppleRefund] = []
-        var google: [GroundTruth.GoogleVoid] = []
         for refundIndex in refundsByPlan {
             let refund = refunds[Int(refundIndex)]
             guard refund.eventMillis <= now else { continue }
@@ -32,6 +40,13 @@ extension Scenario {
                         reversedDate: refund.reversedMillis <= now ? refund.reversedMillis : nil))
             }
         }
+        apple.sort { ($0.revocationDate, $0.transactionId) < ($1.revocationDate, $1.transactionId) }
+        return apple
+    }
+
+    /// Google's voids by `now`, in each app's voided order.
+    private func googleVoidTruth(at now: Int64, oddRows: Double) -> [GroundTruth.GoogleVoid] {
+        var google: [GroundTruth.GoogleVoid] = []
         for (appIndex, order) in voidedOrder.enumerated() where spec.apps[appIndex].platform == .google {
             let app = spec.apps[appIndex]
             for refundIndex in order {
@@ -58,7 +73,11 @@ extension Scenario {
                         odd: OddRow.kind(ofRefund: refundIndex, rate: oddRows)))
             }
         }
-        apple.sort { ($0.revocationDate, $0.transactionId) < ($1.revocationDate, $1.transactionId) }
+        return google
+    }
+
+    /// Google's refunds made without revocation by `now`.
+    private func googleRefundsWithoutRevocation(at now: Int64) -> [GroundTruth.GoogleRefundWithoutRevocation] {
         var silent: [GroundTruth.GoogleRefundWithoutRevocation] = []
         for index in 0..<min(plans.count, spec.subscriptions) {
             let plan = plans[index]
@@ -77,9 +96,7 @@ extension Scenario {
                         taxNanos: price.unitTaxNanos * Int64(price.quantity), isLatestOrder: charge == visible - 1))
             }
         }
-        var truth = GroundTruth(nowMillis: now, appleRefunds: apple, googleVoids: google)
-        truth.googleRefundsWithoutRevocation = silent
-        return truth
+        return silent
     }
 
     /// The number of subscriptions (one-time purchases excluded).

@@ -75,7 +75,14 @@ struct NotificationHistoryEndpoint {
         let token =
             (faults.contains(.repeatedPageToken) ? asked : nil)
             ?? state.pageTokens.encode("history", [Int64(slot), Int64(position), filter.hash, now])
-        let wrongTypes = faults.contains(.wrongFieldTypes)
+        return reply(
+            page, hasMore: hasMore, token: token, payloads: payloads, wrongTypes: faults.contains(.wrongFieldTypes))
+    }
+
+    /// The page as Apple writes it: each notification with its send attempts, the token when there is more.
+    private func reply(
+        _ page: [NotificationEvent], hasMore: Bool, token: String, payloads: ApplePayloads, wrongTypes: Bool
+    ) -> StoreReply {
         return .json { json in
             json.object { object in
                 object.array("notificationHistory") { list in

@@ -29,21 +29,9 @@ public struct SigningChain: Sendable {
         let leafKey = P256.Signing.PrivateKey()
         let notBefore = Date(timeIntervalSince1970: 946_684_800)
         let notAfter = Date(timeIntervalSince1970: 4_102_444_800)
-        let rootName = try DistinguishedName {
-            CommonName("storesim Test Root CA")
-            OrganizationName("storesim")
-            CountryName("US")
-        }
-        let intermediateName = try DistinguishedName {
-            CommonName("storesim Test Intermediate")
-            OrganizationName("storesim")
-            CountryName("US")
-        }
-        let leafName = try DistinguishedName {
-            CommonName("storesim Test Signing Leaf")
-            OrganizationName("storesim")
-            CountryName("US")
-        }
+        let rootName = try name("storesim Test Root CA")
+        let intermediateName = try name("storesim Test Intermediate")
+        let leafName = try name("storesim Test Signing Leaf")
         let rootPublic = Certificate.PublicKey(rootKey.publicKey)
         let intermediatePublic = Certificate.PublicKey(intermediateKey.publicKey)
         let leafPublic = Certificate.PublicKey(leafKey.publicKey)
@@ -84,6 +72,15 @@ public struct SigningChain: Sendable {
         return SigningChain(
             rootDER: try derBytes(root), intermediateDER: try derBytes(intermediate), leafDER: try derBytes(leaf),
             leafKey: leafKey)
+    }
+
+    /// A certificate name of storesim's, in the US.
+    private static func name(_ commonName: String) throws -> DistinguishedName {
+        try DistinguishedName {
+            CommonName(commonName)
+            OrganizationName("storesim")
+            CountryName("US")
+        }
     }
 
     /// Loads a chain written by ``write(to:)``.

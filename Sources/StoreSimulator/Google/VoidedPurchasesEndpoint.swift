@@ -30,38 +30,14 @@ struct VoidedPurchasesEndpoint {
         }
         let order = state.scenario.voidedOrder[app]
         let query: Query
-        if let token = request.parameter("token"), !token.isEmpty {
-            let lifetime = state.options.voidedPageTokenLifetimeSeconds.map { $0 * 1000 } ?? .max
-            guard !faults.contains(.expiredPageToken),
-                let fields = state.pageTokens.decode("voided", token, count: 6), fields[0] == Int64(app),
-                fields[1] >= 0, fields[1] <= Int64(order.count), now - fields[5] <= lifetime
-            else {
-                return GoogleError.invalidArgument("Invalid pagination token.")
-            }
-            query = Query(
-                position: Int(fields[1]), end: fields[2], type: Int(fields[3]), includePartial: fields[4] == 1)
-        } else {
-            switch parseWindow(request, now: now, order: order) {
-            case .failure(let reply): return reply
-            case .success(let parsed): query = parsed
-            }
+        let token = request.parameter("token").flatMap { $0.isEmpty ? nil : $0 }
+        switch token.map({ parseToken($0, app: app, now: now, order: order, faults: faults) })
+            ?? parseWindow(request, now: now, order: order)
+        {
+        case .failure(let reply): return reply
+        case .success(let parsed): query = parsed
         }
-        var rows: [Int32] = []
-        var index = query.position
-        var next: Int?
-        while index < order.count {
-            let refundIndex = order[index]
-            let refund = state.scenario.refunds[Int(refundIndex)]
-            if refund.recordedMillis > query.end { break }
-            if matches(refund, query) {
-                if rows.count == maxResults {
-                    next = index
-                    break
-                }
-                rows.append(refundIndex)
-            }
-            index += 1
-        }
+        let (rows, next) = page(of: order, query, maxResults: maxResults)
         let encoding = state.options.voidedEnumEncoding
         return .json { json in
             json.object { object in
@@ -88,6 +64,36 @@ struct VoidedPurchasesEndpoint {
                 }
             }
         }
+    }
+
+    /// The query a page token carries, or the error for a token that is not one of this app's, or expired.
+    private func parseToken(_ token: String, app: Int, now: Int64, order: [Int32], faults: Set<FaultKind>) -> Parsed {
+        let lifetime = state.options.voidedPageTokenLifetimeSeconds.map { $0 * 1000 } ?? .max
+        guard !faults.contains(.expiredPageToken),
+            let fields = state.pageTokens.decode("voided", token, count: 6), fields[0] == Int64(app),
+            fields[1] >= 0, fields[1] <= Int64(order.count), now - fields[5] <= lifetime
+        else {
+            return .failure(GoogleError.invalidArgument("Invalid pagination token."))
+        }
+        return .success(
+            Query(position: Int(fields[1]), end: fields[2], type: Int(fields[3]), includePartial: fields[4] == 1))
+    }
+
+    /// The refunds of one page (indexes into the scenario's refunds) and where the next page starts, if any.
+    private func page(of order: [Int32], _ query: Query, maxResults: Int) -> (rows: [Int32], next: Int?) {
+        var rows: [Int32] = []
+        var index = query.position
+        while index < order.count {
+            let refundIndex = order[index]
+            let refund = state.scenario.refunds[Int(refundIndex)]
+            if refund.recordedMillis > query.end { break }
+            if matches(refund, query) {
+                if rows.count == maxResults { return (rows, index) }
+                rows.append(refundIndex)
+            }
+            index += 1
+        }
+        return (rows, nil)
     }
 
     private enum Parsed {

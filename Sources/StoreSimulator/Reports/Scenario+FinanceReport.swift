@@ -23,60 +23,17 @@ extension Scenario {
 
     /// The Pacific day number of the last Saturday of September of `year`.
     static func lastSaturdayOfSeptember(_ year: Int) -> Int64 {
-        let september30 = daysFromCivil(year, 9, 30)
+        let september30 = TimeFormat.daysFromCivil(year, 9, 30)
         // 1970-01-01 was a Thursday (weekday 4 with Sunday 0); Saturday is 6.
         let weekday = ((september30 % 7) + 7 + 4) % 7
         return september30 - (weekday + 1) % 7
-    }
-
-    /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let m = Int64(month)
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 
     /// The FINANCIAL report text of Apple app `app` for fiscal month `month`, or `nil` before the period has ended or
     /// when it has no rows.
     func financeReport(app: Int, month: String, now: Int64) -> [UInt8]? {
         guard let period = Self.fiscalPeriod(month), PacificDay.number(millis: now) > period.last else { return nil }
-        struct Key: Hashable, Comparable {
-            var product: String
-            var country: String
-            var currency: String
-            var priceMilli: Int64
-            static func < (a: Key, b: Key) -> Bool {
-                (a.product, a.country, a.currency, a.priceMilli) < (b.product, b.country, b.currency, b.priceMilli)
-            }
-        }
-        var units: [Key: Int] = [:]
-        let periodEnd = PacificDay.nextMidnight(after: period.last * 86_400_000 + 12 * 3_600_000)
-        for refund in refunds where Int(plans[Int(refund.plan)].app) == app {
-            let plan = plans[Int(refund.plan)]
-            let day = PacificDay.number(millis: refund.eventMillis)
-            guard !plan.flags.contains(.sandbox), day >= period.first, day <= period.last,
-                refund.kind == .full || refund.kind == .prorated, refund.reversedMillis > periodEnd
-            else { continue }
-            let product = self.product(plan, charge: Int(refund.charge))
-            let country = Self.alpha2[product.storefront] ?? "US"
-            if refund.kind == .full {
-                let key = Key(
-                    product: product.productId, country: country, currency: product.currency,
-                    priceMilli: product.priceMilli)
-                units[key, default: 0] += Int(plan.quantity)
-            } else {
-                // The exact refunded amount (milliunits x milli-percent), rounded once to the minor unit.
-                let exact = product.priceMilli * Int64(plan.quantity) * Int64(refund.percentage)
-                let key = Key(
-                    product: product.productId, country: country, currency: product.currency,
-                    priceMilli: Self.roundHundredThousandths(exact, currency: product.currency))
-                units[key, default: 0] += 1
-            }
-        }
+        let units = returnedUnits(app: app, period: period)
         // A period without sales or returns has no report (App Store Connect answers 404).
         guard !units.isEmpty else { return nil }
         let start = Self.appleDate(period.first)
@@ -106,6 +63,47 @@ extension Scenario {
         text +=
             "\nTotal_Rows\t\(units.count)\nTotal_Amount\t\(Self.milli(totalAmountMilli, 2))\nTotal_Units\t\(totalUnits)\n"
         return Array(text.utf8)
+    }
+
+    /// One line of a FINANCIAL report: a product sold in a country, currency and price.
+    private struct FinanceLineKey: Hashable, Comparable {
+        var product: String
+        var country: String
+        var currency: String
+        var priceMilli: Int64
+
+        static func < (a: FinanceLineKey, b: FinanceLineKey) -> Bool {
+            (a.product, a.country, a.currency, a.priceMilli) < (b.product, b.country, b.currency, b.priceMilli)
+        }
+    }
+
+    /// The units of app `app` returned in the fiscal period and not reversed by its end, by report line.
+    private func returnedUnits(app: Int, period: (first: Int64, last: Int64)) -> [FinanceLineKey: Int] {
+        var units: [FinanceLineKey: Int] = [:]
+        let periodEnd = PacificDay.nextMidnight(after: period.last * 86_400_000 + 12 * 3_600_000)
+        for refund in refunds where Int(plans[Int(refund.plan)].app) == app {
+            let plan = plans[Int(refund.plan)]
+            let day = PacificDay.number(millis: refund.eventMillis)
+            guard !plan.flags.contains(.sandbox), day >= period.first, day <= period.last,
+                refund.kind == .full || refund.kind == .prorated, refund.reversedMillis > periodEnd
+            else { continue }
+            let product = self.product(plan, charge: Int(refund.charge))
+            let country = Self.alpha2[product.storefront] ?? "US"
+            if refund.kind == .full {
+                let key = FinanceLineKey(
+                    product: product.productId, country: country, currency: product.currency,
+                    priceMilli: product.priceMilli)
+                units[key, default: 0] += Int(plan.quantity)
+            } else {
+                // The exact refunded amount (milliunits x milli-percent), rounded once to the minor unit.
+                let exact = product.priceMilli * Int64(plan.quantity) * Int64(refund.percentage)
+                let key = FinanceLineKey(
+                    product: product.productId, country: country, currency: product.currency,
+                    priceMilli: Self.roundHundredThousandths(exact, currency: product.currency))
+                units[key, default: 0] += 1
+            }
+        }
+        return units
     }
 
     static let alpha2 = ["USA": "US", "DEU": "DE", "GBR": "GB", "JPN": "JP", "FRA": "FR", "CAN": "CA"]

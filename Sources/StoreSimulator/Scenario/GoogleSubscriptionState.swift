@@ -66,6 +66,14 @@ extension Scenario {
             }
             return state
         }
+        lapse(&state, plan: plan, charge: charge, expires: expires, at: millis)
+        return state
+    }
+
+    /// A charge past its expiry at `millis`: paused, in grace, on hold, or expired, by how the plan ends.
+    private func lapse(
+        _ state: inout GoogleSubscriptionState, plan: PurchasePlan, charge: Int, expires: Int64, at millis: Int64
+    ) {
         let day: Int64 = 86_400_000
         let graceEnd = expires + Int64(plan.graceDays) * day
         let holdEnd = graceEnd + Int64(plan.holdDays) * day
@@ -96,6 +104,5 @@ extension Scenario {
         default:
             break
         }
-        return state
     }
 }

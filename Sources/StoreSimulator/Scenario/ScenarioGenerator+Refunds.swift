@@ -42,52 +42,10 @@ extension ScenarioGenerator {
             plan: Int32(index), charge: UInt16(charge), kind: .full, reason: 0, eventMillis: at, recordedMillis: at)
         var records: [RefundRecord] = []
         if apple {
-            record.reason = UInt8(random.below(2))
-            if plan.flags.contains(.familyShared) {
-                record.kind = .familyRevoke
-            } else if !plan.isOneTime, random.chance(0.3) {
-                record.kind = .prorated
-                let expires = plan.expiresMillis(charge, periods: periods)
-                let share = Double(expires - at) / Double(max(1, expires - chargeAt))
-                record.percentage = Int32(max(1000, min(100_000, (share * 100_000).rounded())))
-            }
-            if random.chance(0.1) {
-                record.reversedMillis = at + random.int(in: Self.day...(10 * Self.day))
-            }
+            record = appleRefund(record, plan: plan, chargeAt: chargeAt, random: &random)
             records.append(record)
         } else {
-            record.source = UInt8(random.below(3))
-            record.reason = UInt8(random.below(9))
-            record.recordedMillis =
-                random.chance(spec.lateVoidShare)
-                ? at + random.int(in: Self.day...(10 * Self.day)) : at + random.int(in: 0...(5 * 60_000))
-            if plan.isOneTime, plan.quantity > 1, random.chance(0.6) {
-                var part = record
-                part.kind = .partialQuantity
-                part.quantity = UInt8(1 + random.below(UInt64(plan.quantity - 1)))
-                records.append(part)
-                if random.chance(0.5) {
-                    // The final part empties the purchase: a plain void row.
-                    var final = record
-                    final.eventMillis = at + random.int(in: Self.hour...(5 * Self.day))
-                    final.recordedMillis = final.eventMillis + random.int(in: 0...(5 * 60_000))
-                    records.append(final)
-                }
-            } else {
-                records.append(record)
-                if !plan.isOneTime, charge > 0, spec.renewalVoidShare > 0 {
-                    // Its own random stream, so scenarios without the option stay as they were.
-                    var extra = SplitMix64(seed: SplitMix64.mix(spec.seed, 4, UInt64(index)))
-                    if extra.chance(spec.renewalVoidShare) {
-                        // The renewal before, voided with it (after it, so the revocation stays the one above).
-                        var earlier = record
-                        earlier.charge = UInt16(charge - 1)
-                        earlier.eventMillis = at + extra.int(in: 0...(60 * 60_000))
-                        earlier.recordedMillis = record.recordedMillis + (earlier.eventMillis - at)
-                        records.append(earlier)
-                    }
-                }
-            }
+            (record, records) = googleVoids(record, plan: plan, index: index, random: &random)
         }
         if !plan.isOneTime, record.reversedMillis == .max {
             truncate(&plan, at: charge, revokedAt: at)
@@ -97,6 +55,71 @@ extension ScenarioGenerator {
             records += olderRefunds(of: plan, index: index, before: charge, template: record, random: &random)
         }
         return records
+    }
+
+    /// An Apple refund: its reason, kind (a family revoke, or one in three subscriptions prorated) and, one in ten,
+    /// its reversal.
+    private func appleRefund(
+        _ refund: RefundRecord, plan: PurchasePlan, chargeAt: Int64, random: inout SplitMix64
+    ) -> RefundRecord {
+        var record = refund
+        let (at, charge, planPeriods) = (record.eventMillis, Int(record.charge), periods(plan))
+        record.reason = UInt8(random.below(2))
+        if plan.flags.contains(.familyShared) {
+            record.kind = .familyRevoke
+        } else if !plan.isOneTime, random.chance(0.3) {
+            record.kind = .prorated
+            let expires = plan.expiresMillis(charge, periods: planPeriods)
+            let share = Double(expires - at) / Double(max(1, expires - chargeAt))
+            record.percentage = Int32(max(1000, min(100_000, (share * 100_000).rounded())))
+        }
+        if random.chance(0.1) {
+            record.reversedMillis = at + random.int(in: Self.day...(10 * Self.day))
+        }
+        return record
+    }
+
+    /// A Google void as Google lists it: its source, reason and recording time, split into quantity-based parts for
+    /// some multi-unit purchases, and (with `renewalVoidShare`) the renewal before voided with it.
+    private func googleVoids(
+        _ refund: RefundRecord, plan: PurchasePlan, index: Int, random: inout SplitMix64
+    ) -> (RefundRecord, [RefundRecord]) {
+        var record = refund
+        var records: [RefundRecord] = []
+        let (at, charge) = (record.eventMillis, Int(record.charge))
+        record.source = UInt8(random.below(3))
+        record.reason = UInt8(random.below(9))
+        record.recordedMillis =
+            random.chance(spec.lateVoidShare)
+            ? at + random.int(in: Self.day...(10 * Self.day)) : at + random.int(in: 0...(5 * 60_000))
+        if plan.isOneTime, plan.quantity > 1, random.chance(0.6) {
+            var part = record
+            part.kind = .partialQuantity
+            part.quantity = UInt8(1 + random.below(UInt64(plan.quantity - 1)))
+            records.append(part)
+            if random.chance(0.5) {
+                // The final part empties the purchase: a plain void row.
+                var final = record
+                final.eventMillis = at + random.int(in: Self.hour...(5 * Self.day))
+                final.recordedMillis = final.eventMillis + random.int(in: 0...(5 * 60_000))
+                records.append(final)
+            }
+        } else {
+            records.append(record)
+            if !plan.isOneTime, charge > 0, spec.renewalVoidShare > 0 {
+                // Its own random stream, so scenarios without the option stay as they were.
+                var extra = SplitMix64(seed: SplitMix64.mix(spec.seed, 4, UInt64(index)))
+                if extra.chance(spec.renewalVoidShare) {
+                    // The renewal before, voided with it (after it, so the revocation stays the one above).
+                    var earlier = record
+                    earlier.charge = UInt16(charge - 1)
+                    earlier.eventMillis = at + extra.int(in: 0...(60 * 60_000))
+                    earlier.recordedMillis = record.recordedMillis + (earlier.eventMillis - at)
+                    records.append(earlier)
+                }
+            }
+        }
+        return (record, records)
     }
 
     /// Refunds of renewals before `charge`, each made during the period after it (so it does not revoke).

@@ -92,14 +92,7 @@ struct ScenarioGenerator {
             startMillis: start, product: UInt16(productIndex), secondProduct: UInt16(productIndex), app: UInt8(appIndex)
         )
         plan.linkedFrom = successor?.from ?? -1
-        if apple {
-            if random.chance(spec.sandboxShare) { plan.flags.insert(.sandbox) }
-            if random.chance(0.7) { plan.flags.insert(.appAccountToken) }
-            if random.chance(0.05) { plan.flags.insert(.familyShared) }
-        } else {
-            if random.chance(0.02) { plan.flags.insert(.testPurchase) }
-            if random.chance(0.03) { plan.flags.insert(.unacknowledged) }
-        }
+        drawFlags(&plan, apple: apple, random: &random)
         let renewingCount = chargesCovering(from: start, period: period, until: horizonMillis)
         // A lifetime for purchases that end: a few periods, not past what renewing would reach.
         let lifetime = min(renewingCount, 1 + Int(random.below(12)))
@@ -107,9 +100,6 @@ struct ScenarioGenerator {
         let graceChoices: [UInt8] = apple ? (period <= 7 * Self.day ? [0, 6] : [0, 16]) : [0, 3, 7, 14, 30]
         let grace = graceChoices[random.index(graceChoices.count)]
         let hold = UInt8(1 + random.below(apple ? 60 : 30))
-        func renewing(from switchAt: Int64, period second: Int64) -> UInt16 {
-            UInt16(chargesCovering(from: switchAt, period: second, until: horizonMillis))
-        }
         switch path {
         case ..<0.38 where successor == nil, ..<0.5 where successor != nil:
             plan.firstCount = UInt16(renewingCount)
@@ -132,54 +122,11 @@ struct ScenarioGenerator {
             let lapse = start + Int64(lifetime) * period
             let gap = Int64(grace) * Self.day + Int64(hold) * Self.day
             plan.switchMillis = lapse + random.int(in: Self.hour...max(Self.hour, gap - Self.hour))
-            plan.secondCount = renewing(from: plan.switchMillis, period: period)
+            plan.secondCount = chargesToHorizon(from: plan.switchMillis, period: period)
         case ..<0.92 where successor == nil && apple:
-            plan.firstCount = UInt16(lifetime)
-            let upgrade = random.chance(0.5)
-            guard let other = otherTier(than: productIndex, higher: upgrade, random: &random) else {
-                plan.firstCount = UInt16(renewingCount)
-                break
-            }
-            plan.secondProduct = UInt16(other)
-            let secondPeriod = spec.products[other].periodMillis
-            if upgrade {
-                plan.transition = .upgrade
-                let last = start + Int64(lifetime - 1) * period
-                plan.switchMillis = last + random.int(in: Self.hour...max(Self.hour, period - Self.hour))
-            } else {
-                plan.transition = .downgrade
-                plan.switchMillis = start + Int64(lifetime) * period
-            }
-            plan.secondCount = renewing(from: plan.switchMillis, period: secondPeriod)
+            changeTier(&plan, lifetime: lifetime, renewingCount: renewingCount, random: &random)
         case ..<0.92 where successor == nil && !apple:
-            let next = index + spec.apps.count
-            plan.firstCount = UInt16(lifetime)
-            let last = start + Int64(lifetime - 1) * period
-            let end = start + Int64(lifetime) * period
-            guard next < spec.subscriptions, random.chance(0.6) else {
-                // Pause, then resume.
-                plan.transition = .resume
-                plan.holdDays = UInt8(7 + random.below(84))
-                plan.switchMillis = end + Int64(plan.holdDays) * Self.day
-                plan.secondCount = renewing(from: plan.switchMillis, period: period)
-                break
-            }
-            let kind = random.below(3)
-            var product = productIndex
-            var at = last + random.int(in: Self.hour...max(Self.hour, period - Self.hour))
-            if kind == 0, let higher = otherTier(than: productIndex, higher: true, random: &random) {
-                product = higher
-            } else if kind == 1, let lower = otherTier(than: productIndex, higher: false, random: &random) {
-                product = lower
-                at = end
-            } else {
-                // Re-signup before the cancelled subscription lapsed.
-                plan.cancelMillis = last + (at - last) / 2
-            }
-            plan.ending = .replaced
-            plan.endMillis = at
-            plan.replacedBy = Int32(next)
-            successors[next] = Successor(from: Int32(index), start: at, product: UInt16(product))
+            replaceOrPause(&plan, index: index, lifetime: lifetime, random: &random, successors: &successors)
         case ..<0.97 where successor == nil && !apple:
             plan.firstCount = 0
             plan.ending = .pendingCanceled
@@ -189,6 +136,86 @@ struct ScenarioGenerator {
             plan.ending = .renewing
         }
         return plan
+    }
+
+    /// The platform's flags of a subscription: sandbox, account token and family sharing for Apple; test purchases
+    /// and unacknowledged ones for Google.
+    private func drawFlags(_ plan: inout PurchasePlan, apple: Bool, random: inout SplitMix64) {
+        if apple {
+            if random.chance(spec.sandboxShare) { plan.flags.insert(.sandbox) }
+            if random.chance(0.7) { plan.flags.insert(.appAccountToken) }
+            if random.chance(0.05) { plan.flags.insert(.familyShared) }
+        } else {
+            if random.chance(0.02) { plan.flags.insert(.testPurchase) }
+            if random.chance(0.03) { plan.flags.insert(.unacknowledged) }
+        }
+    }
+
+    /// How many charges of `period` from `switchAt` reach the horizon.
+    private func chargesToHorizon(from switchAt: Int64, period: Int64) -> UInt16 {
+        UInt16(chargesCovering(from: switchAt, period: period, until: horizonMillis))
+    }
+
+    /// An Apple subscription that changes tier after `lifetime` charges: an upgrade within its last period, a
+    /// downgrade at its end; renewing throughout when there is no other tier.
+    private func changeTier(_ plan: inout PurchasePlan, lifetime: Int, renewingCount: Int, random: inout SplitMix64) {
+        let (start, productIndex) = (plan.startMillis, Int(plan.product))
+        let period = spec.products[productIndex].periodMillis
+        plan.firstCount = UInt16(lifetime)
+        let upgrade = random.chance(0.5)
+        guard let other = otherTier(than: productIndex, higher: upgrade, random: &random) else {
+            plan.firstCount = UInt16(renewingCount)
+            return
+        }
+        plan.secondProduct = UInt16(other)
+        let secondPeriod = spec.products[other].periodMillis
+        if upgrade {
+            plan.transition = .upgrade
+            let last = start + Int64(lifetime - 1) * period
+            plan.switchMillis = last + random.int(in: Self.hour...max(Self.hour, period - Self.hour))
+        } else {
+            plan.transition = .downgrade
+            plan.switchMillis = start + Int64(lifetime) * period
+        }
+        plan.secondCount = chargesToHorizon(from: plan.switchMillis, period: secondPeriod)
+    }
+
+    /// A Google subscription replaced after `lifetime` charges (an upgrade, a downgrade or a re-signup, by the next
+    /// subscription of its app), or paused and resumed.
+    private func replaceOrPause(
+        _ plan: inout PurchasePlan, index: Int, lifetime: Int, random: inout SplitMix64,
+        successors: inout [Int: Successor]
+    ) {
+        let (start, productIndex) = (plan.startMillis, Int(plan.product))
+        let period = spec.products[productIndex].periodMillis
+        let next = index + spec.apps.count
+        plan.firstCount = UInt16(lifetime)
+        let last = start + Int64(lifetime - 1) * period
+        let end = start + Int64(lifetime) * period
+        guard next < spec.subscriptions, random.chance(0.6) else {
+            // Pause, then resume.
+            plan.transition = .resume
+            plan.holdDays = UInt8(7 + random.below(84))
+            plan.switchMillis = end + Int64(plan.holdDays) * Self.day
+            plan.secondCount = chargesToHorizon(from: plan.switchMillis, period: period)
+            return
+        }
+        let kind = random.below(3)
+        var product = productIndex
+        var at = last + random.int(in: Self.hour...max(Self.hour, period - Self.hour))
+        if kind == 0, let higher = otherTier(than: productIndex, higher: true, random: &random) {
+            product = higher
+        } else if kind == 1, let lower = otherTier(than: productIndex, higher: false, random: &random) {
+            product = lower
+            at = end
+        } else {
+            // Re-signup before the cancelled subscription lapsed.
+            plan.cancelMillis = last + (at - last) / 2
+        }
+        plan.ending = .replaced
+        plan.endMillis = at
+        plan.replacedBy = Int32(next)
+        successors[next] = Successor(from: Int32(index), start: at, product: UInt16(product))
     }
 
     private func oneTimePlan(index: Int, random: inout SplitMix64) -> PurchasePlan {

@@ -128,11 +128,19 @@ struct ScenarioIndexer {
                 add(at, charge, .didRenew, .none)
             }
         }
+        appendEnding(of: plan, periods: periods, add)
+    }
+
+    /// The notifications of how a subscription ends: auto-renew turned off, then expiry or billing failure.
+    private func appendEnding(
+        of plan: PurchasePlan, periods: (Int64, Int64),
+        _ add: (Int64, Int, NotificationEvent.Kind, NotificationEvent.Subtype) -> Void
+    ) {
         if plan.cancelMillis != 0 {
             let charge = max(0, plan.visibleCharges(at: plan.cancelMillis, periods: periods) - 1)
             add(plan.cancelMillis, charge, .didChangeRenewalStatus, .autoRenewDisabled)
         }
-        let last = count - 1
+        let last = plan.chargeCount - 1
         let lapse = plan.finalExpiryMillis(periods: periods)
         switch plan.ending {
         case .voluntary:

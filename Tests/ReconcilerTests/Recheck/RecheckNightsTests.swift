@@ -166,12 +166,8 @@ struct RecheckNightsTests {
         }
     }
 
-    /// After the nights, both refund jobs run and the refund report counts every refund once, in particular the
-    /// refunds of subscriptions the nights saw upgraded (Apple: a new product in the same group; Google: a new
-    /// purchase token linked to the old one).
-    static func expectUpgradedThenRefundedCountsOnce(_ simulator: StoreSimulator, _ harness: RecheckHarness)
-        async throws
-    {
+    /// Google's voided sync and Apple's refund sync, each ending well.
+    static func runRefundJobs(_ harness: RecheckHarness) async throws {
         let google = try await harness.jobs.googleVoided()
         #expect(google.exitCode == 0, "\(google.error ?? "")")
         let app = harness.stores.app(.apple)
@@ -184,7 +180,15 @@ struct RecheckNightsTests {
                 .run(.incremental, in: environment)
         }
         #expect(apple.exitCode == 0, "\(apple.error ?? "")")
+    }
 
+    /// After the nights, both refund jobs run and the refund report counts every refund once, in particular the
+    /// refunds of subscriptions the nights saw upgraded (Apple: a new product in the same group; Google: a new
+    /// purchase token linked to the old one).
+    static func expectUpgradedThenRefundedCountsOnce(_ simulator: StoreSimulator, _ harness: RecheckHarness)
+        async throws
+    {
+        try await runRefundJobs(harness)
         let truth = simulator.groundTruth()
         let oldest = truth.nowMillis - 30 * 86_400_000 + 600_000
         // Each refund in the truth as (platform, subscription store id, order id).
