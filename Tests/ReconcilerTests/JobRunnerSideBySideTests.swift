@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import RateLimiting
 import StoreSimulator
 import Synchronization
 import TestSupport
@@ -58,6 +59,28 @@ struct JobRunnerSideBySideTests {
             let rows = try harness.connection().query(
                 "SELECT app_id, outcome FROM job_run WHERE job = 'side_by_side' ORDER BY app_id")
             #expect(rows.count == 4)
+        }
+    }
+
+    @Test func withOwnGatesEachAppAsksAGateOfItsOwn() async throws {
+        try await Self.withApps { harness, apps in
+            let made = Mutex(0)
+            let conninfo = harness.stores.conninfo
+            let results = await harness.runner().runSideBySide(
+                job: "own_gates", apps: apps, concurrency: 4,
+                ownGates: {
+                    made.withLock { $0 += 1 }
+                    return PostgresQuotaGate(conninfo: conninfo, clock: ContinuousClock())
+                }
+            ) { app, environment in
+                _ = try await environment.gate.acquire(app: app.id, api: .appleConsumption, purpose: .incremental)
+            }
+            #expect(results.allSatisfy { $0.outcome == .ok }, "\(results.map { $0.error ?? "" })")
+            #expect(made.withLock { $0 } == apps.count)
+            // Every grant was recorded in the shared database, whichever gate made it.
+            let rows = try harness.connection().query(
+                "SELECT count(DISTINCT app_id)::int AS n FROM quota_day WHERE api = 'apple.consumption' AND used > 0")
+            #expect(try rows[0].decode("n", as: Int.self) == apps.count)
         }
     }
 }

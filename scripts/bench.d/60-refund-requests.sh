@@ -65,14 +65,21 @@ curl -fsS -X POST "$sim_url/admin/quotas" -d '{"appleEnforcement": "perSecond"}'
 "$bin" migrate --config "$dir/storerecon.yaml" --quiet
 "$bin" import consumption "$dir/consumption.csv" --config "$dir/storerecon.yaml" --quiet
 load=$(cut -d' ' -f1-3 /proc/loadavg)
+# CPU time of a process in ms (utime + stime, from /proc), for the simulator's share of the run.
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"; }
+sim_cpu_before=$(cpu_ms "$sim_pid")
 started=$(now_ms)
-/usr/bin/time -f '%M' -o "$dir.rss" "$bin" run refund-requests --config "$dir/storerecon.yaml" --quiet \
+/usr/bin/time -f '%M %U %S' -o "$dir.rss" "$bin" run refund-requests --config "$dir/storerecon.yaml" --quiet \
     2>"$dir.run.log" || log "refund requests: run refund-requests exited $? (see $dir.run.log)"
 run_ms=$(( $(now_ms) - started ))
-rss_kb=$(tail -1 "$dir.rss")
+sim_cpu=$(( $(cpu_ms "$sim_pid") - sim_cpu_before ))
+read -r rss_kb user_s sys_s < <(tail -1 "$dir.rss")
+run_cpu=$(python3 -c "print(round(($user_s + $sys_s) * 1000))")
 stats=$(curl -fsS "$sim_url/admin/stats")
 read -r least_ms least_of < <(rq_least_ms "$stats")
 refused=$(jq '[.endpoints[] | .refused] | add // 0' <<<"$stats")
+refused_where=$(jq -r '[.endpoints[] | select(.refused > 0) | "\(.app)/\(.endpoint) \(.refused)"] | join(", ")' <<<"$stats")
+[ "$refused" -eq 0 ] || log "refund requests: refused by the store: $refused_where"
 sent=$(jq '[.endpoints[] | select(.endpoint == "appleConsumption" or .endpoint == "googleOrders") | .granted] | add // 0' \
     <<<"$stats")
 read -r requests answered skipped other < <(psql -Atq -F ' ' -d "$db" -c "
@@ -91,6 +98,14 @@ record "refund_requests_${apps}_apps_answers" "$sent" calls \
     "$(( apps * rq_requests - skipped )) ($apps x $rq_requests less $skipped the rules skip)" \
     "$(holds "$requests == $apps * $rq_requests and $sent == $answered and $answered + $skipped == $requests")"
 record "refund_requests_${apps}_apps_rss" "$rss_kb" KiB null "measured" true
+# Where the host's time went: storerecon's and the simulator's CPU (the database's is not counted), against the
+# cores' time during the run; with both near it the run waited for CPU, not for the stores' limits.
+cores=$(nproc)
+record "refund_requests_${apps}_apps_storerecon_cpu" "$run_cpu" ms \
+    "$(python3 -c "print(round($run_cpu / ($cores * $run_ms), 3))")" "of $cores cores x wall" true
+record "refund_requests_${apps}_apps_simulator_cpu" "$sim_cpu" ms \
+    "$(python3 -c "print(round($sim_cpu / ($cores * $run_ms), 3))")" "of $cores cores x wall" true
+record "refund_requests_${apps}_apps_load" "${load%% *}" "load" null "reported (1-min load average at the start)" true
 
 # One app again with nothing new: each store's, alone (the overlap of Apple's history is read again and verified).
 for app in rq-ios-1 rq-android-1; do

@@ -12,7 +12,8 @@ extension JobRunner {
     /// own gate (its own connection: a second one per app) instead of this runner's, so that the apps' grants are
     /// not queued behind one another on one connection; the quotas stay per app in the database either way.
     public func runSideBySide(
-        job: String, apps: [AppConfig], concurrency: Int, ownGates: (@Sendable () -> PostgresQuotaGate<ContinuousClock>)? = nil,
+        job: String, apps: [AppConfig], concurrency: Int,
+        ownGates: (@Sendable () -> PostgresQuotaGate<ContinuousClock>)? = nil,
         record: @escaping @Sendable (Result) -> Void = { _ in },
         _ body: @escaping @Sendable (AppConfig, JobEnvironment) async throws -> Void
     ) async -> [Result] {
