@@ -18,7 +18,8 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
             notifications then record the store's decision. A request is answered at most once; one past its \
             deadline is recorded missed; without facts no_facts, without consent no_consent (both decided again on \
             the next run until the deadline). Exit codes as every job: 75 on quota or an outage (progress saved), \
-            1 when Apple refused an answer or a payload failed verification.
+            1 when Apple refused an answer or a payload failed verification. The apps run side by side (each on \
+            its own store quota) within nightly.concurrency database connections.
             Example (cron): */10 * * * * storerecon run refund-requests --quiet
             """
     )
@@ -34,7 +35,7 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
             // Google apps take part once storerecon's own RTDN subscription is configured.
             let apps = try runtime.apps(matching: app).filter { $0.platform == .apple || $0.rtdnSubscription != nil }
             let configuration = runtime.configuration
-            try await runtime.runJobs(AppleRefundRequests.job, apps: apps) { app, environment in
+            try await runtime.runJobsSideBySide(AppleRefundRequests.job, apps: apps) { app, environment in
                 let (gate, logger) = (environment.gate, environment.logger)
                 switch app.platform {
                 case .apple:

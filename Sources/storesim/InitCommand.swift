@@ -11,7 +11,9 @@ struct InitCommand: AsyncParsableCommand {
             Files: AuthKey_<KEYID>.p8 and apple-key.json (App Store Connect key), play-sa.json (Google service \
             account, token_uri pointing at the simulator), SimulatorRootCA.der (trust it for Apple payloads), \
             simulator-ca/ (the signing chain), scenario.json, simulator.json, storerecon.yaml and subscriptions.csv (what \
-            the app backend knows, for storerecon import subscriptions). The yaml configures the financial reports \
+            the app backend knows, for storerecon import subscriptions); with refund requests in the scenario, also \
+            consumption.csv (the backend's facts about each request's purchase, every customer consenting, for \
+            storerecon import consumption). The yaml configures the financial reports \
             the simulator serves (earningsBucket, vendorNumber and the App Store Connect key; --no-financial-reports \
             leaves them out), so storerecon sync payouts and report tie-out work as they are. The yaml and \
             play-sa.json name http://HOST:PORT; serve listens there (or rewrites both if told another port).
@@ -51,6 +53,9 @@ struct InitCommand: AsyncParsableCommand {
             financialReports: financialReports)
         // What the app backend would export: storerecon imports it like an operator's CSV.
         try SubscriptionExport.write(spec, to: directory.url.appendingPathComponent("subscriptions.csv"))
+        if spec.consumptionRequests > 0 || spec.refundReviews > 0 {
+            try ConsumptionFactsExport.write(spec, to: directory.url.appendingPathComponent("consumption.csv"))
+        }
         // Generating once here proves the spec is valid and gives the operator its size.
         let summary = try StoreSimulator.summarize(spec)
         print("wrote \(directory.url.path) (\(summary); \(started.duration(to: .now)))")

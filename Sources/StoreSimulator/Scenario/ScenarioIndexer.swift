@@ -53,31 +53,41 @@ struct ScenarioIndexer {
             notifications: notifications)
     }
 
-    /// `spec.consumptionRequests` refund requests on production Apple purchases picked by the seed, in the 12 hours
-    /// before the anchor (every tenth 13 hours before it), each about the charge current at that time.
+    /// `spec.consumptionRequests` refund requests on production Apple purchases picked by the seed, shared evenly
+    /// among the Apple apps (the first ones take one more when it does not divide), in the 12 hours before the
+    /// anchor (every tenth of an app's 13 hours before it), each about the charge current at that time.
     private func appendConsumptionRequests(into notifications: inout [[NotificationEvent]]) {
         guard spec.consumptionRequests > 0 else { return }
+        let appleApps = spec.apps.indices.filter { spec.apps[$0].platform == .apple }
+        var share = [Int](repeating: 0, count: spec.apps.count)
+        for (position, app) in appleApps.enumerated() {
+            share[app] =
+                spec.consumptionRequests / appleApps.count
+                + (position < spec.consumptionRequests % appleApps.count ? 1 : 0)
+        }
         let salt = SplitMix64.mix(spec.seed, 0xC0_5E)
         let candidates = plans.indices.filter { index in
             spec.apps[Int(plans[index].app)].platform == .apple && !plans[index].flags.contains(.sandbox)
         }.sorted { SplitMix64.mix(salt, UInt64($0)) < SplitMix64.mix(salt, UInt64($1)) }
         let periodMillis = spec.products.map(\.periodMillis)
-        var made = 0
-        for index in candidates where made < spec.consumptionRequests {
+        var made = [Int](repeating: 0, count: spec.apps.count)
+        for index in candidates {
             let plan = plans[index]
-            let hoursBefore: Int64 = made % 10 == 9 ? 13 : Int64(made % 11) + 1
-            let millis = spec.anchorMillis - hoursBefore * 3_600_000 + Int64(made)
+            let app = Int(plan.app)
+            guard made[app] < share[app] else { continue }
+            let hoursBefore: Int64 = made[app] % 10 == 9 ? 13 : Int64(made[app] % 11) + 1
+            let millis = spec.anchorMillis - hoursBefore * 3_600_000 + Int64(made[app])
             let periods = (periodMillis[Int(plan.product)], periodMillis[Int(plan.secondProduct)])
             let charges =
                 plan.isOneTime
                 ? (plan.startMillis <= millis ? 1 : 0) : plan.visibleCharges(at: millis, periods: periods)
             guard charges > 0 else { continue }
-            let slot = Scenario.notificationSlot(app: Int(plan.app), sandbox: false)
+            let slot = Scenario.notificationSlot(app: app, sandbox: false)
             notifications[slot].append(
                 NotificationEvent(
                     millis: millis, plan: Int32(index), charge: UInt16(charges - 1), kind: .consumptionRequest,
                     subtype: .none))
-            made += 1
+            made[app] += 1
         }
     }
 

@@ -38,8 +38,9 @@ public struct ScenarioSpec: Codable, Sendable, Equatable {
     /// the refunds of all of them, whose signed transactions share one `appTransactionId`, and whom the subscription
     /// export names by one `user_ref`. Nothing else about the scenario changes with it.
     public var appleCustomerPlans: Int
-    /// Apple `CONSUMPTION_REQUEST` notifications (refund requests) in all, on production purchases of the Apple
-    /// apps, in the 12 hours before the anchor; every tenth is 13 hours old (past Apple's answer window). Default 0.
+    /// Apple `CONSUMPTION_REQUEST` notifications (refund requests) in all, shared evenly among the Apple apps, on
+    /// their production purchases, in the 12 hours before the anchor; every tenth of an app's is 13 hours old (past
+    /// Apple's answer window). Default 0.
     public var consumptionRequests: Int
     /// Google pending refund reviews (chargebacks) in all, on purchases of the Google apps, published to each app's
     /// RTDN subscription in the 24 hours before the anchor (every tenth 25 hours before it). Default 0.

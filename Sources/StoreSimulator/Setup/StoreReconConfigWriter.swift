@@ -51,6 +51,11 @@ struct StoreReconConfigWriter {
                 lines.append("    serviceAccountFile: \(path("play-sa.json"))")
                 lines.append("    baseURL: \(quoted(baseURL))")
                 lines.append("    tokenURL: \(quoted(baseURL + "/token"))")
+                if spec.refundReviews > 0 {
+                    // storerecon's own pull subscription on the app's RTDN topic, where the reviews arrive.
+                    lines.append("    rtdnSubscription: \(quoted(PubSubSubscriptions.name(app: app.id)))")
+                    lines.append("    pubsubBaseURL: \(quoted(baseURL))")
+                }
                 guard financialReports else { continue }
                 lines.append("    earningsBucket: \(quoted(Scenario.earningsBucket(app: index)))")
                 lines.append("    storageBaseURL: \(quoted(baseURL))")

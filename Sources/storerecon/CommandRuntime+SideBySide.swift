@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import RateLimiting
+import Reconciler
+
+extension CommandRuntime {
+    /// ``runJobs(_:apps:_:)`` with the apps side by side, within `nightly.concurrency` database connections (by
+    /// default half those the server has free, at most 16 per core, as `run nightly`): each app holds two, its job's
+    /// and its own quota gate's.
+    func runJobsSideBySide(
+        _ job: String, apps: [AppConfig], _ body: @escaping @Sendable (AppConfig, JobEnvironment) async throws -> Void
+    ) async throws {
+        guard !apps.isEmpty else {
+            logger.warning("no app of this platform is configured; nothing to do")
+            return
+        }
+        var connections = 2
+        if apps.count > 1 {
+            let connection = try connect()
+            defer { connection.close() }
+            connections =
+                try configuration.nightly.concurrency
+                ?? NightlyFleet.defaultConcurrency(
+                    freeConnections: NightlyFleet.freeConnections(on: connection),
+                    cores: ProcessInfo.processInfo.activeProcessorCount)
+        }
+        let (record, configuration, logger) = (self.record, self.configuration, self.logger)
+        let results = await jobRunner().runSideBySide(
+            job: job, apps: apps, concurrency: max(1, connections / 2),
+            ownGates: {
+                PostgresQuotaGate(
+                    conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock(),
+                    logger: logger)
+            }, record: { record.add([$0]) }, body)
+        let worst = ExitStatus.worst(results.map(\.exitCode))
+        if worst != 0 { throw ExitCode(worst) }
+    }
+}
