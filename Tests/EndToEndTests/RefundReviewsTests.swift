@@ -52,6 +52,29 @@ struct RefundReviewsTests {
         try connection.query(sql)[0].decode("n")
     }
 
+    /// The facts for the reviews found, by their place: consumed 80 %, undelivered without consent, none.
+    func factsCSV(_ found: [Review]) -> String {
+        var csv = "platform,purchase_id,customer_consented,delivery_status,consumption_percent,"
+        csv += "sample_content_provided,as_of\n"
+        for (index, review) in found.enumerated() where index % 3 != 2 {
+            csv +=
+                index % 3 == 0
+                ? "google,\(review.orderId),true,delivered,80,false,2026-07-01T00:00:00Z\n"
+                : "google,\(review.orderId),false,undelivered_quality_issue,,true,2026-07-01T00:00:00Z\n"
+        }
+        return csv
+    }
+
+    /// The body Google must receive for the review at `index` of the facts above, written by hand; nil when
+    /// nothing may be sent (a missed deadline or no facts).
+    func expectedBody(_ index: Int, _ review: Review) -> String? {
+        review.missed || index % 3 == 2
+            ? nil
+            : index % 3 == 0
+                ? #"{"consumptionPercentageMilliunits":80000,"pendingRefundToken":"\#(review.token)","refundPreference":"DECLINE","sampleContentProvided":false}"#
+                : #"{"consumptionPercentageMilliunits":0,"pendingRefundToken":"\#(review.token)","refundPreference":"APPROVE","sampleContentProvided":true}"#
+    }
+
     @Test func everyReviewIsAnsweredOnceThoughMessagesComeAgain() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
             let stores = try SimulatedStores(simulator: simulator, databasePrefix: "refundreviews")
@@ -81,16 +104,8 @@ struct RefundReviewsTests {
             #expect(simulator.unacknowledgedRTDN(app: android) == 13)
             #expect(simulator.refundReviewAnswers().isEmpty)
 
-            var csv = "platform,purchase_id,customer_consented,delivery_status,consumption_percent,"
-            csv += "sample_content_provided,as_of\n"
-            for (index, review) in found.enumerated() where index % 3 != 2 {
-                csv +=
-                    index % 3 == 0
-                    ? "google,\(review.orderId),true,delivered,80,false,2026-07-01T00:00:00Z\n"
-                    : "google,\(review.orderId),false,undelivered_quality_issue,,true,2026-07-01T00:00:00Z\n"
-            }
             let facts = stores.directory.appendingPathComponent("facts.csv").path
-            try csv.write(toFile: facts, atomically: true, encoding: .utf8)
+            try factsCSV(found).write(toFile: facts, atomically: true, encoding: .utf8)
             #expect(try await run(stores, ["import", "consumption", facts]).status == 0)
 
             // Second run: the same messages come again and are acknowledged; each review is answered once.
@@ -101,12 +116,7 @@ struct RefundReviewsTests {
             let sent = Dictionary(uniqueKeysWithValues: simulator.refundReviewAnswers().map { ($0.orderId, $0) })
             var expected = 0
             for (index, review) in found.enumerated() {
-                let body: String? =
-                    review.missed || index % 3 == 2
-                    ? nil
-                    : index % 3 == 0
-                        ? #"{"consumptionPercentageMilliunits":80000,"pendingRefundToken":"\#(review.token)","refundPreference":"DECLINE","sampleContentProvided":false}"#
-                        : #"{"consumptionPercentageMilliunits":0,"pendingRefundToken":"\#(review.token)","refundPreference":"APPROVE","sampleContentProvided":true}"#
+                let body = expectedBody(index, review)
                 #expect(sent[review.orderId]?.body == body, "review \(index): \(review)")
                 if body != nil { expected += 1 }
             }

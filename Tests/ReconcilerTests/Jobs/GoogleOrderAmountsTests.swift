@@ -21,6 +21,19 @@ struct GoogleOrderAmountsTests {
         return options
     }
 
+    /// Active subscriptions, each with its current order, as the recheck keeps them (latestSuccessfulOrderId).
+    static func insertActiveSubscriptions(
+        _ connection: PostgresConnection, appId: String, _ currentOrders: [(storeId: String, orderId: String)]
+    ) throws {
+        for (storeId, orderId) in currentOrders {
+            try connection.execute(
+                """
+                INSERT INTO subscription (app_id, store_id, product_id, state, current_order_id)
+                VALUES ($1, $2, 'p', 'active', $3) ON CONFLICT DO NOTHING
+                """, [appId, storeId, orderId])
+        }
+    }
+
     /// Google refund rows by amount state.
     static func amounts(_ harness: JobHarness) throws -> (store: Int, other: Int, notes: [String: Int]) {
         let connection = try harness.connection()
@@ -212,20 +225,10 @@ struct GoogleOrderAmountsTests {
             let connection = try harness.connection()
             #expect(try await harness.googleVoided().exitCode == 0)
             let voidedRows: Int = try connection.query("SELECT count(*) AS n FROM refund WHERE revoked")[0].decode("n")
-            for refund in silent {
-                try connection.execute(
-                    """
-                    INSERT INTO subscription (app_id, store_id, product_id, state, current_order_id)
-                    VALUES ($1, $2, 'p', 'active', $3) ON CONFLICT DO NOTHING
-                    """, [app.id, refund.purchaseToken, refund.orderId])
-            }
-            for void in others {
-                try connection.execute(
-                    """
-                    INSERT INTO subscription (app_id, store_id, product_id, state, current_order_id)
-                    VALUES ($1, $2, 'p', 'active', $3) ON CONFLICT DO NOTHING
-                    """, [app.id, void.purchaseToken + "-other", void.orderId])
-            }
+            try Self.insertActiveSubscriptions(
+                connection, appId: app.id,
+                silent.map { ($0.purchaseToken, $0.orderId) } + others.map { ($0.purchaseToken + "-other", $0.orderId) }
+            )
             // One of them has a voided row waiting in the quarantine (its types were wrong): that order was revoked,
             // so it is not asked as a refund without revocation.
             let held = silent[0].orderId

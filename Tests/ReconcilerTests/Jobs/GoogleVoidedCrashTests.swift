@@ -171,20 +171,7 @@ struct GoogleVoidedCrashTests {
                 kill(process.processIdentifier, SIGKILL)
                 try await process.exited()
                 kills += 1
-                let slices = try VoidedSlice.load(job: GoogleVoidedSync.backfillJob, app: app, on: harness.connection())
-                // The 4 planned, and those split off running ones (at most twice the starting slices a run).
-                #expect(slices.count >= 4 && slices.count <= 4 + 8 * kills, "\(slices.count) slices")
-                splitSoFar = slices.count - 4
-                #expect(try harness.checkpoint(GoogleVoidedSync.backfillJob).inFlight)
-                // What is stored is what the slices' rows say was stored: exactly, without splits; with them, the
-                // old chain's page that reads past its new end counts rows the new slice counts again (stored once).
-                let stored = try Int64(harness.storedVoids().count)
-                let counted = slices.map(\.rowsDone).reduce(0, +)
-                if splitSoFar == 0 {
-                    #expect(stored == counted)
-                } else {
-                    #expect(stored <= counted, "\(stored) stored, \(counted) counted by \(slices.count) slices")
-                }
+                splitSoFar = try Self.expectSlicesAccountForStoredRows(harness, app: app, kills: kills)
             }
             #expect(kills == 2, "the backfill ended before the kills: the test proves little")
             let finished = try await storerecon.finish(arguments)
@@ -203,6 +190,26 @@ struct GoogleVoidedCrashTests {
                 "\(spent) calls for \(pages) pages after \(kills) kills and \(splits) splits")
             print("sliced backfill: \(kills) kills, \(spent) calls for \(pages) pages")
         }
+    }
+
+    /// After a kill: the slices saved are the 4 planned and those split off running ones, the backfill is still in
+    /// flight, and the slices' rows account for what is stored. Returns how many slices were split off so far.
+    static func expectSlicesAccountForStoredRows(_ harness: JobHarness, app: String, kills: Int) throws -> Int {
+        let slices = try VoidedSlice.load(job: GoogleVoidedSync.backfillJob, app: app, on: harness.connection())
+        // At most twice the starting slices a run.
+        #expect(slices.count >= 4 && slices.count <= 4 + 8 * kills, "\(slices.count) slices")
+        let splitSoFar = slices.count - 4
+        #expect(try harness.checkpoint(GoogleVoidedSync.backfillJob).inFlight)
+        // What is stored is what the slices' rows say was stored: exactly, without splits; with them, the old
+        // chain's page that reads past its new end counts rows the new slice counts again (stored once).
+        let stored = try Int64(harness.storedVoids().count)
+        let counted = slices.map(\.rowsDone).reduce(0, +)
+        if splitSoFar == 0 {
+            #expect(stored == counted)
+        } else {
+            #expect(stored <= counted, "\(stored) stored, \(counted) counted by \(slices.count) slices")
+        }
+        return splitSoFar
     }
 
     /// The refund ledger as comparable text rows (run ids and insertion times left out).

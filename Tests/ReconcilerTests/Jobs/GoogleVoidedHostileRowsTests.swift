@@ -56,6 +56,26 @@ struct GoogleVoidedHostileRowsTests {
         }
     }
 
+    /// Each hostile row that fits is stored exactly: its order id, its token as the original id, and both in the
+    /// JSON payload.
+    static func expectStoredExactly(_ fits: [(order: String, token: String)], _ harness: JobHarness) throws {
+        let rows = try harness.connection().query(
+            """
+            SELECT order_id, original_id, payload->>'orderId' AS json_order, payload->>'purchaseToken' AS json_token
+            FROM refund WHERE platform = 'google'
+            """)
+        var byOrder: [String: (String, String, String)] = [:]
+        for row in rows {
+            byOrder[try row.decode("order_id")] = (
+                try row.decode("original_id"), try row.decode("json_order"), try row.decode("json_token")
+            )
+        }
+        for (order, token) in fits {
+            let found = try #require(byOrder[order], "hostile orderId \(order.debugDescription.prefix(60)) lost")
+            #expect(found.0 == token && found.1 == order && found.2 == token)
+        }
+    }
+
     @Test func storableRowsRoundTripAndUnstorableOnesAreRefusedByName() async throws {
         var input = HostileInput(seed: 0xB0B)
         var hostile: [(order: String, token: String)] = []
@@ -97,21 +117,7 @@ struct GoogleVoidedHostileRowsTests {
             let stored = try harness.storedVoids()
             #expect(stored.isSuperset(of: truth))
             #expect(stored.count == truth.count + fits.count)
-            let rows = try harness.connection().query(
-                """
-                SELECT order_id, original_id, payload->>'orderId' AS json_order, payload->>'purchaseToken' AS json_token
-                FROM refund WHERE platform = 'google'
-                """)
-            var byOrder: [String: (String, String, String)] = [:]
-            for row in rows {
-                byOrder[try row.decode("order_id")] = (
-                    try row.decode("original_id"), try row.decode("json_order"), try row.decode("json_token")
-                )
-            }
-            for (order, token) in fits {
-                let found = try #require(byOrder[order], "hostile orderId \(order.debugDescription.prefix(60)) lost")
-                #expect(found.0 == token && found.1 == order && found.2 == token)
-            }
+            try Self.expectStoredExactly(fits, harness)
             // A rerun finds nothing new and stores nothing twice.
             let rerun = try await harness.googleVoided(transport: ScriptedTransport { _ in })
             #expect(rerun.exitCode == 0, "\(rerun.error ?? "")")

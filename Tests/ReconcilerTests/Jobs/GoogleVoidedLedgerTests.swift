@@ -71,35 +71,46 @@ struct GoogleVoidedLedgerTests {
             #expect(try await harness.googleVoided().exitCode == 0)
             #expect(try harness.storedVoids() == Set(ordered))
             for (index, token) in picks.enumerated() {
-                let subscription = try connection.query(
-                    """
-                    SELECT id, state, entitled, flagged_at IS NOT NULL AS flagged FROM subscription
-                    WHERE store_id = $1
-                    """, [token])[0]
-                let id: Int64 = try subscription.decode("id")
-                let links = try connection.query(
-                    """
-                    SELECT count(*) FILTER (WHERE subscription_id = $2 AND product_id = $3) AS linked, count(*) AS n
-                    FROM refund WHERE original_id = $1
-                    """, [token, id, product])[0]
-                #expect(try links.decode("n", as: Int.self) == tokens[token]!.count)
-                #expect(try links.decode("linked", as: Int.self) == tokens[token]!.count, "token \(index)")
-                let transitions = try connection.query(
-                    """
-                    SELECT count(*) AS n FROM subscription_transition
-                    WHERE subscription_id = $1 AND new_state = 'revoked' AND source = 'google_voided'
-                    """, [id])[0]
-                if index % 2 == 0 {
-                    #expect(try subscription.decode("state", as: String.self) == "revoked")
-                    #expect(try subscription.decode("entitled", as: Bool.self) == false)
-                    #expect(try transitions.decode("n", as: Int.self) == 1)
-                } else {
-                    #expect(try subscription.decode("state", as: String.self) == "active")
-                    #expect(try subscription.decode("entitled", as: Bool.self) == true)
-                    #expect(try subscription.decode("flagged", as: Bool.self) == true)
-                    #expect(try transitions.decode("n", as: Int.self) == 0)
-                }
+                try Self.expectLinked(
+                    connection, token: token, index: index, product: product, voids: tokens[token]!.count,
+                    currentOrderVoided: index % 2 == 0)
             }
+        }
+    }
+
+    /// Every void of `token` is linked to the subscription holding it; that subscription is revoked (once, by the
+    /// voided sync) when its current order was voided, and otherwise stays entitled and is flagged.
+    static func expectLinked(
+        _ connection: PostgresConnection, token: String, index: Int, product: String, voids: Int,
+        currentOrderVoided: Bool
+    ) throws {
+        let subscription = try connection.query(
+            """
+            SELECT id, state, entitled, flagged_at IS NOT NULL AS flagged FROM subscription
+            WHERE store_id = $1
+            """, [token])[0]
+        let id: Int64 = try subscription.decode("id")
+        let links = try connection.query(
+            """
+            SELECT count(*) FILTER (WHERE subscription_id = $2 AND product_id = $3) AS linked, count(*) AS n
+            FROM refund WHERE original_id = $1
+            """, [token, id, product])[0]
+        #expect(try links.decode("n", as: Int.self) == voids)
+        #expect(try links.decode("linked", as: Int.self) == voids, "token \(index)")
+        let transitions = try connection.query(
+            """
+            SELECT count(*) AS n FROM subscription_transition
+            WHERE subscription_id = $1 AND new_state = 'revoked' AND source = 'google_voided'
+            """, [id])[0]
+        if currentOrderVoided {
+            #expect(try subscription.decode("state", as: String.self) == "revoked")
+            #expect(try subscription.decode("entitled", as: Bool.self) == false)
+            #expect(try transitions.decode("n", as: Int.self) == 1)
+        } else {
+            #expect(try subscription.decode("state", as: String.self) == "active")
+            #expect(try subscription.decode("entitled", as: Bool.self) == true)
+            #expect(try subscription.decode("flagged", as: Bool.self) == true)
+            #expect(try transitions.decode("n", as: Int.self) == 0)
         }
     }
 }
