@@ -72,6 +72,15 @@ struct ArrivalPacerTests {
         // Another app's calls are paced on their own.
         try await gate.beginCall(app: "b", api: api)
         #expect(clock.now == Self.at(1125))
+        // An API counted in short windows (its calls leave within their grant's margin) is not paced by answers.
+        let google = PostgresQuotaGate(
+            conninfo: "host=/nonexistent",
+            policy: QuotaPolicy(
+                defaultLimits: QuotaLimits([.googleVoidedPurchases: QuotaLimit(windows: [Self.limit])])),
+            clock: clock)
+        for _ in 0..<5 { try await google.beginCall(app: "a", api: .googleVoidedPurchases) }
+        #expect(clock.now == Self.at(1125))
+        #expect(await google.statistics.paced == 0)
     }
 
     /// Records the order in which `sendGranted` uses the gate.
