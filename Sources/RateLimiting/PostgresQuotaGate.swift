@@ -35,6 +35,8 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
     /// obeys them itself.
     var localBlocks: [Key: C.Instant] = [:]
     var localExhausted: [Key: PacificDay] = [:]
+    /// This process's calls paced by their answers, per (app, API) (see ``ArrivalPacer``).
+    var pacers: [Key: ArrivalPacer<C.Instant>] = [:]
 
     /// What this gate has done so far.
     public internal(set) var statistics = QuotaGateStatistics()

@@ -11,12 +11,29 @@ extension QuotaGate {
     /// Asks the gate, then has `send` make the call by the time its grant allows (`acquire`'s leave-by, passed to
     /// `send` for its `HTTPRequest.leaveBy`). A grant that reaches the transport later (``TransportError`` `.late`:
     /// the call was not sent) is left unused and asked for again, at most ``LateGrants/most`` times: sent late, the
-    /// call could meet the next window's calls at the store and be refused. Every store client sends through here.
+    /// call could meet the next window's calls at the store and be refused. The call is bracketed by
+    /// ``beginCall(app:api:)`` and ``endCall(app:api:)``, so the gate can pace it by its answers. Every store client
+    /// sends through here.
     /// - Parameters:
     ///   - onLate: told of each grant left unused (for the log).
     ///   - send: builds the request with this leave-by time (nil: no limit) and sends it; called once per grant.
     public func sendGranted(
         app: String, api: StoreAPI, purpose: CallPurpose, onLate: (TransportError) -> Void = { _ in },
+        _ send: (_ leaveBy: ContinuousClock.Instant?) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await beginCall(app: app, api: api)
+        do {
+            let response = try await sendRetakingLate(app: app, api: api, purpose: purpose, onLate: onLate, send)
+            await endCall(app: app, api: api)
+            return response
+        } catch {
+            await endCall(app: app, api: api)
+            throw error
+        }
+    }
+
+    private func sendRetakingLate(
+        app: String, api: StoreAPI, purpose: CallPurpose, onLate: (TransportError) -> Void,
         _ send: (_ leaveBy: ContinuousClock.Instant?) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         var late = 0

@@ -15,6 +15,8 @@ public struct QuotaGateStatistics: Sendable, Hashable {
     /// Grants that reached this process later than their window's latency margin (a loaded host) and were taken
     /// again rather than sent late.
     public var retaken = 0
+    /// Times a call waited for this process's earlier calls' answers (``ArrivalPacer``) before it was asked for.
+    public var paced = 0
 
     /// Creates empty statistics.
     public init() {}

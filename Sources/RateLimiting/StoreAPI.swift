@@ -83,6 +83,23 @@ public protocol QuotaGate: Sendable {
 
     /// Tells the limiter what the store answered, so a 429 drains the bucket and a "per day" answer stops the API.
     func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async
+
+    /// Waits until this process's earlier calls of `api` for `app` allow one more to be asked for, judged by when
+    /// their answers came back (``ArrivalPacer``), then counts it in flight until ``endCall(app:api:)``.
+    /// ``QuotaGate/sendGranted(app:api:purpose:onLate:_:)`` brackets every store call with the two.
+    /// - Throws: `CancellationError` when cancelled while waiting.
+    func beginCall(app: String, api: StoreAPI) async throws
+
+    /// Counts a call begun with ``beginCall(app:api:)`` as answered (or failed) now.
+    func endCall(app: String, api: StoreAPI) async
+}
+
+extension QuotaGate {
+    /// No pacing by answers: a gate that only grants.
+    public func beginCall(app: String, api: StoreAPI) async throws {}
+
+    /// No pacing by answers: a gate that only grants.
+    public func endCall(app: String, api: StoreAPI) async {}
 }
 
 /// The daily budget (or the share a backfill may take of it) is spent, or the store said so.

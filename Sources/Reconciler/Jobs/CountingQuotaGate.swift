@@ -25,4 +25,12 @@ public struct CountingQuotaGate: QuotaGate {
         if feedback != .accepted { counters.call("\(api.rawValue).throttled") }
         await base.report(app: app, api: api, feedback: feedback)
     }
+
+    public func beginCall(app: String, api: StoreAPI) async throws {
+        try await base.beginCall(app: app, api: api)
+    }
+
+    public func endCall(app: String, api: StoreAPI) async {
+        await base.endCall(app: app, api: api)
+    }
 }

@@ -40,4 +40,12 @@ public struct StoppableQuotaGate: QuotaGate {
     public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
         await base.report(app: app, api: api, feedback: feedback)
     }
+
+    public func beginCall(app: String, api: StoreAPI) async throws {
+        try await base.beginCall(app: app, api: api)
+    }
+
+    public func endCall(app: String, api: StoreAPI) async {
+        await base.endCall(app: app, api: api)
+    }
 }

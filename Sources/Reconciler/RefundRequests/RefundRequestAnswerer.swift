@@ -70,17 +70,20 @@ struct RefundRequestAnswerer: Sendable {
             try requests.release(id: open.id, on: environment.connection)
             throw error
         }
-        // The usage evidence (IP addresses, locations) goes in the transaction that records the answer.
         let (answer, code): (RefundRequestAnswer, String?)
         switch result {
         case .answered: (answer, code) = (.answered, nil)
         case .refused(let refusal, _): (answer, code) = (.failed, refusal)
         }
-        try environment.connection.transaction { connection in
-            try requests.finish(id: open.id, answer: answer, errorCode: code, on: connection)
-            if open.request.store == .google {
+        if open.request.store == .google {
+            // The usage evidence (IP addresses, locations) goes in the transaction that records the answer.
+            try environment.connection.transaction { connection in
+                try requests.finish(id: open.id, answer: answer, errorCode: code, on: connection)
                 try ConsumptionUsageEventStore.delete(ids: Self.ids(open), on: connection)
             }
+        } else {
+            // One statement: no transaction's BEGIN and COMMIT round trips around it.
+            try requests.finish(id: open.id, answer: answer, errorCode: code, on: environment.connection)
         }
         switch result {
         case .answered:

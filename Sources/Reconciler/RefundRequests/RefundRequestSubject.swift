@@ -12,12 +12,13 @@ struct RefundRequestSubject {
     ) throws -> RefundRequestSubject {
         let request = open.request
         let ids = [request.transactionId] + (request.originalId.map { [$0] } ?? [])
-        let facts = try ConsumptionFactStore.facts(platform: request.store, ids: ids, on: connection)
+        let customer = ConsumptionFactStore.RefundCustomer(
+            appId: store.appId, originalId: request.originalId, transactionId: request.transactionId)
+        let (facts, prior) = try ConsumptionFactStore.factsAndPriorRefunds(
+            platform: request.store, ids: ids, customer: customer, on: connection)
         let figures = LedgerFigures(
             tenureDays: request.firstPurchasedAt.map { max(0, Int(request.receivedAt.timeIntervalSince($0) / 86_400)) },
-            priorRefunds: try store.priorRefunds(
-                originalId: request.originalId, transactionId: request.transactionId, on: connection),
-            periodUsedMilli: periodUsed(request))
+            priorRefunds: prior, periodUsedMilli: periodUsed(request))
         let kind =
             request.store == .apple
             ? PurchaseKind(appleType: request.productType)

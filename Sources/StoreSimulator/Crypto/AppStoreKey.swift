@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// An App Store Connect In-App Purchase key: the `.p8` (PKCS#8 P-256) that signs storerecon's bearer tokens,
 /// with its key id and issuer id. The simulator checks tokens against its public half.
@@ -11,6 +12,8 @@ public struct AppStoreKey: Sendable {
     /// The private key, PKCS#8 PEM: the `.p8` file's content.
     public let privateKeyPEM: String
     let publicKey: P256.Signing.PublicKey
+    /// Signatures already found valid (a client reuses its bearer token for minutes).
+    let verified = SignatureMemo()
 
     /// Generates a new key with ids derived from the seed.
     public static func generate(seed: UInt64 = 0) -> AppStoreKey {
@@ -41,7 +44,35 @@ public struct AppStoreKey: Sendable {
 
     /// Whether `signature` (raw r‖s) is a valid ES256 signature of `input`.
     func verifiesES256(_ signature: [UInt8], over input: Data) -> Bool {
-        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
-        return publicKey.isValidSignature(signature, for: input)
+        let memoKey = input + signature
+        if verified.contains(memoKey) { return true }
+        guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            publicKey.isValidSignature(parsed, for: input)
+        else { return false }
+        verified.insert(memoKey)
+        return true
     }
+}
+
+/// The signed inputs and signatures a key has already verified: the same bytes verify the same way, so a token
+/// sent with every call is checked once rather than with an ECDSA verification per call. Bounded: when full, it
+/// starts again empty.
+final class SignatureMemo: Sendable {
+    /// The most entries kept.
+    static let most = 1024
+    private let entries = Mutex(Set<Data>())
+
+    /// Whether these bytes were verified before.
+    func contains(_ key: Data) -> Bool { entries.withLock { $0.contains(key) } }
+
+    /// Remembers bytes that verified.
+    func insert(_ key: Data) {
+        entries.withLock { set in
+            if set.count >= Self.most { set.removeAll(keepingCapacity: true) }
+            set.insert(key)
+        }
+    }
+
+    /// How many are kept (for tests).
+    var count: Int { entries.withLock { $0.count } }
 }

@@ -1,0 +1,39 @@
+extension PostgresQuotaGate {
+    /// How often a call waiting for a window's count of calls in flight looks again.
+    static var inFlightPoll: Duration { .milliseconds(5) }
+
+    /// Waits until this process's answers of the (app, API)'s calls allow one more (``ArrivalPacer``), then counts
+    /// it in flight. Paced: Apple's APIs, whose grants carry no leave-by time (Apple enforces its per-second limits
+    /// over the hour, but a store or simulator counting each second would refuse a call that arrived late). Not
+    /// paced: APIs counted in short windows, whose calls must leave within the margin of their grant already, since
+    /// waiting for answers would cost a slow store's answer time per window (1.5 s of Google's 30 s is 5 %); and
+    /// APIs without a configured limit.
+    /// - Throws: `CancellationError` when cancelled while waiting.
+    public func beginCall(app: String, api: StoreAPI) async throws {
+        guard !api.countsShortWindows, let windows = policy.limit(app: app, api: api)?.windows, !windows.isEmpty
+        else { return }
+        let key = Key(app: app, api: api)
+        if pacers[key] == nil { pacers[key] = ArrivalPacer(windows: windows) }
+        while true {
+            try Task.checkCancellation()
+            // Read again after every sleep: other calls of this gate ran meanwhile.
+            guard let wait = pacers[key]?.wait(at: clock.now) else { return }
+            switch wait {
+            case .none:
+                pacers[key]?.started()
+                return
+            case .until(let instant):
+                statistics.paced += 1
+                try await clock.sleep(until: instant, tolerance: nil)
+            case .answer:
+                statistics.paced += 1
+                try await clock.sleep(until: clock.now.advanced(by: Self.inFlightPoll), tolerance: nil)
+            }
+        }
+    }
+
+    /// Counts a call begun with ``beginCall(app:api:)`` as answered now.
+    public func endCall(app: String, api: StoreAPI) async {
+        pacers[Key(app: app, api: api)]?.finished(at: clock.now)
+    }
+}
