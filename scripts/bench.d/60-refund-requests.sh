@@ -80,6 +80,8 @@ read -r least_ms least_of < <(rq_least_ms "$stats")
 refused=$(jq '[.endpoints[] | .refused] | add // 0' <<<"$stats")
 refused_where=$(jq -r '[.endpoints[] | select(.refused > 0) | "\(.app)/\(.endpoint) \(.refused)"] | join(", ")' <<<"$stats")
 [ "$refused" -eq 0 ] || log "refund requests: refused by the store: $refused_where"
+# Google's answers share the Orders endpoint with the order reads (orders.batchget), so the store side counts at
+# least the answers; each request answered once is the database's count.
 sent=$(jq '[.endpoints[] | select(.endpoint == "appleConsumption" or .endpoint == "googleOrders") | .granted] | add // 0' \
     <<<"$stats")
 read -r requests answered skipped other < <(psql -Atq -F ' ' -d "$db" -c "
@@ -96,7 +98,7 @@ record "refund_requests_${apps}_apps_refusals" "$refused" calls null "0" "$(hold
 record "refund_requests_${apps}_apps_answers" "$sent" calls \
     "$(python3 -c "print(round($answered / max(1, $apps * $rq_requests - $skipped), 3))")" \
     "$(( apps * rq_requests - skipped )) ($apps x $rq_requests less $skipped the rules skip)" \
-    "$(holds "$requests == $apps * $rq_requests and $sent == $answered and $answered + $skipped == $requests")"
+    "$(holds "$requests == $apps * $rq_requests and $sent >= $answered and $answered + $skipped == $requests")"
 record "refund_requests_${apps}_apps_rss" "$rss_kb" KiB null "measured" true
 # Where the host's time went: storerecon's and the simulator's CPU (the database's is not counted), against the
 # cores' time during the run; with both near it the run waited for CPU, not for the stores' limits.
