@@ -31,8 +31,8 @@ extension AppleRefundSync {
         var (pager, discovery) = (start, discovery)
         try await withThrowingTaskGroup(of: Result<NotificationHistoryResponse, any Error>.self) { group in
             func feed(_ event: DiscoveryPager.Event) -> [DiscoveryPager.Action] {
-                if environment.shutdown.isRequested { _ = pager.handle(.stopRequested) }
-                return pager.handle(event)
+                let stop = environment.shutdown.isRequested ? pager.handle(.stopRequested) : []
+                return stop + pager.handle(event)
             }
             var actions = pager.start()[...]
             while true {

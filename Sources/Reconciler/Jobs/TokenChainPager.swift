@@ -98,8 +98,9 @@ struct TokenChainPager<Page> {
         mayCall() + mayFinish()
     }
 
-    /// Takes one event.
+    /// Takes one event; after the end, none.
     mutating func handle(_ event: Event) -> [Action] {
+        guard !ended else { return [] }
         switch event {
         case .answered(let page, let next, let rows):
             return answered(page, next: next, rows: rows)
