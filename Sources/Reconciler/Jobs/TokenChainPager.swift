@@ -146,6 +146,8 @@ struct TokenChainPager<Page> {
         return [.restart] + mayCall() + mayFinish()
     }
 
+    /// The oldest page held is ready: it is stored, moving the checkpoint unless it or a page before it was set
+    /// aside (``SetAsideRule/endChain``: the chain ends with it).
     private mutating func prepared(_ page: Page, setAside: Bool) -> [Action] {
         let head = held[0]
         held[0].page = page

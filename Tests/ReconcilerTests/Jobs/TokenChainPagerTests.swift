@@ -163,6 +163,22 @@ struct TokenChainPagerTests {
                 == ["prepare p2", "store p2' r2>r3 held", "finish endedBySetAside"])
     }
 
+    @Test func aPageAnsweredWhileThePageBeforeIsStoredWaitsAndHoldsBackTheNextCall() {
+        let feed = Feed()
+        _ = feed.start()
+        #expect(feed.answered("p1", next: "t1") == ["call t1", "prepare p1"])
+        #expect(feed.answered("p2", next: "t2").isEmpty, "p1 is still held: at most one page held while a call travels")
+        #expect(feed.prepared("p1") == ["store p1 start>t1"])
+        #expect(feed.stored() == ["call t2", "prepare p2"])
+        // A chain that ends at a page set aside drops the page answered after it (read again next time).
+        let ending = Feed(setAside: .endChain)
+        _ = ending.start()
+        _ = ending.answered("p1", next: "t1")
+        _ = ending.answered("p2", next: "t2")
+        #expect(ending.prepared("p1", setAside: true) == ["store p1 start>t1 held"])
+        #expect(ending.stored() == ["finish endedBySetAside"])
+    }
+
     @Test func anEmptyChainDrainsWithItsOnlyPage() {
         let feed = Feed(overlap: false)
         _ = feed.start()
