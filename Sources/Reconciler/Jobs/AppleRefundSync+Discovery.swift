@@ -7,62 +7,25 @@ import RateLimiting
 
 extension AppleRefundSync {
     /// Pages Notification History for one type from its checkpoint: queues every customer named, stores refunds the
-    /// notifications carry, marks reversals. Each page commits with its pagination token.
+    /// notifications carry, marks reversals. Each page commits with its pagination token. The paging decisions are the
+    /// ``TokenChainPager``'s (`AppleRefundSync+DiscoveryRunner.swift` performs them).
     func discover(_ type: NotificationTypeV2, in environment: JobEnvironment) async throws {
         let job = "apple_notifications:\(type.rawValue)"
-        var checkpoint = try SyncCheckpoint.load(job: job, app: app.id, on: environment.connection)
+        let checkpoint = try SyncCheckpoint.load(job: job, app: app.id, on: environment.connection)
         let now = environment.now()
         let (start, end, firstToken) = try window(
             of: type, job: job, checkpoint: checkpoint, now: now, in: environment)
-        var token = firstToken
-        var restarted = false
+        // A stop requested before the first call ends the job at once.
+        try environment.checkShutdown()
+        let discovery = Discovery(
+            type: type, request: NotificationHistoryRequest(startDate: start, endDate: end, notificationType: type),
+            window: (start, end), now: now, checkpoint: checkpoint)
         // Once a page held a payload that failed verification (it is quarantined), later pages are still stored but
         // the checkpoint stays before that page: the next run reads it again, so a payload spoiled on its way is not
-        // skipped for good.
-        var holdCheckpoint = false
-        // The next page's call, travelling while this page is verified and stored (as in GoogleVoidedSync).
-        var prefetched: Task<NotificationHistoryResponse, any Error>?
-        defer { prefetched?.cancel() }
-        var pages = notificationChain(type, from: token)
-        while true {
-            // A stop request lets the call already travelling finish and its page be saved (the quota is spent).
-            if prefetched == nil { try environment.checkShutdown() }
-            let request = NotificationHistoryRequest(startDate: start, endDate: end, notificationType: type)
-            let page: NotificationHistoryResponse
-            do {
-                if let call = prefetched {
-                    prefetched = nil
-                    page = try await call.value
-                } else {
-                    page = try await notifications(request, token: token)
-                }
-            } catch let error as AppStoreServerAPIError
-                where token != nil && !restarted
-                && (error.apiErrorCode == .paginationTokenExpired || error.apiErrorCode == .invalidPaginationToken)
-            {
-                environment.logger.warning("the notification-history token was refused; restarting the window")
-                restarted = true
-                token = nil
-                pages = notificationChain(type, from: nil)
-                continue
-            }
-            let next = try pages.follow(page.hasMore ? page.paginationToken : nil, rows: page.notificationHistory.count)
-            if let next, !environment.shutdown.isRequested {
-                // Used only after this page and its checkpoint commit; its errors surface when it is taken.
-                prefetched = Task { [self] in try await notifications(request, token: next) }
-            }
-            let notified = await verifiedPage(page, type: type, now: now, in: environment)
-            holdCheckpoint = holdCheckpoint || notified.setAside
-            if environment.dryRun {
-                let new = try ledger.countNew(notified.refunds, on: environment.connection)
-                environment.counters.add("would_insert", new)
-            } else {
-                Self.advance(&checkpoint, window: (start, end), next: next)
-                try storeNotified(notified, type: type, checkpoint: holdCheckpoint ? nil : checkpoint, in: environment)
-            }
-            token = next
-            if next == nil { break }
-        }
+        // skipped for good. The next page's call travels while this page is verified and stored.
+        let pager = DiscoveryPager(
+            notificationChain(type, from: firstToken), startingAt: firstToken, overlap: true, setAside: .holdCheckpoint)
+        try await page(discovery, with: pager, in: environment)
     }
 
     /// The pages of one type's notifications from `token`, bounded as Apple's paging is.
@@ -97,7 +60,10 @@ extension AppleRefundSync {
 
     /// The checkpoint after a page: the window in flight with the next page's token, or, after the last page, the
     /// window's end as the high-water mark.
-    static func advance(_ checkpoint: inout SyncCheckpoint, window: (start: Date, end: Date), next: String?) {
+    static func advanced(_ checkpoint: SyncCheckpoint, window: (start: Date, end: Date), next: String?)
+        -> SyncCheckpoint
+    {
+        var checkpoint = checkpoint
         if let next {
             checkpoint.windowStart = window.start
             checkpoint.windowEnd = window.end
@@ -110,6 +76,7 @@ extension AppleRefundSync {
             checkpoint.pageToken = nil
             checkpoint.pagesDone = 0
         }
+        return checkpoint
     }
 
     /// One page of Notification History.

@@ -127,61 +127,6 @@ extension AppleRefundSync {
         }
     }
 
-    /// Pages one customer's refund history from `revision`; each page and the revision after it commit together.
-    func readHistory(customer: String, revision start: String?, purpose: CallPurpose, in environment: JobEnvironment)
-        async throws
-    {
-        let connection = environment.connection
-        var revision = start
-        var resetRevision = false
-        var pages = PageChain(
-            app: app.id, api: .appleRefundHistory, name: "customer \(customer)", startingAt: start,
-            maximumPages: PageChain.maximumApplePages)
-        environment.counters.add("customers")
-        while true {
-            let page: RefundHistoryResponse
-            let answeredFrom: Environment
-            do {
-                (page, answeredFrom) = try await access.client.refundHistory(
-                    transactionId: customer, revision: revision, purpose: purpose)
-            } catch let error as AppStoreServerAPIError where error.apiErrorCode?.meansTransactionNotFound == true {
-                environment.counters.add("unknown_customers")
-                let code = error.apiErrorCode?.description ?? ""
-                environment.logger.warning(
-                    "customer \(customer) is unknown to the App Store (\(code)); not asked again")
-                if !environment.dryRun { try cursors.finish(customer, revision: revision, on: connection) }
-                return
-            } catch let error as AppStoreServerAPIError
-                where error.apiErrorCode == .invalidRevision && revision != nil && !resetRevision
-            {
-                environment.logger.warning("stored revision of customer \(customer) refused; reading from the start")
-                revision = nil
-                resetRevision = true
-                pages = PageChain(
-                    app: app.id, api: .appleRefundHistory, name: "customer \(customer)", startingAt: nil,
-                    maximumPages: PageChain.maximumApplePages)
-                continue
-            }
-            environment.counters.add("pages")
-            let (rows, quarantined, failed) = await verify(
-                page.signedTransactions, from: answeredFrom, customer: customer, in: environment)
-            let more = try pages.follow(page.hasMore ? page.revision : nil, rows: page.signedTransactions.count) != nil
-            if environment.dryRun {
-                environment.counters.add("would_insert", try ledger.countNew(rows, on: connection))
-                environment.counters.add("would_quarantine", quarantined.count)
-            } else {
-                try save(
-                    rows, quarantined: quarantined, customer: customer, failed: failed,
-                    next: more ? .more(page.revision) : .done(page.revision ?? revision), in: environment)
-            }
-            environment.progress?.update(
-                "\(app.id) \(Self.job): \(environment.counters["customers"]) customers, "
-                    + "\(environment.counters["inserted"]) new refunds")
-            if failed || !more { return }
-            revision = page.revision
-        }
-    }
-
     /// Where a customer's history stands after a page.
     enum PageEnd {
         /// More pages follow from this revision.

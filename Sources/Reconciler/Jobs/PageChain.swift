@@ -5,6 +5,8 @@ import RateLimiting
 /// chain, the token the page was asked with included; more than ``maximumEmptyPages`` pages in a row without a row
 /// while the store says more follow; or more pages than ``maximumPages``.
 ///
+/// A token the store refuses (expired, unknown) starts the chain over from its start, once (see ``restart(refusing:)``).
+///
 /// The error names the app, the API, the chain and the token; what the chain stored before stays stored.
 struct PageChain {
     /// Pages in a row that hold no row while more follow, tolerated before the chain is given up.
@@ -22,6 +24,8 @@ struct PageChain {
     private(set) var pages = 0
     private var seen: Set<String> = []
     private var emptyInARow = 0
+    /// The chain was started over once already: a second refusal is an error.
+    private(set) var restarted = false
 
     /// A chain whose first page is asked with `token` (nil: from its start).
     init(app: String, api: StoreAPI, name: String, startingAt token: String?, maximumPages: Int) {
@@ -52,6 +56,19 @@ struct PageChain {
         }
         seen.insert(next)
         return next
+    }
+
+    /// The call asked with `asked` was refused for its token (expired, unknown): the chain starts over from its
+    /// start, forgetting the tokens it saw, once. Reading again is safe (every store is an upsert by natural key),
+    /// at the cost of the pages read before.
+    /// - Returns: whether it starts over; false for a second refusal, or for a call that named no token.
+    mutating func restart(refusing asked: String?) -> Bool {
+        guard asked != nil, !restarted else { return false }
+        restarted = true
+        pages = 0
+        seen = []
+        emptyInARow = 0
+        return true
     }
 
     private func failure(_ what: String) -> ReconcilerError {

@@ -5,8 +5,8 @@ import StoreSimulator
 import TestSupport
 import Testing
 
-/// The Apple refund job's other ways in: `--dry-run`, `backfill --all`, `backfill --ids`, and a refused pagination
-/// token during discovery.
+/// The Apple refund job's other ways in: `--dry-run`, `backfill --all`, `backfill --ids`, a refused pagination
+/// token during discovery, and a refused revision of a customer's refund history.
 extension AppleRefundSyncTests {
     static let smallSpec = ScenarioSpec(
         seed: 33, subscriptions: 3000, oneTimePurchases: 0, refunds: 300, historyDays: 90, futureDays: 5,
@@ -112,6 +112,39 @@ extension AppleRefundSyncTests {
             #expect(result.calls["apple.notificationhistory"] == nil)
             #expect((result.calls["apple.refundhistory"] ?? 0) >= 7)
             #expect((result.calls["apple.refundhistory"] ?? 0) <= 14)
+            #expect(try stored(harness) == truth(harness).filter { chosen.contains($0.originalTransactionId) })
+        }
+    }
+
+    @Test func aRefusedRevisionIsReadAgainFromTheStartOnce() async throws {
+        var options = JobHarness.options(Self.smallSpec)
+        JobHarness.unlimited(&options)
+        try await StoreSimulator.withRunning(options) { simulator in
+            let stores = try SimulatedStores(simulator: simulator, databasePrefix: "applerev", extraYAML: Self.noSweep)
+            let harness = JobHarness(stores: stores)
+            let chosen = Array(Set(truth(harness).map(\.originalTransactionId)).sorted().prefix(5))
+            try #require(chosen.count == 5)
+            let first = try await appleSync(harness, .backfillIds(chosen))
+            #expect(first.exitCode == 0, "\(first.error ?? "")")
+            let revisionsSQL = "SELECT original_transaction_id AS id, revision FROM apple_refund_cursor ORDER BY 1"
+            func revisions() throws -> [String] {
+                try harness.connection().query(revisionsSQL).map { row in
+                    let (id, revision): (String, String?) = (try row.decode("id"), try row.decodeIfPresent("revision"))
+                    return "\(id) \(revision ?? "-")"
+                }
+            }
+            let read = try revisions()
+            try #require(read.count == 5 && !read.contains { $0.hasSuffix(" -") }, "\(read)")
+            // Revisions Apple no longer takes (4000005): each customer is read again from the start, to the same end.
+            _ = try harness.connection().execute(
+                "UPDATE apple_refund_cursor SET revision = 'spoiled' WHERE revision IS NOT NULL")
+            let again = try await appleSync(harness, .backfillIds(chosen))
+            #expect(again.exitCode == 0, "\(again.error ?? "")")
+            #expect(again.counts["customer_errors"] == nil, "\(again.counts)")
+            // One refused call per customer, then its history from the start, as the first run read it.
+            let firstCalls = first.calls["apple.refundhistory"] ?? 0
+            #expect(again.calls["apple.refundhistory"] == firstCalls + 5, "\(again.calls)")
+            #expect(try revisions() == read)
             #expect(try stored(harness) == truth(harness).filter { chosen.contains($0.originalTransactionId) })
         }
     }

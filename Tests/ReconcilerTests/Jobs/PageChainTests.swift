@@ -60,6 +60,23 @@ struct PageChainTests {
         #expect(try last.follow(nil, rows: 1) == nil)
     }
 
+    @Test func aRefusedTokenStartsTheChainOverOnceForgettingWhatItSaw() throws {
+        var pages = chain(from: "saved")
+        #expect(try pages.follow("a", rows: 20) == "a")
+        let restarted = pages.restart(refusing: "a")
+        #expect(restarted)
+        #expect(pages.restarted)
+        #expect(pages.pages == 0)
+        // The chain read again from its start may name "a" and "saved" again.
+        #expect(try pages.follow("saved", rows: 20) == "saved")
+        #expect(try pages.follow("a", rows: 20) == "a")
+        let again = pages.restart(refusing: "a")
+        #expect(!again, "a second refusal is an error")
+        var fromStart = chain()
+        let untokened = fromStart.restart(refusing: nil)
+        #expect(!untokened, "a call from the start named no token to refuse")
+    }
+
     @Test func longTokensAreShortenedInTheError() {
         let long = String(repeating: "x", count: 300)
         #expect(PageChain.quoted(long) == "\"" + String(repeating: "x", count: 61) + "...\"")

@@ -40,7 +40,7 @@ extension GoogleVoidedSync {
             self.sliceCap = sliceCap
             self.burst = burst
             self.dryRun = dryRun
-            self.states = slices.map { SliceState($0) }
+            self.states = slices.map { SliceState($0, app: app) }
             self.checkpoint = checkpoint
             self.startCount = slices.filter { !$0.drained }.count
         }
@@ -111,10 +111,8 @@ extension GoogleVoidedSync {
         /// A second refusal, or any other error, stops the window; a cancelled call is the stop's own doing.
         private mutating func failed(_ index: Int, _ error: any Error, now: Date) -> [Action] {
             guard failure == nil, let refused = error as? PlayAPIError, refused.code == .badRequest,
-                states[index].slice.token != nil, !states[index].restarted
+                states[index].chain.restart(refusing: states[index].slice.token)
             else { return error is CancellationError ? [] : stop(error) }
-            states[index].restarted = true
-            states[index].chain = nil
             var slice = states[index].slice
             slice.token = nil
             var gap: DateInterval?
@@ -219,18 +217,13 @@ extension GoogleVoidedSync.PagerStateMachine {
         // time runs ahead of Google's recording clock from ending the chain early; it costs at most the rows of that
         // hour, read twice and stored once.
         let passedEnd = rows.contains { $0.refundedAt > slice.end.addingTimeInterval(3600) }
-        var chain =
-            states[index].chain
-            ?? PageChain(
-                app: app, api: .googleVoidedPurchases, name: "slice \(slice.number)", startingAt: slice.token,
-                maximumPages: GoogleVoidedSync.maximumChainPages)
-        let next = try chain.follow(passedEnd ? nil : page.nextPageToken, rows: page.voidedPurchases.count)
+        let next = try states[index].chain.follow(
+            passedEnd ? nil : page.nextPageToken, rows: page.voidedPurchases.count)
         slice.token = next
         slice.pagesDone += 1
         slice.rowsDone += Int64(rows.count)
         slice.drained = next == nil
         states[index].slice = slice
-        states[index].chain = chain
     }
 
     /// The page with the slice's next token and the window's checkpoint; the window closes with its last page.
@@ -270,7 +263,7 @@ extension GoogleVoidedSync.PagerStateMachine {
         splits += 1
         states[index].slice = kept
         states[index].stored = kept
-        states.append(GoogleVoidedSync.SliceState(added, expectNew: true, density: states[index].density))
+        states.append(GoogleVoidedSync.SliceState(added, app: app, expectNew: true, density: states[index].density))
         return [
             .split(kept: kept, added: added, pagesLeft: left[index], allPagesLeft: left.reduce(0, +)),
             launch(states.count - 1),

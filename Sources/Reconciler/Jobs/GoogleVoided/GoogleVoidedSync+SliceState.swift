@@ -37,10 +37,9 @@ extension GoogleVoidedSync {
         var held: [PagerStateMachine.HeldPage] = []
         /// Its page handed to the store is not yet stored: the next one waits (its row follows that page's).
         var storing = false
-        /// Its token chain, checked for a store paging in a circle (see PageChain).
-        var chain: PageChain?
-        /// Its refused page token was restarted once already (a second refusal is an error).
-        var restarted = false
+        /// Its token chain: checked for a store paging in a circle, and started over once when a token is refused
+        /// (the rules every chain of pages shares, see PageChain and TokenChainPager).
+        var chain: PageChain
         /// Its last page was all new rows: the next one likely is too (the ledger skips a lookup).
         var expectNew = false
         /// How far into its span it has been read, 0...1, for the progress line.
@@ -50,8 +49,11 @@ extension GoogleVoidedSync {
         /// Rows per millisecond of its span so far (a slice split off takes its parent's until its own first page).
         var density: Double?
 
-        init(_ slice: VoidedSlice, expectNew: Bool = false, density: Double? = nil) {
+        init(_ slice: VoidedSlice, app: String, expectNew: Bool = false, density: Double? = nil) {
             self.slice = slice
+            self.chain = PageChain(
+                app: app, api: .googleVoidedPurchases, name: "slice \(slice.number)", startingAt: slice.token,
+                maximumPages: GoogleVoidedSync.maximumChainPages)
             self.stored = slice
             self.expectNew = expectNew
             self.reached = slice.drained ? 1 : 0
