@@ -131,9 +131,10 @@ public final class StoreSimulator: Sendable {
     /// The simulator clock (set and advance it to play time forward).
     public var clock: SimulatorClock { state.clock }
 
-    /// Every refund and void that has happened by the clock's now.
+    /// Every refund and void that has happened by the clock's now, the voids of refund reviews Google decided
+    /// included.
     public func groundTruth() -> GroundTruth {
-        state.scenario.groundTruth(at: state.now, oddRows: state.options.oddRows)
+        state.groundTruth()
     }
 
     /// The true state of subscriptions `offset..<offset+limit` at the clock's now (those not started yet are left

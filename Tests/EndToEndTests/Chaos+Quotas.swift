@@ -47,7 +47,7 @@ extension Chaos {
                 #expect(
                     statistics.maxInAnyMinute <= quotas.subscriptionsPerMinute, "\(label)",
                     sourceLocation: sourceLocation)
-            case .googleOrders:
+            case .googleOrders, .googleReviewRefund:
                 #expect(statistics.maxInAnyMinute <= quotas.voidedPerMinute, "\(label)", sourceLocation: sourceLocation)
             // Apple publishes its limits per second and enforces them per hour (as the simulator does): a test
             // shorter than an hour is within them when all its calls are. How evenly the gate paces them is its own

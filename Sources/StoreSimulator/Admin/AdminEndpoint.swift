@@ -57,7 +57,7 @@ struct AdminEndpoint {
         case ("GET", ["scenario"]):
             return scenario()
         case ("GET", ["truth", "refunds"]):
-            return encode(state.scenario.groundTruth(at: state.now, oddRows: state.options.oddRows))
+            return encode(state.groundTruth())
         case ("GET", ["truth", "subscriptions"]):
             let offset = request.parameter("offset").flatMap { Int($0) } ?? 0
             let limit = request.parameter("limit").flatMap { Int($0) } ?? 1000

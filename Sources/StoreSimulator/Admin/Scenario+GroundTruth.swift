@@ -52,28 +52,30 @@ extension Scenario {
             for refundIndex in order {
                 let refund = refunds[Int(refundIndex)]
                 guard refund.eventMillis <= now else { continue }
-                let index = Int(refund.plan)
-                let plan = plans[index]
-                let charge = Int(refund.charge)
-                let price = orderPrice(plan: index, charge: charge)
                 google.append(
-                    GroundTruth.GoogleVoid(
-                        app: app.id, packageName: app.storeId, orderId: orderId(plan: index, charge: charge),
-                        purchaseToken: purchaseToken(plan: index), productId: product(plan, charge: charge).productId,
-                        purchaseTimeMillis: plan.chargeMillis(charge, periods: periods(plan)),
-                        voidedTimeMillis: refund.eventMillis, recordedTimeMillis: refund.recordedMillis,
-                        recorded: refund.recordedMillis <= now, voidedSource: Int(refund.source),
-                        voidedReason: Int(refund.reason),
-                        voidedQuantity: refund.kind == .partialQuantity ? Int(refund.quantity) : nil,
-                        isSubscription: !plan.isOneTime, buyerCountry: price.country, currency: price.currency,
-                        unitPriceNanos: price.unitNanos, unitTaxNanos: price.unitTaxNanos,
-                        orderQuantity: price.quantity,
-                        processedMillis: refund.kind == .partialQuantity
-                            ? partProcessedMillis(refund) : refund.eventMillis,
-                        odd: OddRow.kind(ofRefund: refundIndex, rate: oddRows)))
+                    googleVoid(refund, app: app, now: now, odd: OddRow.kind(ofRefund: refundIndex, rate: oddRows)))
             }
         }
         return google
+    }
+
+    /// The truth of one Google void of app `app`.
+    func googleVoid(_ refund: RefundRecord, app: SimulatedApp, now: Int64, odd: OddRow?) -> GroundTruth.GoogleVoid {
+        let index = Int(refund.plan)
+        let plan = plans[index]
+        let charge = Int(refund.charge)
+        let price = orderPrice(plan: index, charge: charge)
+        return GroundTruth.GoogleVoid(
+            app: app.id, packageName: app.storeId, orderId: orderId(plan: index, charge: charge),
+            purchaseToken: purchaseToken(plan: index), productId: product(plan, charge: charge).productId,
+            purchaseTimeMillis: plan.chargeMillis(charge, periods: periods(plan)),
+            voidedTimeMillis: refund.eventMillis, recordedTimeMillis: refund.recordedMillis,
+            recorded: refund.recordedMillis <= now, voidedSource: Int(refund.source), voidedReason: Int(refund.reason),
+            voidedQuantity: refund.kind == .partialQuantity ? Int(refund.quantity) : nil,
+            isSubscription: !plan.isOneTime, buyerCountry: price.country, currency: price.currency,
+            unitPriceNanos: price.unitNanos, unitTaxNanos: price.unitTaxNanos, orderQuantity: price.quantity,
+            processedMillis: refund.kind == .partialQuantity ? partProcessedMillis(refund) : refund.eventMillis,
+            odd: odd)
     }
 
     /// Google's refunds made without revocation by `now`.

@@ -144,10 +144,7 @@ struct ApplePayloads {
             ? scenario.refunds(ofPlan: index).lazy.map { scenario.refunds[Int($0)] }.first { Int($0.charge) == charge }
             : nil
         if event.kind == .refund, refund == nil {
-            // The outcome of an answered refund request: a full refund at the notification's time.
-            refund = RefundRecord(
-                plan: event.plan, charge: event.charge, kind: .full, reason: 0, eventMillis: event.millis,
-                recordedMillis: event.millis)
+            refund = requestRefund(event, plan: plan)
         }
         var json = JSONWriter(capacity: 2400)
         json.object { object in
@@ -187,5 +184,31 @@ struct ApplePayloads {
         let high = SplitMix64.mix(salt, UInt64(event.plan), UInt64(event.charge), UInt64(event.kind.rawValue), 1)
         let low = SplitMix64.mix(salt, UInt64(bitPattern: event.millis), UInt64(event.subtype.rawValue), 2)
         return Scenario.uuid(high, low)
+    }
+
+    /// The refund that ends a refund request (``ConsumptionAnswers/outcomes(app:requests:now:seed:)``), at the
+    /// notification's time: in full, or after `GRANT_PRORATED` prorated by what is left: a one-time purchase's
+    /// unconsumed share (100 % less the `consumptionPercentage` sent), a subscription's unused share of its period
+    /// at the answer (Apple computes it: none may be sent).
+    func requestRefund(_ event: NotificationEvent, plan: PurchasePlan) -> RefundRecord {
+        var refund = RefundRecord(
+            plan: event.plan, charge: event.charge, kind: .full, reason: 0, eventMillis: event.millis,
+            recordedMillis: event.millis)
+        let app = scenario.spec.apps[Int(plan.app)].id
+        guard let answer = state.consumption.answer(app: app, plan: event.plan, charge: event.charge),
+            answer.preference == "GRANT_PRORATED"
+        else { return refund }
+        let left: Int64
+        if plan.isOneTime {
+            left = 100_000 - (answer.consumption ?? 0)
+        } else {
+            let periods = scenario.periods(plan)
+            let start = plan.chargeMillis(Int(event.charge), periods: periods)
+            let end = plan.expiresMillis(Int(event.charge), periods: periods)
+            left = end > start ? (end - answer.millis) * 100_000 / (end - start) : 0
+        }
+        refund.kind = .prorated
+        refund.percentage = Int32(min(100_000, max(0, left)))
+        return refund
     }
 }

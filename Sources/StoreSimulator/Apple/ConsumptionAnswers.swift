@@ -18,6 +18,8 @@ public struct ConsumptionAnswer: Sendable, Equatable {
     var charge: UInt16
     /// `refundPreference` of the first body, if any.
     var preference: String?
+    /// `consumptionPercentage` of the first body, if any.
+    var consumption: Int64? = nil
 }
 
 /// Every accepted consumption answer, and the outcome notifications they lead to.
@@ -42,18 +44,40 @@ final class ConsumptionAnswers: Sendable {
         answers.withLock { Array($0.values) }.sorted { ($0.app, $0.transactionId) < ($1.app, $1.transactionId) }
     }
 
-    /// The outcome Apple sends after an answer, a millisecond after it: `REFUND_DECLINED` after `DECLINE`, `REFUND`
-    /// after a grant; none after facts only (Apple decides alone, later).
-    func outcomes(app: String) -> [NotificationEvent] {
-        all.filter { $0.app == app }.compactMap { answer in
-            let kind: NotificationEvent.Kind
-            switch answer.preference {
-            case "DECLINE": kind = .refundDeclined
-            case "GRANT_FULL", "GRANT_PRORATED": kind = .refund
-            default: return nil
+    /// How long Apple weighs an answer before it decides alone.
+    static let windowMillis: Int64 = 12 * 3_600_000
+
+    /// The first answer for a charge of a purchase, if any.
+    func answer(app: String, plan: Int32, charge: UInt16) -> ConsumptionAnswer? {
+        answers.withLock { answers in
+            answers.values.first { $0.app == app && $0.plan == plan && $0.charge == charge }
+        }
+    }
+
+    /// The outcomes of app `app`'s refund requests (`requests`, its `CONSUMPTION_REQUEST` notifications) by `now`,
+    /// oldest first. An answer with a preference given within 12 hours of its request decides a millisecond after it:
+    /// `REFUND_DECLINED` after `DECLINE`, `REFUND` after a grant. Any other request (answered without a preference,
+    /// late, or not at all) Apple decides alone when the 12 hours are over: one in two `REFUND`, picked by the seed
+    /// and the transaction, as Google does with its reviews.
+    func outcomes(app: String, requests: [NotificationEvent], now: Int64, seed: UInt64) -> [NotificationEvent] {
+        let answered = all.filter { $0.app == app }
+        let byCharge = Dictionary(answered.map { ("\($0.plan) \($0.charge)", $0) }) { first, _ in first }
+        return requests.compactMap { request -> NotificationEvent? in
+            let end = request.millis + Self.windowMillis
+            var kind: NotificationEvent.Kind
+            var millis = end
+            switch byCharge["\(request.plan) \(request.charge)"] {
+            case .some(let answer) where answer.millis <= end && answer.preference == "DECLINE":
+                (kind, millis) = (.refundDeclined, answer.millis + 1)
+            case .some(let answer) where answer.millis <= end && answer.preference?.hasPrefix("GRANT_") == true:
+                (kind, millis) = (.refund, answer.millis + 1)
+            default:
+                guard end <= now else { return nil }
+                let draw = SplitMix64.mix(seed, 0x3EF, UInt64(request.plan), UInt64(request.charge))
+                kind = draw % 2 == 0 ? .refund : .refundDeclined
             }
             return NotificationEvent(
-                millis: answer.millis + 1, plan: answer.plan, charge: answer.charge, kind: kind, subtype: .none)
-        }
+                millis: millis, plan: request.plan, charge: request.charge, kind: kind, subtype: .none)
+        }.sorted { $0.millis < $1.millis }
     }
 }

@@ -37,7 +37,10 @@ struct ConsumptionEndpoint {
             ConsumptionAnswer(
                 app: scenario.spec.apps[app].id, transactionId: transactionId,
                 body: String(decoding: request.body, as: UTF8.self), calls: 1, millis: state.now, plan: Int32(plan),
-                charge: UInt16(charge), preference: body["refundPreference"]?.string))
+                charge: UInt16(charge), preference: body["refundPreference"]?.string,
+                consumption: body["consumptionPercentage"].flatMap {
+                    if case .integer(let value) = $0 { value } else { nil }
+                }))
         return StoreReply(status: 202, body: "", contentType: "text/plain")
     }
 

@@ -64,11 +64,11 @@ struct NotificationHistoryEndpoint {
             position += 1
         }
         if !hasMore, !sandbox, filter.type == .refund || filter.type == .refundDeclined {
-            // Outcomes of answered refund requests, after the scenario's own events.
+            // Outcomes of refund requests, after the scenario's own events.
             let appId = state.scenario.spec.apps[app].id
-            page += state.consumption.outcomes(app: appId).filter {
-                matches($0, filter) && $0.millis >= filter.start && $0.millis < limit
-            }
+            let requests = events.filter { $0.kind == .consumptionRequest }
+            page += state.consumption.outcomes(app: appId, requests: requests, now: now, seed: state.scenario.spec.seed)
+                .filter { matches($0, filter) && $0.millis >= filter.start && $0.millis < limit }
         }
         let payloads = ApplePayloads(state: state, spoilers: .init(faults))
         let asked = request.parameter("paginationToken").flatMap { $0.isEmpty ? nil : $0 }

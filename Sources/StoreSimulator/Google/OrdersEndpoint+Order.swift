@@ -5,13 +5,15 @@ extension OrdersEndpoint {
         let plan = scenario.plans[order.plan]
         let price = scenario.orderPrice(plan: order.plan, charge: order.charge)
         let created = plan.chargeMillis(order.charge, periods: scenario.periods(plan))
-        let refunds = OrderRefunds(scenario: scenario, order: order, price: price, now: now)
+        let orderId = scenario.orderId(plan: order.plan, charge: order.charge)
+        let review = RefundReviewOutcomes(state: state).void(orderId: orderId, now: now)
+        let refunds = OrderRefunds(scenario: scenario, order: order, price: price, now: now, review: review)
         let currency = price.currency
         let total = price.unitNanos * Int64(price.quantity)
         let tax = price.unitTaxNanos * Int64(price.quantity)
         let lastEvent = ([created] + refunds.all.map(\.eventMillis) + [refunds.full?.0.eventMillis ?? created]).max()
         json.object { object in
-            object.field("orderId", scenario.orderId(plan: order.plan, charge: order.charge))
+            object.field("orderId", orderId)
             object.field("purchaseToken", scenario.purchaseToken(plan: order.plan))
             object.field("state", refunds.state)
             object.field("createTime", TimeFormat.rfc3339(millis: created))
@@ -120,8 +122,12 @@ struct OrderRefunds {
     var refundedTotal: Int64 = 0
     var refundedTax: Int64 = 0
 
-    init(scenario: Scenario, order: (plan: Int, charge: Int), price: Scenario.OrderPrice, now: Int64) {
-        all = scenario.orderRefunds(plan: order.plan, charge: order.charge, at: now)
+    /// `review`: the void a refund review made of the order, if any.
+    init(
+        scenario: Scenario, order: (plan: Int, charge: Int), price: Scenario.OrderPrice, now: Int64,
+        review: RefundRecord? = nil
+    ) {
+        all = scenario.orderRefunds(plan: order.plan, charge: order.charge, at: now) + (review.map { [$0] } ?? [])
         let quantity = Int64(price.quantity)
         var refundedUnits: Int64 = 0
         for refund in all {

@@ -23,15 +23,25 @@ final class PubSubSubscriptions: Sendable {
 
     private let state: Mutex<State>
     private let ackDeadlineMillis: Int64
+    /// Every pending refund review the subscriptions carry, by order id.
+    let reviews: [String: PendingRefundReview]
+    /// The reviews of each app (by its id), by the end of their review.
+    let reviewsByApp: [String: [PendingRefundReview]]
 
     init(scenario: Scenario, ackDeadlineMillis: Int64, ackRefusals: Int) {
         var subscriptions: [String: Subscription] = [:]
+        var reviewsByApp: [String: [PendingRefundReview]] = [:]
         for app in scenario.spec.apps.indices where scenario.spec.apps[app].platform == .google {
-            subscriptions[Self.name(app: scenario.spec.apps[app].id)] = Subscription(
-                messages: scenario.rtdnMessages(app: app))
+            let messages = scenario.rtdnMessages(app: app)
+            subscriptions[Self.name(app: scenario.spec.apps[app].id)] = Subscription(messages: messages)
+            reviewsByApp[scenario.spec.apps[app].id] = messages.compactMap(\.review).sorted {
+                ($0.endMillis, $0.orderId) < ($1.endMillis, $1.orderId)
+            }
         }
         state = Mutex(State(subscriptions: subscriptions, ackRefusals: ackRefusals))
         self.ackDeadlineMillis = ackDeadlineMillis
+        self.reviewsByApp = reviewsByApp
+        reviews = Dictionary(reviewsByApp.values.joined().map { ($0.orderId, $0) }) { first, _ in first }
     }
 
     /// The subscription of an app.
@@ -81,8 +91,16 @@ final class PubSubSubscriptions: Sendable {
 
     /// The pending refund token of an order's review, if it has one.
     func pendingToken(app: String, orderId: String) -> String? {
+        reviews[orderId].flatMap { $0.app == app ? $0.token : nil }
+    }
+
+    /// Publishes each of `messages` (keyed by its `messageId`) that the subscription has not had yet.
+    func publishOnce(_ name: String, _ messages: [SimulatedRTDNMessage]) {
         state.withLock { state in
-            state.subscriptions[Self.name(app: app)]?.messages.first { $0.orderId == orderId }?.pendingRefundToken
+            guard var subscription = state.subscriptions[name] else { return }
+            let known = Set(subscription.messages.map(\.messageId))
+            subscription.messages += messages.filter { !known.contains($0.messageId) }
+            state.subscriptions[name] = subscription
         }
     }
 
@@ -105,21 +123,31 @@ public struct RefundReviewAnswer: Sendable, Equatable {
     public var body: String
     /// Calls for this order (later ones are answered OK and ignored).
     public var calls: Int
+    /// When the first answer came (simulator clock, ms).
+    public var millis: Int64
+    /// `refundPreference` of the first body.
+    var preference: String
 }
 
 /// Every `orders.reviewrefund` answer.
 final class RefundReviewAnswers: Sendable {
     private let answers = Mutex<[String: RefundReviewAnswer]>([:])
 
-    func record(app: String, orderId: String, body: String) {
+    func record(app: String, orderId: String, body: String, preference: String, millis: Int64) {
         answers.withLock { answers in
             let key = "\(app) \(orderId)"
             if answers[key] != nil {
                 answers[key]?.calls += 1
             } else {
-                answers[key] = RefundReviewAnswer(app: app, orderId: orderId, body: body, calls: 1)
+                answers[key] = RefundReviewAnswer(
+                    app: app, orderId: orderId, body: body, calls: 1, millis: millis, preference: preference)
             }
         }
+    }
+
+    /// The first answer for an order, if any.
+    func first(app: String, orderId: String) -> RefundReviewAnswer? {
+        answers.withLock { $0["\(app) \(orderId)"] }
     }
 
     var all: [RefundReviewAnswer] {

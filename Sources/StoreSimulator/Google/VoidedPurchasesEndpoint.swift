@@ -14,6 +14,8 @@ struct VoidedPurchasesEndpoint {
 
     private struct Query {
         var position: Int
+        /// The position in the app's voids made by refund reviews (``RefundReviewOutcomes``).
+        var reviewPosition: Int
         var end: Int64
         var type: Int
         var includePartial: Bool
@@ -29,22 +31,25 @@ struct VoidedPurchasesEndpoint {
             maxResults = value == 0 ? 1000 : min(value, 1000)
         }
         let order = state.scenario.voidedOrder[app]
+        let reviews = RefundReviewOutcomes(state: state).refunded(app: state.scenario.spec.apps[app].id, now: now)
+            .map(RefundReviewOutcomes.void)
         let query: Query
         let token = request.parameter("token").flatMap { $0.isEmpty ? nil : $0 }
         switch token.map({ parseToken($0, app: app, now: now, order: order, faults: faults) })
-            ?? parseWindow(request, now: now, order: order)
+            ?? parseWindow(request, now: now, order: order, reviews: reviews)
         {
         case .failure(let reply): return reply
         case .success(let parsed): query = parsed
         }
-        let (rows, next) = page(of: order, query, maxResults: maxResults)
+        let (rows, next) = page(of: order, reviews: reviews, query, maxResults: maxResults)
         let encoding = state.options.voidedEnumEncoding
         return .json { json in
             json.object { object in
                 if let next {
                     object.object("tokenPagination") { pagination in
                         let fields: [Int64] = [
-                            Int64(app), Int64(next), query.end, Int64(query.type), query.includePartial ? 1 : 0, now,
+                            Int64(app), Int64(next.0), query.end, Int64(query.type), query.includePartial ? 1 : 0, now,
+                            Int64(next.1),
                         ]
                         let asked = request.parameter("token").flatMap { $0.isEmpty ? nil : $0 }
                         let repeated = faults.contains(.repeatedPageToken) ? asked : nil
@@ -53,12 +58,11 @@ struct VoidedPurchasesEndpoint {
                 }
                 guard !rows.isEmpty else { return }
                 object.array("voidedPurchases") { list in
-                    for refundIndex in rows {
-                        let odd = OddRow.kind(ofRefund: refundIndex, rate: state.options.oddRows)
+                    for row in rows {
+                        let odd = row.index.flatMap { OddRow.kind(ofRefund: $0, rate: state.options.oddRows) }
                         for _ in 0..<(odd == .repeated ? 2 : 1) {
                             writeRow(
-                                refundIndex, encoding: encoding, wrongTypes: faults.contains(.wrongFieldTypes),
-                                odd: odd, &list)
+                                row, encoding: encoding, wrongTypes: faults.contains(.wrongFieldTypes), odd: odd, &list)
                         }
                     }
                 }
@@ -70,28 +74,47 @@ struct VoidedPurchasesEndpoint {
     private func parseToken(_ token: String, app: Int, now: Int64, order: [Int32], faults: Set<FaultKind>) -> Parsed {
         let lifetime = state.options.voidedPageTokenLifetimeSeconds.map { $0 * 1000 } ?? .max
         guard !faults.contains(.expiredPageToken),
-            let fields = state.pageTokens.decode("voided", token, count: 6), fields[0] == Int64(app),
-            fields[1] >= 0, fields[1] <= Int64(order.count), now - fields[5] <= lifetime
+            let fields = state.pageTokens.decode("voided", token, count: 7), fields[0] == Int64(app),
+            fields[1] >= 0, fields[1] <= Int64(order.count), now - fields[5] <= lifetime, fields[6] >= 0
         else {
             return .failure(GoogleError.invalidArgument("Invalid pagination token."))
         }
         return .success(
-            Query(position: Int(fields[1]), end: fields[2], type: Int(fields[3]), includePartial: fields[4] == 1))
+            Query(
+                position: Int(fields[1]), reviewPosition: Int(fields[6]), end: fields[2], type: Int(fields[3]),
+                includePartial: fields[4] == 1))
     }
 
-    /// The refunds of one page (indexes into the scenario's refunds) and where the next page starts, if any.
-    private func page(of order: [Int32], _ query: Query, maxResults: Int) -> (rows: [Int32], next: Int?) {
-        var rows: [Int32] = []
-        var index = query.position
-        while index < order.count {
-            let refundIndex = order[index]
-            let refund = state.scenario.refunds[Int(refundIndex)]
-            if refund.recordedMillis > query.end { break }
-            if matches(refund, query) {
-                if rows.count == maxResults { return (rows, index) }
-                rows.append(refundIndex)
+    /// One row of the list: a scenario refund (its index) or a refund review's void.
+    struct Row {
+        var refund: RefundRecord
+        /// The index into the scenario's refunds; nil for a review's void.
+        var index: Int32?
+    }
+
+    /// The rows of one page and where the next page starts (in the scenario's list and in the reviews' voids), if
+    /// any: the two lists merged by the time each void was recorded, the scenario's first on a tie.
+    private func page(of order: [Int32], reviews: [RefundRecord], _ query: Query, maxResults: Int)
+        -> (rows: [Row], next: (Int, Int)?)
+    {
+        var rows: [Row] = []
+        var (index, review) = (query.position, min(query.reviewPosition, reviews.count))
+        while index < order.count || review < reviews.count {
+            let scenarioRefund = index < order.count ? state.scenario.refunds[Int(order[index])] : nil
+            let row =
+                if let scenarioRefund,
+                    review == reviews.count || scenarioRefund.recordedMillis <= reviews[review].recordedMillis
+                {
+                    Row(refund: scenarioRefund, index: order[index])
+                } else {
+                    Row(refund: reviews[review], index: nil)
+                }
+            if row.refund.recordedMillis > query.end { break }
+            if matches(row.refund, query) {
+                if rows.count == maxResults { return (rows, (index, review)) }
+                rows.append(row)
             }
-            index += 1
+            if row.index == nil { review += 1 } else { index += 1 }
         }
         return (rows, nil)
     }
@@ -101,7 +124,7 @@ struct VoidedPurchasesEndpoint {
         case failure(StoreReply)
     }
 
-    private func parseWindow(_ request: StoreRequest, now: Int64, order: [Int32]) -> Parsed {
+    private func parseWindow(_ request: StoreRequest, now: Int64, order: [Int32], reviews: [RefundRecord]) -> Parsed {
         var start = now - Self.thirtyDays
         var end = now
         if let text = request.parameter("startTime") {
@@ -149,7 +172,9 @@ struct VoidedPurchasesEndpoint {
             let mid = (low + high) / 2
             if state.scenario.refunds[Int(order[mid])].recordedMillis < start { low = mid + 1 } else { high = mid }
         }
-        return .success(Query(position: low, end: end, type: type, includePartial: partialText == "true"))
+        let review = reviews.firstIndex { $0.recordedMillis >= start } ?? reviews.count
+        return .success(
+            Query(position: low, reviewPosition: review, end: end, type: type, includePartial: partialText == "true"))
     }
 
     private func matches(_ refund: RefundRecord, _ query: Query) -> Bool {
@@ -159,11 +184,12 @@ struct VoidedPurchasesEndpoint {
     }
 
     private func writeRow(
-        _ refundIndex: Int32, encoding: SimulatorOptions.EnumEncoding, wrongTypes: Bool, odd: OddRow?,
-        _ list: inout JSONWriter
+        _ given: Row, encoding: SimulatorOptions.EnumEncoding, wrongTypes: Bool, odd: OddRow?, _ list: inout JSONWriter
     ) {
         let scenario = state.scenario
-        let refund = scenario.refunds[Int(refundIndex)]
+        let refund = given.refund
+        // A review's void: numbers in a mixed encoding, never odd.
+        let refundIndex = given.index ?? 1
         let plan = scenario.plans[Int(refund.plan)]
         let charge = Int(refund.charge)
         let purchased = plan.chargeMillis(charge, periods: scenario.periods(plan))

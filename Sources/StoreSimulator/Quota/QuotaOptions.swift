@@ -76,7 +76,7 @@ public struct QuotaOptions: Sendable, Equatable, Codable {
                     pool: "orders"),
                 QuotaRule(limit: voidedPerDay, window: .pacificDay, name: "Queries per day"),
             ]
-        case .googleOrders:
+        case .googleOrders, .googleReviewRefund:
             return [
                 QuotaRule(
                     limit: voidedPerMinute, window: .rolling(millis: minute), name: "Orders queries per minute",

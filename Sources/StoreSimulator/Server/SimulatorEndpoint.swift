@@ -8,6 +8,8 @@ public enum SimulatorEndpoint: String, Sendable, CaseIterable, Codable, Comparab
     case googleSubscriptionsV2
     /// Google `orders.get` and `orders.batchget`.
     case googleOrders
+    /// Google `orders.reviewrefund`: counted apart from the order reads, in the same Orders quota bucket.
+    case googleReviewRefund
     /// Apple Get Refund History v2.
     case appleRefundHistory
     /// Apple Get Notification History.

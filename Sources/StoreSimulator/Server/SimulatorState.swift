@@ -49,6 +49,15 @@ final class SimulatorState: Sendable {
     /// The simulator's now (ms).
     var now: Int64 { clock.nowMillis() }
 
+    /// What has happened by now: the scenario's refunds and voids, and the voids of the refund reviews Google
+    /// decided.
+    func groundTruth() -> GroundTruth {
+        let now = self.now
+        var truth = scenario.groundTruth(at: now, oddRows: options.oddRows)
+        truth.googleVoids = RefundReviewOutcomes(state: self).truth(truth.googleVoids, now: now)
+        return truth
+    }
+
     /// The time JWTs are checked against.
     var authNow: Int64 { options.authUsesWallClock ? SimulatorClock.wallMillis() : clock.nowMillis() }
 

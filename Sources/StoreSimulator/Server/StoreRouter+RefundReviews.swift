@@ -1,7 +1,8 @@
 import Foundation
 
 /// Google's refund reviews: the RTDN pull subscriptions (Cloud Pub/Sub `POST /v1/{subscription}:pull` and
-/// `:acknowledge`) and `POST /androidpublisher/v3/applications/{packageName}/orders/{orderId}:reviewrefund`.
+/// `:acknowledge`) and `POST /androidpublisher/v3/applications/{packageName}/orders/{orderId}:reviewrefund` (counted
+/// as its own endpoint, `googleReviewRefund`, in the Orders quota bucket).
 extension StoreRouter {
     /// The reply of a refund-review request, or nil when `path` is not one.
     func routeRefundReviews(_ request: StoreRequest, path: [String]) async -> StoreReply? {
@@ -16,7 +17,7 @@ extension StoreRouter {
             path[4] == "orders", path[5].hasSuffix(":reviewrefund")
         else { return nil }
         let orderId = String(path[5].dropLast(":reviewrefund".count))
-        return await serve(.googleOrders, request) { faults in
+        return await serve(.googleReviewRefund, request) { faults in
             guard let token = request.bearerToken, state.accessTokenIsValid(token) else {
                 return (nil, GoogleError.unauthenticated(), false)
             }
@@ -24,8 +25,8 @@ extension StoreRouter {
                 return (nil, GoogleError.applicationNotFound(path[3]), false)
             }
             return (
-                QuotaLedger.Key(app: state.scenario.spec.apps[app].id, environment: nil, endpoint: .googleOrders), nil,
-                false
+                QuotaLedger.Key(
+                    app: state.scenario.spec.apps[app].id, environment: nil, endpoint: .googleReviewRefund), nil, false
             )
         } answer: { _, key in
             reviewRefund(request, app: key.app, orderId: orderId)
@@ -45,7 +46,9 @@ extension StoreRouter {
             case "pull":
                 let max = (body["maxMessages"] as? NSNumber)?.intValue ?? 0
                 guard max > 0 else { return GoogleError.invalidArgument("maxMessages must be positive.") }
-                let delivered = state.pubsub.pull(subscription, max: max, now: state.now)
+                let now = state.now
+                RefundReviewOutcomes(state: state).publish(subscription: subscription, now: now)
+                let delivered = state.pubsub.pull(subscription, max: max, now: now)
                 return .json { json in
                     json.object { object in
                         guard !delivered.isEmpty else { return }
@@ -111,7 +114,9 @@ extension StoreRouter {
                 }
             }
         }
-        state.reviews.record(app: app, orderId: orderId, body: String(decoding: request.body, as: UTF8.self))
+        state.reviews.record(
+            app: app, orderId: orderId, body: String(decoding: request.body, as: UTF8.self), preference: preference,
+            millis: state.now)
         return .json { json in json.object { _ in } }
     }
 }
