@@ -18,15 +18,15 @@ extension RefundRequestAnswerer {
                     }
                 }
             }
-            var results = [Result<SendResult, any Error>?](repeating: nil, count: claimed.count)
-            for await (index, result) in group { results[index] = result }
-            return results
+            var results: [(Int, Result<SendResult, any Error>)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
         }
         var finishes: [RefundRequestStore.Finish] = []
         var released: [Int64] = []
         var stop: (any Error)?
         for (item, result) in zip(claimed, results) {
-            switch result ?? .failure(CancellationError()) {
+            switch result {
             case .success(.answered):
                 finishes.append(.init(id: item.open.id, answer: .answered))
                 environment.counters.add("answered")
