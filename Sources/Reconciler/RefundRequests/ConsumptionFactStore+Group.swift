@@ -17,14 +17,19 @@ extension ConsumptionFactStore {
         guard !requests.isEmpty else { return [] }
         let rows = try connection.query(
             """
-            SELECT q.n, f.purchase_id, f.customer_consented, f.delivery_status, f.consumption_milli,
+            SELECT q.n, f.customer_consented, f.delivery_status, f.consumption_milli,
                    f.sample_content_provided, f.as_of,
                    (SELECT count(*)::int FROM refund r
                     WHERE r.app_id = $2 AND r.original_id = q.original_id AND r.order_id <> q.transaction_id
                       AND r.reversed_at IS NULL) AS prior
             FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS q(transaction_id, original_id, n)
-            LEFT JOIN consumption_fact f
-                ON f.platform = $1 AND (f.purchase_id = q.transaction_id OR f.purchase_id = q.original_id)
+            -- By the primary key (an OR of the two ids would read the whole table for every request); the
+            -- transaction's own facts first.
+            LEFT JOIN LATERAL (
+                SELECT * FROM consumption_fact c
+                WHERE c.platform = $1 AND c.purchase_id = ANY (ARRAY[q.transaction_id, q.original_id])
+                ORDER BY c.purchase_id = q.transaction_id DESC LIMIT 1
+            ) f ON true
             """,
             [
                 platform.rawValue, appId, PostgresTextArray(requests.map(\.transactionId)),
@@ -35,11 +40,9 @@ extension ConsumptionFactStore {
             let index = Int(try row.decode("n", as: Int64.self)) - 1
             guard found.indices.contains(index) else { continue }
             found[index].priorRefunds = try row.decodeIfPresent("prior") ?? 0
-            guard let id: String = try row.decodeIfPresent("purchase_id"),
-                let delivery = DeliveryStatus(rawValue: try row.decode("delivery_status"))
+            guard let status: String = try row.decodeIfPresent("delivery_status"),
+                let delivery = DeliveryStatus(rawValue: status)
             else { continue }
-            // The transaction's own facts win over those kept under its original id.
-            if found[index].facts != nil, id != requests[index].transactionId { continue }
             found[index].facts = ConsumptionFacts(
                 customerConsented: try row.decode("customer_consented"), deliveryStatus: delivery,
                 consumptionMilli: try row.decodeIfPresent("consumption_milli"),

@@ -52,7 +52,8 @@ extension RefundRequestStore {
                    facts = c.facts::jsonb, body_sent = c.body::jsonb
             FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
                 AS c(id, rule, preference, facts, body)
-            WHERE r.id = c.id AND r.app_id = $1 AND r.sending_since IS NULL
+            -- `= ANY` as well: the rows by their primary key, not a scan of the app's requests joined to the list.
+            WHERE r.id = ANY ($2::bigint[]) AND r.id = c.id AND r.app_id = $1 AND r.sending_since IS NULL
               AND (r.answer IS NULL OR r.answer IN ('no_facts', 'no_consent'))
             RETURNING r.id
             """,
@@ -73,7 +74,7 @@ extension RefundRequestStore {
             UPDATE refund_request r SET answer = f.answer, error_code = f.code, answered_at = now(),
                    decision = CASE WHEN f.answer = 'answered' THEN COALESCE(r.decision, 'pending') ELSE r.decision END
             FROM unnest($2::bigint[], $3::text[], $4::text[]) AS f(id, answer, code)
-            WHERE r.id = f.id AND r.app_id = $1
+            WHERE r.id = ANY ($2::bigint[]) AND r.id = f.id AND r.app_id = $1
             """,
             [
                 appId, PostgresArray(finishes.map(\.id)), PostgresTextArray(finishes.map(\.answer.rawValue)),
