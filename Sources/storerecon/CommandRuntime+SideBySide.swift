@@ -5,8 +5,8 @@ import Reconciler
 
 extension CommandRuntime {
     /// ``runJobs(_:apps:_:)`` with the apps side by side, within `nightly.concurrency` database connections (by
-    /// default half those the server has free, at most 16 per core, as `run nightly`): each app holds two, its job's
-    /// and its own quota gate's.
+    /// default half those the server has free; unlike `run nightly`, not bounded per core, since these apps spend
+    /// their time waiting on their own store quotas): each app holds two, its job's and its own quota gate's.
     func runJobsSideBySide(
         _ job: String, apps: [AppConfig], _ body: @escaping @Sendable (AppConfig, JobEnvironment) async throws -> Void
     ) async throws {
@@ -20,9 +20,7 @@ extension CommandRuntime {
             defer { connection.close() }
             connections =
                 try configuration.nightly.concurrency
-                ?? NightlyFleet.defaultConcurrency(
-                    freeConnections: NightlyFleet.freeConnections(on: connection),
-                    cores: ProcessInfo.processInfo.activeProcessorCount)
+                ?? max(2, NightlyFleet.freeConnections(on: connection) / 2)
         }
         let (record, configuration, logger) = (self.record, self.configuration, self.logger)
         let results = await jobRunner().runSideBySide(

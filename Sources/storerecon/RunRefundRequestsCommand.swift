@@ -34,8 +34,10 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
         try await CommandRuntime.run(options, jobs: jobs, command: "run refund-requests") { runtime in
             // Google apps take part once storerecon's own RTDN subscription is configured.
             let apps = try runtime.apps(matching: app).filter { $0.platform == .apple || $0.rtdnSubscription != nil }
+            // Apple's apps first: their answers wait on Apple's per-second quota, Google's only on the cores.
+            let ordered = apps.filter { $0.platform == .apple } + apps.filter { $0.platform != .apple }
             let configuration = runtime.configuration
-            try await runtime.runJobsSideBySide(AppleRefundRequests.job, apps: apps) { app, environment in
+            try await runtime.runJobsSideBySide(AppleRefundRequests.job, apps: ordered) { app, environment in
                 let (gate, logger) = (environment.gate, environment.logger)
                 switch app.platform {
                 case .apple:

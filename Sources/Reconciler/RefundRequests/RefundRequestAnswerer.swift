@@ -13,85 +13,86 @@ enum SendResult: Sendable {
 
 /// Decides a store's open requests, nearest deadline first, and sends the answers that are due with `send`: the
 /// part of the job both stores share.
+///
+/// The requests go in groups of ``groupSize``: a group's verdicts that send nothing and the claims of those that do
+/// are committed in one transaction before any of its calls; the calls then go out side by side (each through the
+/// quota gate), and what the store said to each is recorded in one transaction after the last. A crash in between
+/// leaves the group's claims, which the next run records `failed` (`interrupted`) and never sends again.
 struct RefundRequestAnswerer: Sendable {
+    /// Requests decided, claimed and sent together: at most this many answers of one app are in flight, and a crash
+    /// leaves at most this many unanswered.
+    static let groupSize = 16
+
     let requests: RefundRequestStore
     let decider: RefundRequestDecider
     /// Sends one body; throws when the call did not reach the store (the claim is released for the next run).
     let send: @Sendable (Data, OpenRefundRequest) async throws -> SendResult
 
+    /// One claimed answer.
+    struct Claimed: Sendable {
+        var open: OpenRefundRequest
+        var json: Data
+        var label: String
+    }
+
     func answerOpen(in environment: JobEnvironment) async throws {
-        let connection = environment.connection
-        for open in try requests.open(limit: AppleRefundRequests.batch, now: environment.now(), on: connection) {
+        let open = try requests.open(
+            limit: AppleRefundRequests.batch, now: environment.now(), on: environment.connection)
+        var start = 0
+        while start < open.count {
             try environment.checkShutdown()
-            let now = environment.now()
-            let subject = try RefundRequestSubject.load(open, store: requests, on: connection, now: now)
-            let verdict = decider.decide(subject.decisionCase, now: now)
+            let group = Array(open[start..<min(open.count, start + Self.groupSize)])
+            start += Self.groupSize
+            let claimed = try decideAndClaim(group, in: environment)
+            try await deliver(claimed, in: environment)
+        }
+    }
+
+    /// Decides a group, then commits in one transaction the verdicts that send nothing and the claims of the
+    /// answers to send; returns the answers claimed (none in a dry run).
+    private func decideAndClaim(_ group: [OpenRefundRequest], in environment: JobEnvironment) throws -> [Claimed] {
+        let connection = environment.connection
+        var silent: [(OpenRefundRequest, RefundRequestVerdict, Data?)] = []
+        var claims: [RefundRequestStore.Claim] = []
+        var claimed: [Claimed] = []
+        let subjects = try RefundRequestSubject.load(group, store: requests, on: connection)
+        for (open, subject) in zip(group, subjects) {
+            let verdict = decider.decide(subject.decisionCase, now: environment.now())
             let label = "request \(open.request.requestId) (transaction \(open.request.transactionId))"
             guard let body = verdict.body else {
                 environment.counters.add("requests_\(verdict.answer?.rawValue ?? "no_answer")")
                 if verdict.answer == .missed {
                     environment.logger.error("\(label): the deadline \(open.deadline) passed unanswered")
                 }
-                if !environment.dryRun {
-                    try connection.transaction { connection in
-                        try requests.record(verdict, facts: subject.factsJSON, id: open.id, on: connection)
-                        // A request that will never be answered needs no usage evidence.
-                        if open.request.store == .google, verdict.answer == .missed || verdict.answer == .notSupported {
-                            try ConsumptionUsageEventStore.delete(ids: Self.ids(open), on: connection)
-                        }
-                    }
-                }
+                silent.append((open, verdict, subject.factsJSON))
                 continue
             }
-            let json = body.json
             if environment.dryRun {
                 environment.logger.info(
                     "dry run: would answer \(label) with \(String(decoding: body.storedJSON, as: UTF8.self))")
                 environment.counters.add("would_answer")
                 continue
             }
-            let facts = subject.factsJSON ?? Data("{}".utf8)
-            guard try requests.claim(verdict, facts: facts, body: body.storedJSON, id: open.id, on: connection) else {
-                continue
+            claims.append(
+                RefundRequestStore.Claim(
+                    id: open.id, verdict: verdict, facts: subject.factsJSON ?? Data("{}".utf8), body: body.storedJSON))
+            claimed.append(Claimed(open: open, json: body.json, label: label))
+        }
+        if environment.dryRun || (silent.isEmpty && claims.isEmpty) { return [] }
+        let taken = try connection.transaction { connection in
+            for (open, verdict, facts) in silent {
+                try requests.record(verdict, facts: facts, id: open.id, on: connection)
             }
-            try await deliver(json, for: open, label: label, in: environment)
-        }
-    }
-
-    /// Sends one claimed answer and records what the store said; a call that never reached the store releases the
-    /// claim for the next run and stops the job.
-    private func deliver(_ json: Data, for open: OpenRefundRequest, label: String, in environment: JobEnvironment)
-        async throws
-    {
-        let result: SendResult
-        do {
-            result = try await send(json, open)
-        } catch {
-            try requests.release(id: open.id, on: environment.connection)
-            throw error
-        }
-        let (answer, code): (RefundRequestAnswer, String?)
-        switch result {
-        case .answered: (answer, code) = (.answered, nil)
-        case .refused(let refusal, _): (answer, code) = (.failed, refusal)
-        }
-        if open.request.store == .google {
-            // The usage evidence (IP addresses, locations) goes in the transaction that records the answer.
-            try environment.connection.transaction { connection in
-                try requests.finish(id: open.id, answer: answer, errorCode: code, on: connection)
-                try ConsumptionUsageEventStore.delete(ids: Self.ids(open), on: connection)
+            // A request that will never be answered needs no usage evidence.
+            let over = silent.filter {
+                $0.0.request.store == .google && ($0.1.answer == .missed || $0.1.answer == .notSupported)
             }
-        } else {
-            // One statement: no transaction's BEGIN and COMMIT round trips around it.
-            try requests.finish(id: open.id, answer: answer, errorCode: code, on: environment.connection)
+            if !over.isEmpty {
+                try ConsumptionUsageEventStore.delete(ids: over.flatMap { Self.ids($0.0) }, on: connection)
+            }
+            return try requests.claim(claims, on: connection)
         }
-        switch result {
-        case .answered:
-            environment.counters.add("answered")
-        case .refused(let code, let message):
-            environment.counters.add("answers_failed")
-            environment.logger.error("\(label): the store refused the answer (\(code)): \(message)")
-        }
+        return claimed.filter { taken.contains($0.open.id) }
     }
 
     /// The ids a purchase's facts and usage events may be kept under.

@@ -154,42 +154,6 @@ public struct RefundRequestStore: Sendable {
             [id, verdict.answer?.rawValue, verdict.rule, verdict.preference?.rawValue, facts.map(PostgresJSON.init)])
     }
 
-    /// Claims a request for sending: the rule, facts and body are committed before the call, with `sending_since`,
-    /// so that a crash after the call can never lead to a second one. Returns false when another run has it.
-    public func claim(
-        _ verdict: RefundRequestVerdict, facts: Data, body: Data, id: Int64, on connection: PostgresConnection
-    ) throws -> Bool {
-        try connection.execute(
-            """
-            UPDATE refund_request SET sending_since = now(), rule = $2, preference = $3, facts = $4::jsonb,
-                   body_sent = $5::jsonb
-            WHERE id = $1 AND sending_since IS NULL AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
-            """,
-            [id, verdict.rule, verdict.preference?.rawValue, PostgresJSON(data: facts), PostgresJSON(data: body)])
-            == 1
-    }
-
-    /// Records what the store said to a claimed send: `answered`, or `failed` with its error code.
-    public func finish(
-        id: Int64, answer: RefundRequestAnswer, errorCode: String?, on connection: PostgresConnection
-    ) throws {
-        try connection.execute(
-            """
-            UPDATE refund_request SET answer = $2, error_code = $3, answered_at = now(),
-                   decision = CASE WHEN $2 = 'answered' THEN COALESCE(decision, 'pending') ELSE decision END
-            WHERE id = $1
-            """, [id, answer.rawValue, errorCode])
-    }
-
-    /// Releases a claim whose call never reached the store (quota, an outage): the next run sends it.
-    public func release(id: Int64, on connection: PostgresConnection) throws {
-        try connection.execute(
-            """
-            UPDATE refund_request SET sending_since = NULL, body_sent = NULL
-            WHERE id = $1 AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
-            """, [id])
-    }
-
     /// Joins the store's outcome to the requests about `transactionId`.
     @discardableResult
     public func recordOutcome(

@@ -7,38 +7,50 @@ struct RefundRequestSubject {
     /// The facts and figures the decision used, as recorded (`refund_request.facts`).
     var factsJSON: Data?
 
+    /// The subjects of a group of one app's open requests, in order: the facts and the customers' earlier refunds
+    /// in one round trip (Google's usage evidence in one more per request with facts).
     static func load(
-        _ open: OpenRefundRequest, store: RefundRequestStore, on connection: PostgresConnection, now: Date
-    ) throws -> RefundRequestSubject {
+        _ group: [OpenRefundRequest], store: RefundRequestStore, on connection: PostgresConnection
+    ) throws -> [RefundRequestSubject] {
+        guard let platform = group.first?.request.store else { return [] }
+        precondition(group.allSatisfy { $0.request.store == platform }, "one store's requests")
+        let found = try ConsumptionFactStore.factsAndPriorRefunds(
+            for: group.map(\.request), platform: platform, appId: store.appId, on: connection)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .iso8601
+        return try zip(group, found).map { open, found in
+            var subject = subject(open, facts: found.facts, priorRefunds: found.priorRefunds, encoder: encoder)
+            if open.request.store == .google, found.facts != nil {
+                subject.decisionCase.usageEvents = try ConsumptionUsageEventStore.events(
+                    ids: RefundRequestAnswerer.ids(open), on: connection)
+            }
+            return subject
+        }
+    }
+
+    /// One request's subject from what was loaded for it.
+    static func subject(
+        _ open: OpenRefundRequest, facts: ConsumptionFacts?, priorRefunds: Int, encoder: JSONEncoder
+    ) -> RefundRequestSubject {
         let request = open.request
-        let ids = [request.transactionId] + (request.originalId.map { [$0] } ?? [])
-        let customer = ConsumptionFactStore.RefundCustomer(
-            appId: store.appId, originalId: request.originalId, transactionId: request.transactionId)
-        let (facts, prior) = try ConsumptionFactStore.factsAndPriorRefunds(
-            platform: request.store, ids: ids, customer: customer, on: connection)
         let figures = LedgerFigures(
             tenureDays: request.firstPurchasedAt.map { max(0, Int(request.receivedAt.timeIntervalSince($0) / 86_400)) },
-            priorRefunds: prior, periodUsedMilli: periodUsed(request))
+            priorRefunds: priorRefunds, periodUsedMilli: periodUsed(request))
         let kind =
             request.store == .apple
             ? PurchaseKind(appleType: request.productType)
             : (request.productType == "subscription" ? .autoRenewable : .consumable)
-        var decisionCase = RefundRequestCase(
+        let decisionCase = RefundRequestCase(
             store: request.store, productId: request.productId, country: request.country, kind: kind,
             familyShared: request.familyShared, deadline: open.deadline, facts: facts, figures: figures,
             pendingToken: request.pendingToken)
-        if request.store == .google, facts != nil {
-            decisionCase.usageEvents = try ConsumptionUsageEventStore.events(ids: ids, on: connection)
-        }
         var json: Data?
         if facts != nil || figures.tenureDays != nil {
             struct Recorded: Encodable {
                 var facts: ConsumptionFacts?
                 var figures: LedgerFigures
             }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            encoder.dateEncodingStrategy = .iso8601
             json = try? encoder.encode(Recorded(facts: facts, figures: figures))
         }
         return RefundRequestSubject(decisionCase: decisionCase, factsJSON: json)

@@ -9,9 +9,13 @@ import Testing
 /// queries they replace: the first id with facts wins, and only the customer's other, unreversed refunds count.
 @Suite("Facts and prior refunds")
 struct FactsAndPriorRefundsTests {
-    @Test func oneQueryGivesTheFactsAndTheCustomersOtherUnreversedRefunds() throws {
+    let facts = ConsumptionFacts(
+        customerConsented: true, deliveryStatus: .delivered, consumptionMilli: 25_000,
+        sampleContentProvided: false, asOf: Date(timeIntervalSince1970: 1_790_000_000))
+
+    /// Four refunds (t1, t3 of customer c1 and t2 reversed; t4 of c2) and facts kept under c1.
+    func database() throws -> PostgresConnection {
         let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "factsprior"))
-        defer { connection.close() }
         try Migrator(connection: connection).migrate()
         try connection.execute(
             "INSERT INTO app (id, platform, store_app_id) VALUES ('ios', 'apple', 'com.ios')")
@@ -24,11 +28,14 @@ struct FactsAndPriorRefundsTests {
                    ('ios', 'apple', 't3', 'c1', '2026-07-01T05:00:00Z', 'full', NULL, NULL, '{}'),
                    ('ios', 'apple', 't4', 'c2', '2026-07-01T05:00:00Z', 'full', NULL, NULL, '{}')
             """)
-        let facts = ConsumptionFacts(
-            customerConsented: true, deliveryStatus: .delivered, consumptionMilli: 25_000,
-            sampleContentProvided: false, asOf: Date(timeIntervalSince1970: 1_790_000_000))
         _ = try ConsumptionFactStore.upsert(
             [ConsumptionFactRow(platform: .apple, purchaseId: "c1", facts: facts)], on: connection)
+        return connection
+    }
+
+    @Test func oneQueryGivesTheFactsAndTheCustomersOtherUnreversedRefunds() throws {
+        let connection = try database()
+        defer { connection.close() }
         func ask(_ ids: [String], _ customer: ConsumptionFactStore.RefundCustomer?) throws -> (ConsumptionFacts?, Int) {
             let found = try ConsumptionFactStore.factsAndPriorRefunds(
                 platform: .apple, ids: ids, customer: customer, on: connection)
@@ -50,5 +57,33 @@ struct FactsAndPriorRefundsTests {
         #expect(
             try ask(["c1"], ConsumptionFactStore.RefundCustomer(appId: "ios", originalId: "c1", transactionId: "t0")).1
                 == 2)
+    }
+
+    @Test func aGroupInOneQueryGivesEachRequestItsOwnFactsAndPriorRefunds() throws {
+        let connection = try database()
+        defer { connection.close() }
+        var own = facts
+        own.consumptionMilli = 0
+        _ = try ConsumptionFactStore.upsert(
+            [ConsumptionFactRow(platform: .apple, purchaseId: "t8", facts: own)], on: connection)
+        func request(_ transactionId: String, _ originalId: String?) -> NewRefundRequest {
+            NewRefundRequest(
+                store: .apple, requestId: "u-\(transactionId)", transactionId: transactionId, originalId: originalId,
+                productId: nil, productType: nil, country: nil, familyShared: false, reason: nil, pendingToken: nil,
+                receivedAt: Date(timeIntervalSince1970: 1_795_000_000), purchasedAt: nil, firstPurchasedAt: nil,
+                expiresAt: nil)
+        }
+        let found = try ConsumptionFactStore.factsAndPriorRefunds(
+            for: [
+                request("t1", "c1"), request("t9", nil), request("t0", "c1"), request("t8", "c1"), request("t5", "c2"),
+            ],
+            platform: .apple, appId: "ios", on: connection)
+        // t1: c1's facts, t3 counts (t2 reversed); t9: nothing known; t0: t1 and t3 count; t8: its own facts win
+        // over c1's; t5: c2 has t4 and no facts.
+        #expect(found.map(\.facts) == [facts, nil, facts, own, nil])
+        #expect(found.map(\.priorRefunds) == [1, 0, 2, 2, 1])
+        #expect(
+            try ConsumptionFactStore.factsAndPriorRefunds(for: [], platform: .apple, appId: "ios", on: connection)
+                .isEmpty)
     }
 }

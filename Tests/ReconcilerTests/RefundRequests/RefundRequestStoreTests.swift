@@ -47,8 +47,9 @@ struct RefundRequestStoreTests {
         try store.insert(review("m1", order: "GPA.1", token: "t1", hoursAgo: 1), runId: nil, on: connection)
         let id = try #require(try store.open(limit: 1, now: received, on: connection).first?.id)
         let verdict = RefundRequestVerdict(answer: nil, rule: "default", preference: .dataOnly)
-        #expect(try store.claim(verdict, facts: Data("{}".utf8), body: Data("{}".utf8), id: id, on: connection))
-        #expect(!(try store.claim(verdict, facts: Data("{}".utf8), body: Data("{}".utf8), id: id, on: connection)))
+        let claim = RefundRequestStore.Claim(id: id, verdict: verdict, facts: Data("{}".utf8), body: Data("{}".utf8))
+        #expect(try store.claim([claim], on: connection) == [id])
+        #expect(try store.claim([claim], on: connection).isEmpty)
         #expect(try store.open(limit: 10, now: received, on: connection).isEmpty)
         try connection.execute(
             "INSERT INTO consumption_usage_event (purchase_id, ip_address) VALUES ('GPA.1', '192.0.2.1'), ('GPA.2', '::1')"

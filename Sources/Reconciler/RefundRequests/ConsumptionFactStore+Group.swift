@@ -1,0 +1,53 @@
+import Foundation
+import Postgres
+
+extension ConsumptionFactStore {
+    /// What one request of a group is decided with: the backend's facts and the customer's earlier refunds.
+    struct FactsAndPrior: Equatable {
+        var facts: ConsumptionFacts?
+        var priorRefunds: Int
+    }
+
+    /// ``factsAndPriorRefunds(platform:ids:customer:on:)`` for a group of one app's requests of one store, in one
+    /// round trip: for each request, in order, the facts by its transaction id, else by its original id, and the
+    /// refunds of its customer (`original_id`) in the ledger other than the transaction asked about.
+    static func factsAndPriorRefunds(
+        for requests: [NewRefundRequest], platform: RequestingStore, appId: String, on connection: PostgresConnection
+    ) throws -> [FactsAndPrior] {
+        guard !requests.isEmpty else { return [] }
+        let rows = try connection.query(
+            """
+            SELECT q.n, f.customer_consented, f.delivery_status, f.consumption_milli,
+                   f.sample_content_provided, f.as_of,
+                   (SELECT count(*)::int FROM refund r
+                    WHERE r.app_id = $2 AND r.original_id = q.original_id AND r.order_id <> q.transaction_id
+                      AND r.reversed_at IS NULL) AS prior
+            FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS q(transaction_id, original_id, n)
+            -- By the primary key (an OR of the two ids would read the whole table for every request); the
+            -- transaction's own facts first.
+            LEFT JOIN LATERAL (
+                SELECT * FROM consumption_fact c
+                WHERE c.platform = $1 AND c.purchase_id = ANY (ARRAY[q.transaction_id, q.original_id])
+                ORDER BY c.purchase_id = q.transaction_id DESC LIMIT 1
+            ) f ON true
+            """,
+            [
+                platform.rawValue, appId, PostgresTextArray(requests.map(\.transactionId)),
+                PostgresNullableTextArray(requests.map(\.originalId)),
+            ])
+        var found = [FactsAndPrior](repeating: FactsAndPrior(facts: nil, priorRefunds: 0), count: requests.count)
+        for row in rows {
+            let index = Int(try row.decode("n", as: Int64.self)) - 1
+            guard found.indices.contains(index) else { continue }
+            found[index].priorRefunds = try row.decodeIfPresent("prior") ?? 0
+            guard let status: String = try row.decodeIfPresent("delivery_status"),
+                let delivery = DeliveryStatus(rawValue: status)
+            else { continue }
+            found[index].facts = ConsumptionFacts(
+                customerConsented: try row.decode("customer_consented"), deliveryStatus: delivery,
+                consumptionMilli: try row.decodeIfPresent("consumption_milli"),
+                sampleContentProvided: try row.decode("sample_content_provided"), asOf: try row.decode("as_of"))
+        }
+        return found
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+@testable import Reconciler
+
+/// A group of answers claimed, finished and released in one statement each, on a real database: each request is
+/// claimed once, recorded with its own answer, and a finished one can never be claimed again.
+@Suite("RefundRequestStore sending")
+struct RefundRequestStoreSendingTests {
+    let received = Date(timeIntervalSince1970: 1_795_000_000)
+
+    @Test func aGroupIsClaimedOnceAndEachAnswerRecordedAsTheStoreSaid() throws {
+        let base = RefundRequestStoreTests()
+        let connection = try base.database()
+        defer { connection.close() }
+        let store = RefundRequestStore(appId: "droid")
+        for n in 1...3 {
+            try store.insert(
+                base.review("m\(n)", order: "GPA.\(n)", token: "t\(n)", hoursAgo: Double(n)), runId: nil,
+                on: connection)
+        }
+        let open = try store.open(limit: 10, now: received, on: connection)
+        let ids = open.map(\.id)
+        #expect(ids.count == 3)
+        let verdict = RefundRequestVerdict(answer: nil, rule: "rules[0]", preference: .grant)
+        let claims = ids.map {
+            RefundRequestStore.Claim(
+                id: $0, verdict: verdict, facts: Data("{\"f\":1}".utf8), body: Data("{\"b\":\($0)}".utf8))
+        }
+        // Another run's claim of the first one: this run takes only the two others.
+        #expect(try store.claim([claims[0]], on: connection) == [ids[0]])
+        #expect(try store.claim(claims, on: connection) == [ids[1], ids[2]])
+        #expect(try store.open(limit: 10, now: received, on: connection).isEmpty)
+
+        try store.finish(
+            [.init(id: ids[1], answer: .answered), .init(id: ids[2], answer: .failed, errorCode: "4000023")],
+            on: connection)
+        try store.release(ids: [ids[0]], on: connection)
+        let rows = try connection.query(
+            "SELECT id, answer, error_code, decision, rule, body_sent::text AS body FROM refund_request ORDER BY id")
+        let seen = try rows.map {
+            [
+                try $0.decodeIfPresent("answer", as: String.self) ?? "-",
+                try $0.decodeIfPresent("error_code", as: String.self) ?? "-",
+                try $0.decodeIfPresent("decision", as: String.self) ?? "-",
+                try $0.decodeIfPresent("body", as: String.self) ?? "-",
+            ]
+        }
+        let byId = Dictionary(uniqueKeysWithValues: zip(try rows.map { try $0.decode("id", as: Int64.self) }, seen))
+        #expect(byId[ids[0]] == ["-", "-", "-", "-"])
+        #expect(byId[ids[1]] == ["answered", "-", "pending", "{\"b\": \(ids[1])}"])
+        #expect(byId[ids[2]] == ["failed", "4000023", "-", "{\"b\": \(ids[2])}"])
+        // Finished ones are never claimed again; the released one is open for the next run.
+        #expect(try store.claim(claims, on: connection) == [ids[0]])
+    }
+}
