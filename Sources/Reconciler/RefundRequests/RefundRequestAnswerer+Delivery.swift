@@ -8,25 +8,27 @@ extension RefundRequestAnswerer {
     func deliver(_ claimed: [Claimed], in environment: JobEnvironment) async throws {
         guard !claimed.isEmpty else { return }
         let send = self.send
-        let results = await withTaskGroup(of: (Int, Result<SendResult, any Error>).self) { group in
-            for (index, item) in claimed.enumerated() {
+        // Each answer comes back with its request's id and is matched by it, not by its place in the group.
+        let results = await withTaskGroup(of: (Int64, Result<SendResult, any Error>).self) { group in
+            for item in claimed {
                 group.addTask {
                     do {
-                        return (index, .success(try await send(item.json, item.open)))
+                        return (item.open.id, .success(try await send(item.json, item.open)))
                     } catch {
-                        return (index, .failure(error))
+                        return (item.open.id, .failure(error))
                     }
                 }
             }
-            var results: [(Int, Result<SendResult, any Error>)] = []
-            for await result in group { results.append(result) }
-            return results.sorted { $0.0 < $1.0 }.map(\.1)
+            var results: [Int64: Result<SendResult, any Error>] = [:]
+            for await (id, result) in group { results[id] = result }
+            return results
         }
         var finishes: [RefundRequestStore.Finish] = []
         var released: [Int64] = []
         var stop: (any Error)?
-        for (item, result) in zip(claimed, results) {
-            switch result {
+        for item in claimed {
+            // A call whose task ended without an answer may still have reached the store: never sent again.
+            switch results[item.open.id] ?? .success(.refused(code: "interrupted", message: "no answer recorded")) {
             case .success(.answered):
                 finishes.append(.init(id: item.open.id, answer: .answered))
                 environment.counters.add("answered")
