@@ -49,6 +49,11 @@ extension GoogleVoidedSync {
         /// Whether a voided call still travels or an answered page waits for its orders: the paging ends when
         /// neither (and the pricing is idle).
         var isPaging: Bool { !inFlight.isEmpty || states.contains { !$0.held.isEmpty } }
+        /// Whether no voided call travels and none will leave again (every slice drained, or an error or a stop
+        /// ended the calls): only pages already answered are left to store.
+        var callsEnded: Bool {
+            inFlight.isEmpty && (failure != nil || stopping || states.allSatisfy(\.slice.drained))
+        }
         /// The number of the page answered last (``PageWrite/page`` of its store).
         var lastPage: Int { pagesAnswered }
 
