@@ -237,6 +237,15 @@ extension GoogleIntakeMachineTests {
         #expect(machine.isRunning, "until the Orders answers are stored")
     }
 
+    /// A page whose rows pass its slice's end (a split slice reading on with its token) is its last too.
+    @Test func aPagePastItsSlicesEndIsStoredAtOnce() throws {
+        var machine = try Self.askingAhead()
+        let late = Self.page(next: "t2", orders: ["GPA.late"], millis: Paging.origin + 11 * Paging.dayMillis)
+        let actions = machine.handle(.pageAnswered(late, at: Paging.now))
+        #expect(Self.lookups(actions).isEmpty)
+        #expect(Self.stores(actions).first?.afterStoring == ["GPA.late"])
+    }
+
     /// Once the last voided call is answered, the Orders queue leaves at once, while a page still waits for its
     /// orders ahead, not after that page is stored (that would add an answer time to the end of the run).
     @Test func theQueueLeavesOnceTheLastVoidedCallIsAnswered() throws {

@@ -87,7 +87,7 @@ struct GoogleIntakeMachine {
         // A slice's last page is stored at once, its orders after storing: held for them, it would end the run an
         // answer time later (and an order it shares with another waiting page one more), while the queue it joins
         // leaves whole as soon as the last voided call is answered.
-        guard mayAskAhead, page.nextPageToken != nil else { return answered(answer, at: now, way: .afterStoring) }
+        guard mayAskAhead, !paging.endsSlice(answer) else { return answered(answer, at: now, way: .afterStoring) }
         let ids = Set(answer.intake.records.filter(\.revokes).map(\.orderId))
         let sharing = ids.filter { waiting[$0] != nil }
         shared.formUnion(sharing)
