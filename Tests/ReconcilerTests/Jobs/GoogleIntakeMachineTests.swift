@@ -222,4 +222,45 @@ extension GoogleIntakeMachineTests {
         #expect(flushed == [["GPA.last"]], "none of the dropped orders is asked")
         #expect(!machine.orders.isComplete)
     }
+
+    /// A slice's last page is not held for its orders: it is stored as it comes (closing the window here) and its
+    /// orders are asked after storing, at once since no voided call is left.
+    @Test func aSlicesLastPageIsStoredAtOnce() throws {
+        var machine = try Self.askingAhead()
+        let actions = machine.handle(.pageAnswered(Self.page(next: nil, orders: ["GPA.last"]), at: Paging.now))
+        #expect(Self.lookups(actions).isEmpty)
+        let store = try #require(Self.stores(actions).first)
+        #expect(store.pricedAhead == nil && store.afterStoring == ["GPA.last"])
+        #expect(store.write.sliceRow == nil, "the last page closes the window in its own transaction")
+        let stored = machine.handle(.pageStored(store, Machine.StoredPage(inserted: 1, toAsk: ["GPA.last"])))
+        #expect(Self.orderCalls(stored) == [["GPA.last"]])
+        #expect(machine.isRunning, "until the Orders answers are stored")
+    }
+
+    /// A page whose rows pass its slice's end (a split slice reading on with its token) is its last too.
+    @Test func aPagePastItsSlicesEndIsStoredAtOnce() throws {
+        var machine = try Self.askingAhead()
+        let late = Self.page(next: "t2", orders: ["GPA.late"], millis: Paging.origin + 11 * Paging.dayMillis)
+        let actions = machine.handle(.pageAnswered(late, at: Paging.now))
+        #expect(Self.lookups(actions).isEmpty)
+        #expect(Self.stores(actions).first?.afterStoring == ["GPA.late"])
+    }
+
+    /// Once the last voided call is answered, the Orders queue leaves at once, while a page still waits for its
+    /// orders ahead, not after that page is stored (that would add an answer time to the end of the run).
+    @Test func theQueueLeavesOnceTheLastVoidedCallIsAnswered() throws {
+        var machine = try Self.askingAhead()
+        let waiting = try Self.waitAhead(&machine, Self.page(next: "t2", orders: ["GPA.a"]))
+        let last = machine.handle(.pageAnswered(Self.page(next: nil, orders: ["GPA.b"]), at: Paging.now))
+        #expect(Self.stores(last).isEmpty, "the last page is stored after the page before it")
+        #expect(Self.orderCalls(last) == [["GPA.first"]], "the order queued since the first page leaves now")
+
+        let priced = Self.priced(waiting, [try Self.order("GPA.a", refundedAt: Paging.origin + 1000)])
+        let first = try #require(Self.stores(machine.handle(.ordersAnsweredAhead(priced))).first)
+        let second = try #require(
+            Self.stores(machine.handle(.pageStored(first, Machine.StoredPage(inserted: 1)))).first)
+        #expect(second.afterStoring == ["GPA.b"] && second.write.sliceRow == nil)
+        let calls = machine.handle(.pageStored(second, Machine.StoredPage(inserted: 1, toAsk: ["GPA.b"])))
+        #expect(Self.orderCalls(calls) == [["GPA.b"]])
+    }
 }

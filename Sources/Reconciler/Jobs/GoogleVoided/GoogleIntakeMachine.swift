@@ -14,6 +14,7 @@ import PlayDeveloperAPI
 /// - Only once a call of the run was answered with orders, never after a stop request nor after an ahead call was
 ///   refused: a refusal ends the asking ahead for the run, and the page that met it is stored and its orders asked
 ///   after storing. A 404 (an id Google does not know fails the whole call) sends only its page that way.
+/// - Never for a slice's last page: it is stored as it comes, and its orders leave with the queue.
 /// - An order on two pages waiting at once is asked once, for the first; the pages that share it both take it after
 ///   storing (neither page alone holds all its parts), where the order is priced from every row the ledger holds.
 struct GoogleIntakeMachine {
@@ -83,7 +84,10 @@ struct GoogleIntakeMachine {
         summary.pages += 1
         summary.rows += page.voidedPurchases.count
         summary.quarantined += answer.intake.quarantined.count
-        guard mayAskAhead else { return answered(answer, at: now, way: .afterStoring) }
+        // A slice's last page is stored at once, its orders after storing: held for them, it would end the run an
+        // answer time later (and an order it shares with another waiting page one more), while the queue it joins
+        // leaves whole as soon as the last voided call is answered.
+        guard mayAskAhead, !paging.endsSlice(answer) else { return answered(answer, at: now, way: .afterStoring) }
         let ids = Set(answer.intake.records.filter(\.revokes).map(\.orderId))
         let sharing = ids.filter { waiting[$0] != nil }
         shared.formUnion(sharing)
@@ -125,9 +129,11 @@ struct GoogleIntakeMachine {
         return perform(paging.stored(store.write, inserted: stored.inserted)) + ordersCalls()
     }
 
-    /// The Orders calls to make now: all that is queued once no voided page is left to come.
+    /// The Orders calls to make now: all that is queued once no voided call is left to answer, at once (the pages
+    /// still waiting for their orders ahead add theirs as they are stored), so the run's last Orders calls travel
+    /// beside its last pages' calls ahead instead of after them.
     private mutating func ordersCalls() -> [Action] {
-        orders.nextCalls(flush: !paging.isPaging).map { .askOrders($0) }
+        orders.nextCalls(flush: paging.callsEnded).map { .askOrders($0) }
     }
 
     /// The paging half's actions as the runner performs them: a page's store with its batch and its priced orders.

@@ -49,6 +49,11 @@ extension GoogleVoidedSync {
         /// Whether a voided call still travels or an answered page waits for its orders: the paging ends when
         /// neither (and the pricing is idle).
         var isPaging: Bool { !inFlight.isEmpty || states.contains { !$0.held.isEmpty } }
+        /// Whether no voided call travels and none will leave again (every slice drained, or an error or a stop
+        /// ended the calls): only pages already answered are left to store.
+        var callsEnded: Bool {
+            inFlight.isEmpty && (failure != nil || stopping || states.allSatisfy(\.slice.drained))
+        }
         /// The number of the page answered last (``PageWrite/page`` of its store).
         var lastPage: Int { pagesAnswered }
 
@@ -216,7 +221,7 @@ extension GoogleVoidedSync.PagerStateMachine {
         // oldest first, and a void is recorded when or after it happens). An hour's margin keeps a row whose void
         // time runs ahead of Google's recording clock from ending the chain early; it costs at most the rows of that
         // hour, read twice and stored once.
-        let passedEnd = rows.contains { $0.refundedAt > slice.end.addingTimeInterval(3600) }
+        let passedEnd = passesEnd(rows, of: index)
         let next = try states[index].chain.follow(
             passedEnd ? nil : page.nextPageToken, rows: page.voidedPurchases.count)
         slice.token = next
@@ -224,6 +229,18 @@ extension GoogleVoidedSync.PagerStateMachine {
         slice.rowsDone += Int64(rows.count)
         slice.drained = next == nil
         states[index].slice = slice
+    }
+
+    /// Whether the page `answer` brings is the last of its slice: no next page, or rows past the slice's end.
+    func endsSlice(_ answer: GoogleVoidedSync.Answer) -> Bool {
+        guard case .success(let page) = answer.result else { return false }
+        return page.nextPageToken == nil || passesEnd(answer.intake.records, of: answer.slice)
+    }
+
+    /// Whether a row lies past the slice's end and its hour of margin (see advance(_:page:rows:)).
+    private func passesEnd(_ rows: [RefundRecord], of index: Int) -> Bool {
+        let end = states[index].slice.end.addingTimeInterval(3600)
+        return rows.contains { $0.refundedAt > end }
     }
 
     /// The page with the slice's next token and the window's checkpoint; the window closes with its last page.
