@@ -5,16 +5,19 @@ extension ConfiguredPrices {
     /// A `LEFT JOIN LATERAL` giving `<alias>.currency`, the sale's currency of the refund of order `orderId` (an SQL
     /// expression; `$1` is the app): the order's own, as Google stated it, else that of an order of the same purchase
     /// storerecon fetched: `currentOrderId` (the subscription's current order, an SQL expression) or the first order
-    /// of a renewal (`GPA.x` of `GPA.x..3`). Each a probe by key, and the second only when the first is empty.
+    /// of a renewal (`GPA.x` of `GPA.x..3`). Each a probe by key, each only when the one before is empty: an `IN` of
+    /// the two keys, either of them NULL, was planned as a scan of the app's every order (a Google refund estimated
+    /// while the Orders API refused cost three times the upsert of a priced one).
     static func saleCurrencyJoin(alias: String, orderId: String, currentOrderId: String, when: String) -> String {
         """
         LEFT JOIN LATERAL (
             SELECT coalesce(
                 (SELECT currency FROM google_order WHERE app_id = $1 AND order_id = \(orderId)),
                 (SELECT currency FROM google_order
-                 WHERE app_id = $1 AND status = 'ok' AND currency IS NOT NULL
-                   AND order_id IN (\(currentOrderId), nullif(split_part(\(orderId), '..', 1), \(orderId)))
-                 LIMIT 1)) AS currency
+                 WHERE app_id = $1 AND order_id = \(currentOrderId) AND status = 'ok' AND currency IS NOT NULL),
+                (SELECT currency FROM google_order
+                 WHERE app_id = $1 AND order_id = nullif(split_part(\(orderId), '..', 1), \(orderId))
+                   AND status = 'ok' AND currency IS NOT NULL)) AS currency
             WHERE \(when)
         ) \(alias) ON true
         """
