@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 
 extension RefundRequestAnswerer {
     /// Sends a group's claimed answers side by side and records, in one transaction, what the store said to each;
@@ -8,21 +9,24 @@ extension RefundRequestAnswerer {
     func deliver(_ claimed: [Claimed], in environment: JobEnvironment) async throws {
         guard !claimed.isEmpty else { return }
         let send = self.send
-        // Each answer comes back with its request's id and is matched by it, not by its place in the group.
-        let results = await withTaskGroup(of: (Int64, Result<SendResult, any Error>).self) { group in
+        // Each call writes what the store said under its request's id, and the group's tasks return nothing: a
+        // child task's result read back through the group came out garbled in release builds (Swift 6.3.1), so
+        // answers are never matched by what the group hands back.
+        let answers = StoreAnswers()
+        await withDiscardingTaskGroup { group in
             for item in claimed {
                 group.addTask {
+                    let result: Result<SendResult, any Error>
                     do {
-                        return (item.open.id, .success(try await send(item.json, item.open)))
+                        result = .success(try await send(item.json, item.open))
                     } catch {
-                        return (item.open.id, .failure(error))
+                        result = .failure(error)
                     }
+                    answers.set(result, for: item.open.id)
                 }
             }
-            var results: [Int64: Result<SendResult, any Error>] = [:]
-            for await (id, result) in group { results[id] = result }
-            return results
         }
+        let results = answers.all
         var finishes: [RefundRequestStore.Finish] = []
         var released: [Int64] = []
         var stop: (any Error)?
@@ -61,4 +65,15 @@ extension RefundRequestAnswerer {
             }
         }
     }
+}
+
+/// What the store said to each answer of a group, by request id, written by the calls' tasks as they end.
+private final class StoreAnswers: Sendable {
+    private let answers = Mutex<[Int64: Result<SendResult, any Error>]>([:])
+
+    func set(_ result: Result<SendResult, any Error>, for id: Int64) {
+        answers.withLock { $0[id] = result }
+    }
+
+    var all: [Int64: Result<SendResult, any Error>] { answers.withLock { $0 } }
 }
