@@ -54,6 +54,9 @@ public struct ExpiryRecheck: Sendable {
         public var unknownStates = 0
         /// Answers that could not be used.
         public var badAnswers = 0
+        /// Due subscriptions locked when their batch was claimed (leased by another process, or being written by
+        /// another worker of this run): tried once more at the end of the run.
+        public var skipped: [RecheckPlanner.Due] = []
     }
 
     let app: AppConfig
@@ -133,7 +136,7 @@ public struct ExpiryRecheck: Sendable {
             }
             try await group.waitForAll()
         }
-        let result = tally.summary
+        let result = try await retrySkipped(tally.summary, context: context, counters: environment.counters)
         let changes = result.transitions.sorted { $0.key.rawValue < $1.key.rawValue }
             .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
         environment.logger.info(
@@ -150,6 +153,25 @@ public struct ExpiryRecheck: Sendable {
 }
 
 extension ExpiryRecheck {
+    /// Asks once more about the due subscriptions that were locked when their batch was claimed. A worker recording a
+    /// successor's answer marks the token it replaced in the same transaction, which holds that row's lock: a batch
+    /// claimed at that moment passed it by (`SKIP LOCKED`), and whether the run asked about it hung on the workers'
+    /// timing. Those still locked or leased now are another process's (counted `claimed_elsewhere`).
+    func retrySkipped(
+        _ summary: Summary, context: RecheckWorker.Context, counters: JobCounters
+    ) async throws -> Summary {
+        var result = summary
+        result.skipped = []
+        guard !summary.skipped.isEmpty else { return result }
+        let worker = try RecheckWorker(context)
+        defer { worker.close() }
+        var again = try await worker.process(summary.skipped)
+        counters.add("claimed_elsewhere", again.skipped.count)
+        again.skipped = []
+        result.merge(again)
+        return result
+    }
+
     /// Adds the tokens a store notification queued that storerecon does not know yet, so this run asks about them (a
     /// dry run adds nothing, and so does not ask about them).
     func adoptRequested(in environment: JobEnvironment) throws {
@@ -197,6 +219,7 @@ extension ExpiryRecheck.Summary {
         missing += other.missing
         unknownStates += other.unknownStates
         badAnswers += other.badAnswers
+        skipped += other.skipped
         for (kind, count) in other.transitions { transitions[kind, default: 0] += count }
     }
 }

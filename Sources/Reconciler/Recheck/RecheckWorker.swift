@@ -42,8 +42,11 @@ final class RecheckWorker {
             : try context.store.claim(
                 batch, now: now, leaseUntil: now.addingTimeInterval(context.options.lease), claimer: context.claimer,
                 on: connection)
-        context.counters.add("claimed_elsewhere", batch.count - claimed.count)
         var summary = ExpiryRecheck.Summary()
+        if !context.dryRun && claimed.count < batch.count {
+            let taken = Set(claimed.map(\.id))
+            summary.skipped = batch.filter { !taken.contains($0.id) }
+        }
         for (position, subscription) in claimed.enumerated() {
             do {
                 try checkStop()
