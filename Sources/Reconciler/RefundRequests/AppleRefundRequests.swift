@@ -138,31 +138,35 @@ public struct AppleRefundRequests: Sendable {
         }
     }
 
-    /// Stores one page: new requests, or the outcomes `REFUND` / `REFUND_DECLINED` say.
-    private func storePage(
+    /// Stores one page: new requests, or the outcomes `REFUND` / `REFUND_DECLINED` say, in one statement.
+    func storePage(
         _ verified: [(VerifiedNotification, VerifiedTransaction)], type: NotificationTypeV2, runId: Int64?,
         counters: JobCounters, on connection: PostgresConnection
     ) throws {
+        var new: [NewRefundRequest] = []
+        var outcomes: [RefundRequestStore.Outcome] = []
         for (notification, transaction) in verified {
             let payload = transaction.payload
             guard let transactionId = payload.transactionId else { continue }
             let signedAt = notification.payload.signedDate ?? payload.signedDate ?? Date()
             if type == .consumptionRequest {
                 guard let uuid = notification.payload.notificationUUID else { continue }
-                let request = Self.request(
-                    uuid: uuid, reason: notification.payload.data?.consumptionRequestReason, payload,
-                    receivedAt: signedAt)
-                if try requests.insert(request, runId: runId, on: connection) { counters.add("requests_new") }
+                new.append(
+                    Self.request(
+                        uuid: uuid, reason: notification.payload.data?.consumptionRequestReason, payload,
+                        receivedAt: signedAt))
             } else {
-                let decision: RefundRequestDecision = type == .refund ? .refunded : .declined
-                counters.add(
-                    "outcomes",
-                    try requests.recordOutcome(
-                        transactionId: transactionId, decision: decision,
+                outcomes.append(
+                    RefundRequestStore.Outcome(
+                        transactionId: transactionId, decision: type == .refund ? .refunded : .declined,
                         revocationType: payload.revocationType?.rawValue,
-                        revocationMilli: payload.revocationPercentage, at: signedAt, on: connection))
+                        revocationMilli: payload.revocationPercentage, at: signedAt))
             }
         }
+        let added = try requests.insert(new, runId: runId, on: connection).count
+        if added > 0 { counters.add("requests_new", added) }
+        let decided = try requests.recordOutcomes(outcomes, on: connection)
+        if decided > 0 { counters.add("outcomes", decided) }
     }
 
     /// A request as the verified transaction describes it.

@@ -51,32 +51,52 @@ public enum ConsumptionUsageEventStore {
     /// Google rejects an answer with more events than this.
     public static let maxEvents = 1000
 
-    /// The events of a purchase by any of its ids, most recent first, at most ``maxEvents``.
-    public static func events(ids: [String], on connection: PostgresConnection) throws -> [ConsumptionUsageEvent] {
-        try connection.query(
+    /// The events of each purchase (by any of its ids), in one round trip: for each, most recent first, at most
+    /// ``maxEvents``.
+    public static func events(forEach purchases: [[String]], on connection: PostgresConnection) throws
+        -> [[ConsumptionUsageEvent]]
+    {
+        var found = [[ConsumptionUsageEvent]](repeating: [], count: purchases.count)
+        let pairs = purchases.enumerated().flatMap { index, ids in ids.map { (index, $0) } }
+        guard !pairs.isEmpty else { return found }
+        let rows = try connection.query(
             """
-            SELECT consumption_time, ip_address, region_code, administrative_area, locality, sublocality,
-                   obfuscated_account_id, obfuscated_profile_id, item_description
-            FROM consumption_usage_event WHERE purchase_id = ANY($1::text[])
-            ORDER BY consumption_time DESC NULLS LAST, id DESC LIMIT $2
-            """, [PostgresTextArray(ids), maxEvents]
-        ).map { row in
-            let region: String? = try row.decodeIfPresent("region_code")
-            return ConsumptionUsageEvent(
-                consumptionTime: try row.decodeIfPresent("consumption_time"),
-                ipAddress: try row.decodeIfPresent("ip_address"),
-                location: try region.map { region in
-                    ConsumptionUsageEvent.Location(
-                        regionCode: region, administrativeArea: try row.decodeIfPresent("administrative_area"),
-                        locality: try row.decodeIfPresent("locality"),
-                        sublocality: try row.decodeIfPresent("sublocality"))
-                },
-                obfuscatedAccountId: try row.decodeIfPresent("obfuscated_account_id"),
-                obfuscatedProfileId: try row.decodeIfPresent("obfuscated_profile_id"),
-                consumptionItemDescription: (try row.decodeIfPresent("item_description", as: String.self)).map {
-                    String($0.unicodeScalars.prefix(ConsumptionUsageEvent.maxDescription))
-                })
+            WITH asked AS (
+                SELECT n, array_agg(purchase_id) AS ids FROM unnest($1::int[], $2::text[]) AS a(n, purchase_id)
+                GROUP BY n
+            )
+            SELECT asked.n, e.*
+            FROM asked CROSS JOIN LATERAL (
+                SELECT id, consumption_time, ip_address, region_code, administrative_area, locality, sublocality,
+                       obfuscated_account_id, obfuscated_profile_id, item_description
+                FROM consumption_usage_event WHERE purchase_id = ANY (asked.ids)
+                ORDER BY consumption_time DESC NULLS LAST, id DESC LIMIT $3
+            ) e
+            ORDER BY asked.n, e.consumption_time DESC NULLS LAST, e.id DESC
+            """, [PostgresArray(pairs.map(\.0)), PostgresTextArray(pairs.map(\.1)), maxEvents])
+        for row in rows {
+            let index: Int = try row.decode("n")
+            guard found.indices.contains(index) else { continue }
+            found[index].append(try event(row))
         }
+        return found
+    }
+
+    private static func event(_ row: PostgresRow) throws -> ConsumptionUsageEvent {
+        let region: String? = try row.decodeIfPresent("region_code")
+        return ConsumptionUsageEvent(
+            consumptionTime: try row.decodeIfPresent("consumption_time"),
+            ipAddress: try row.decodeIfPresent("ip_address"),
+            location: try region.map { region in
+                ConsumptionUsageEvent.Location(
+                    regionCode: region, administrativeArea: try row.decodeIfPresent("administrative_area"),
+                    locality: try row.decodeIfPresent("locality"), sublocality: try row.decodeIfPresent("sublocality"))
+            },
+            obfuscatedAccountId: try row.decodeIfPresent("obfuscated_account_id"),
+            obfuscatedProfileId: try row.decodeIfPresent("obfuscated_profile_id"),
+            consumptionItemDescription: (try row.decodeIfPresent("item_description", as: String.self)).map {
+                String($0.unicodeScalars.prefix(ConsumptionUsageEvent.maxDescription))
+            })
     }
 
     /// Deletes every event of a purchase (by any of its ids). Returns how many.

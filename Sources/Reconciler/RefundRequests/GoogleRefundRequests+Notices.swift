@@ -8,34 +8,6 @@ import Postgres
 /// messages"). Each is handled once, in the transaction that stores the message the first time; a redelivery or a
 /// duplicate finds the message stored and changes nothing.
 extension GoogleRefundRequests {
-    /// Inside the batch's transaction, for a message stored for the first time. Returns the orders whose refunds it
-    /// recorded (none or one).
-    func handleNotice(_ message: RTDNMessage, in environment: JobEnvironment, on connection: PostgresConnection)
-        throws -> [String]
-    {
-        if let change = message.subscriptionChange {
-            let reason = "rtdn subscription notificationType \(change.notificationType.map(String.init) ?? "none")"
-            try RecheckRequests.queue(
-                RecheckRequests.Request(
-                    app: app.id, platform: "google", storeId: change.purchaseToken, productId: change.subscriptionId,
-                    reason: reason, requestedAt: environment.now()),
-                on: connection)
-            environment.counters.add("rechecks_queued")
-            return []
-        }
-        guard let notice = message.voided else { return [] }
-        let outcome = try Self.record(
-            notice, payload: message.notification, ledger: ledger, runId: environment.runId, now: environment.now(),
-            logger: environment.logger, counters: environment.counters, on: connection)
-        environment.counters.add(outcome.counter)
-        if case .unstorable(let reason) = outcome {
-            environment.logger.warning(
-                "RTDN message \(message.messageId): voided purchase not recorded now (the nightly voided list will): \(reason)"
-            )
-        }
-        return outcome == .recorded ? notice.orderId.map { [$0] } ?? [] : []
-    }
-
     /// What a voided-purchase notification did to the ledger.
     enum VoidedOutcome: Equatable {
         /// A new row.

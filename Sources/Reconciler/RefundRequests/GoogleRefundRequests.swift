@@ -78,23 +78,15 @@ public struct GoogleRefundRequests: Sendable {
             }
             if environment.dryRun { return }
             let recorded = try environment.connection.transaction { connection in
-                var recorded: [String] = []
-                for message in messages {
-                    let new = try RTDNMessageStore.insert(message, app: app.id, on: connection)
-                    if let request = message.request,
-                        try requests.insert(request, runId: environment.runId, on: connection)
-                    {
-                        environment.counters.add("requests_new")
-                    }
-                    // A redelivered or duplicated message was acted on when it was first stored.
-                    if new { recorded += try handleNotice(message, in: environment, on: connection) }
-                }
-                return recorded
+                try intake.store(messages, in: environment, on: connection)
             }
             try settleRecorded(recorded, in: environment)
             try await pubsub.acknowledge(subscription: subscription, ackIds: received.map(\.ackId))
         }
     }
+
+    /// What stores a pull's messages and acts on them.
+    var intake: RTDNIntake { RTDNIntake(appId: app.id, requests: requests, ledger: ledger) }
 
     /// The shared decide-and-send loop, sending with `orders.reviewrefund`.
     var answerer: RefundRequestAnswerer {
@@ -112,22 +104,5 @@ public struct GoogleRefundRequests: Sendable {
     /// A 400, 404 or 409: Google read the answer and refused it.
     static func isRefusal(_ error: PlayAPIError) -> Bool {
         [400, 404, 409, 412].contains(error.httpStatus ?? 0)
-    }
-}
-
-/// The owner of `rtdn_message`.
-enum RTDNMessageStore {
-    /// Stores a message once (a redelivery is the same row). Returns whether it was new.
-    static func insert(_ message: RTDNMessage, app: String, on connection: PostgresConnection) throws -> Bool {
-        try connection.execute(
-            """
-            INSERT INTO rtdn_message (app_id, message_id, publish_time, kind, notification, handled_at)
-            VALUES ($1, $2, $3, $4, $5::jsonb, now())
-            ON CONFLICT (app_id, message_id) DO NOTHING
-            """,
-            [
-                app, message.messageId, message.publishTime, message.kind.rawValue,
-                PostgresJSON(data: message.notification),
-            ]) == 1
     }
 }

@@ -33,9 +33,7 @@ struct GoogleReviewOrders: Sendable {
             let due = try requests.ordersToDescribe(
                 limit: Self.batch, now: environment.now(), on: environment.connection)
             guard !due.isEmpty, let orders = try await read(due, in: environment) else { break }
-            try environment.connection.transaction { connection in
-                for item in due { try requests.describe(id: item.id, with: orders[item.orderId], on: connection) }
-            }
+            try requests.describe(due.map { ($0.id, orders[$0.orderId]) }, on: environment.connection)
             described += due.count
             if due.count < Self.batch { break }
         }
@@ -50,18 +48,22 @@ struct GoogleReviewOrders: Sendable {
         let now = environment.now()
         let due = try requests.reviewsEnded(reviewEndedBy: now, limit: Self.batch, on: environment.connection)
         guard !due.isEmpty, let orders = try await read(due, in: environment) else { return }
-        try environment.connection.transaction { connection in
-            for item in due {
-                guard let order = orders[item.orderId] else {
-                    environment.logger.warning(
-                        "order \(item.orderId): Google does not know it; the outcome of its review stays unknown")
-                    continue
-                }
-                let decision = order.decision(reviewEnd: GoogleReviewPeriod.end(deadline: item.deadline))
-                try requests.describe(id: item.id, with: order, on: connection)
-                try requests.decide(id: item.id, decision, at: now, on: connection)
-                environment.counters.add("outcomes_\(decision.rawValue)")
+        var described: [(id: Int64, order: GoogleReviewOrder?)] = []
+        var decisions: [(id: Int64, decision: RefundRequestDecision)] = []
+        for item in due {
+            guard let order = orders[item.orderId] else {
+                environment.logger.warning(
+                    "order \(item.orderId): Google does not know it; the outcome of its review stays unknown")
+                continue
             }
+            let decision = order.decision(reviewEnd: GoogleReviewPeriod.end(deadline: item.deadline))
+            described.append((item.id, order))
+            decisions.append((item.id, decision))
+            environment.counters.add("outcomes_\(decision.rawValue)")
+        }
+        try environment.connection.transaction { connection in
+            try requests.describe(described, on: connection)
+            try requests.decide(decisions, at: now, on: connection)
         }
     }
 

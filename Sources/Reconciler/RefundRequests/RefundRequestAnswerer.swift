@@ -35,28 +35,36 @@ struct RefundRequestAnswerer: Sendable {
         var label: String
     }
 
+    /// Requests whose facts, earlier refunds and usage evidence are read together: one round trip for this many
+    /// rather than one per group, and still read shortly before they are decided (seconds at the stores' rates).
+    static let readAhead = 16 * groupSize
+
     func answerOpen(in environment: JobEnvironment) async throws {
         let open = try requests.open(
             limit: AppleRefundRequests.batch, now: environment.now(), on: environment.connection)
-        var start = 0
-        while start < open.count {
-            try environment.checkShutdown()
-            let group = Array(open[start..<min(open.count, start + Self.groupSize)])
-            start += Self.groupSize
-            let claimed = try decideAndClaim(group, in: environment)
-            try await deliver(claimed, in: environment)
+        for chunkStart in stride(from: 0, to: open.count, by: Self.readAhead) {
+            let chunk = Array(open[chunkStart..<min(open.count, chunkStart + Self.readAhead)])
+            let subjects = try RefundRequestSubject.load(chunk, store: requests, on: environment.connection)
+            for start in stride(from: 0, to: chunk.count, by: Self.groupSize) {
+                try environment.checkShutdown()
+                let end = min(chunk.count, start + Self.groupSize)
+                let claimed = try decideAndClaim(
+                    Array(zip(chunk[start..<end], subjects[start..<end])), in: environment)
+                try await deliver(claimed, in: environment)
+            }
         }
     }
 
     /// Decides a group, then commits in one transaction the verdicts that send nothing and the claims of the
     /// answers to send; returns the answers claimed (none in a dry run).
-    private func decideAndClaim(_ group: [OpenRefundRequest], in environment: JobEnvironment) throws -> [Claimed] {
-        let connection = environment.connection
-        var silent: [(OpenRefundRequest, RefundRequestVerdict, Data?)] = []
+    private func decideAndClaim(
+        _ group: [(OpenRefundRequest, RefundRequestSubject)], in environment: JobEnvironment
+    ) throws -> [Claimed] {
+        var silent: [RefundRequestStore.Silent] = []
+        var evidenceToDrop: [String] = []
         var claims: [RefundRequestStore.Claim] = []
         var claimed: [Claimed] = []
-        let subjects = try RefundRequestSubject.load(group, store: requests, on: connection)
-        for (open, subject) in zip(group, subjects) {
+        for (open, subject) in group {
             let verdict = decider.decide(subject.decisionCase, now: environment.now())
             let label = "request \(open.request.requestId) (transaction \(open.request.transactionId))"
             guard let body = verdict.body else {
@@ -64,7 +72,11 @@ struct RefundRequestAnswerer: Sendable {
                 if verdict.answer == .missed {
                     environment.logger.error("\(label): the deadline \(open.deadline) passed unanswered")
                 }
-                silent.append((open, verdict, subject.factsJSON))
+                silent.append(RefundRequestStore.Silent(id: open.id, verdict: verdict, facts: subject.factsJSON))
+                // A request that will never be answered needs no usage evidence.
+                if open.request.store == .google, verdict.answer == .missed || verdict.answer == .notSupported {
+                    evidenceToDrop += Self.ids(open)
+                }
                 continue
             }
             if environment.dryRun {
@@ -79,16 +91,10 @@ struct RefundRequestAnswerer: Sendable {
             claimed.append(Claimed(open: open, json: body.json, label: label))
         }
         if environment.dryRun || (silent.isEmpty && claims.isEmpty) { return [] }
-        let taken = try connection.transaction { connection in
-            for (open, verdict, facts) in silent {
-                try requests.record(verdict, facts: facts, id: open.id, on: connection)
-            }
-            // A request that will never be answered needs no usage evidence.
-            let over = silent.filter {
-                $0.0.request.store == .google && ($0.1.answer == .missed || $0.1.answer == .notSupported)
-            }
-            if !over.isEmpty {
-                try ConsumptionUsageEventStore.delete(ids: over.flatMap { Self.ids($0.0) }, on: connection)
+        let taken = try environment.connection.transaction { connection in
+            try requests.record(silent, on: connection)
+            if !evidenceToDrop.isEmpty {
+                try ConsumptionUsageEventStore.delete(ids: evidenceToDrop, on: connection)
             }
             return try requests.claim(claims, on: connection)
         }

@@ -51,7 +51,9 @@ extension RefundRequestStore {
                   AND q.deadline <= $2
             )
             UPDATE refund_request q SET decision = 'refunded', decided_at = ended.refunded_at
-            FROM ended WHERE q.id = ended.id AND ended.refunded_at IS NOT NULL
+            -- `= ANY` as well: the rows by their primary key, not a scan of every request joined to the list.
+            FROM ended WHERE q.id = ANY (ARRAY(SELECT id FROM ended WHERE refunded_at IS NOT NULL))
+              AND q.id = ended.id AND ended.refunded_at IS NOT NULL
             """, [appId, cutoff, GoogleReviewPeriod.settle])
         return try toRead(
             "(decision IS NULL OR decision = 'pending') AND deadline <= $3", limit: limit, at: cutoff, on: connection)
@@ -72,31 +74,54 @@ extension RefundRequestStore {
         }
     }
 
-    /// Records what the order says of the purchase (what the request did not say already); `nil` when Google does
-    /// not know the order: it is not asked again.
-    func describe(id: Int64, with order: GoogleReviewOrder?, on connection: PostgresConnection) throws {
+    /// Records what each order says of its purchase (what the request did not say already), in one statement; an
+    /// order `nil` is one Google does not know: it is not asked again.
+    func describe(_ described: [(id: Int64, order: GoogleReviewOrder?)], on connection: PostgresConnection) throws {
+        guard !described.isEmpty else { return }
+        let orders = described.map(\.order)
         try connection.execute(
             """
-            UPDATE refund_request SET product_id = coalesce(product_id, $2), country = coalesce(country, $3),
-                   product_type = coalesce(product_type, $4), original_id = coalesce(original_id, $5),
-                   price_nanos = coalesce(price_nanos, $6), currency = coalesce(currency, $7),
-                   purchased_at = coalesce(purchased_at, $8), expires_at = coalesce(expires_at, $9),
-                   order_read_at = now()
-            WHERE id = $1
+            UPDATE refund_request q
+            SET product_id = coalesce(q.product_id, o.product_id), country = coalesce(q.country, o.country),
+                product_type = coalesce(q.product_type, o.product_type),
+                original_id = coalesce(q.original_id, o.purchase_token),
+                price_nanos = coalesce(q.price_nanos, o.price_nanos), currency = coalesce(q.currency, o.currency),
+                purchased_at = coalesce(q.purchased_at, o.purchased_at),
+                expires_at = coalesce(q.expires_at, o.expires_at), order_read_at = now()
+            FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[],
+                        $9::timestamptz[], $10::timestamptz[])
+                AS o(id, product_id, country, product_type, purchase_token, price_nanos, currency, purchased_at,
+                     expires_at)
+            WHERE q.id = ANY ($2::bigint[]) AND q.id = o.id AND q.app_id = $1
             """,
             [
-                id, order?.productId, order?.country, order?.productType, order?.purchaseToken, order?.priceNanos,
-                order?.currency, order?.purchasedAt, order?.expiresAt,
+                appId, PostgresArray(described.map(\.id)), PostgresNullableTextArray(orders.map { $0?.productId }),
+                PostgresNullableTextArray(orders.map { $0?.country }),
+                PostgresNullableTextArray(orders.map { $0?.productType }),
+                PostgresNullableTextArray(orders.map { $0?.purchaseToken }),
+                PostgresArray(orders.map { $0?.priceNanos }),
+                PostgresNullableTextArray(orders.map { $0?.currency }), PostgresArray(orders.map { $0?.purchasedAt }),
+                PostgresArray(orders.map { $0?.expiresAt }),
             ])
     }
 
-    /// Records Google's decision on an ended review (unless one was recorded meanwhile).
-    func decide(id: Int64, _ decision: RefundRequestDecision, at: Date, on connection: PostgresConnection) throws {
+    /// Records Google's decisions on ended reviews, in one statement (unless one was recorded meanwhile).
+    func decide(
+        _ decisions: [(id: Int64, decision: RefundRequestDecision)], at: Date, on connection: PostgresConnection
+    )
+        throws
+    {
+        guard !decisions.isEmpty else { return }
         try connection.execute(
             """
-            UPDATE refund_request SET decision = $2, decided_at = $3
-            WHERE id = $1 AND (decision IS NULL OR decision = 'pending')
-            """, [id, decision.rawValue, at])
+            UPDATE refund_request q SET decision = d.decision, decided_at = $4
+            FROM unnest($2::bigint[], $3::text[]) AS d(id, decision)
+            WHERE q.id = ANY ($2::bigint[]) AND q.id = d.id AND q.app_id = $1
+              AND (q.decision IS NULL OR q.decision = 'pending')
+            """,
+            [
+                appId, PostgresArray(decisions.map(\.id)), PostgresTextArray(decisions.map(\.decision.rawValue)), at,
+            ])
     }
 
     /// Apple: a request whose transaction the ledger shows refunded since the request (a `REFUND` this job did not
@@ -119,7 +144,8 @@ extension RefundRequestStore {
             )
             UPDATE refund_request q SET decision = 'refunded', decided_at = refunded.refunded_at,
                    revocation_milli = coalesce(q.revocation_milli, refunded.percentage_milli)
-            FROM refunded WHERE q.id = refunded.id
+            -- `= ANY` as well: the rows by their primary key, not a scan of every request joined to the list.
+            FROM refunded WHERE q.id = ANY (ARRAY(SELECT id FROM refunded)) AND q.id = refunded.id
             """, [appId])
     }
 }

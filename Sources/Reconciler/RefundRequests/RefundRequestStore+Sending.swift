@@ -24,6 +24,24 @@ extension RefundRequestStore {
         }
     }
 
+    /// A verdict that sends nothing (`missed`, `no_facts`, `no_consent`, `not_supported`, or a `no_answer` rule with
+    /// the answer still open), with the facts it used.
+    public struct Silent: Sendable, Equatable {
+        /// `refund_request.id`.
+        public var id: Int64
+        /// The verdict.
+        public var verdict: RefundRequestVerdict
+        /// The facts and figures used (JSON), when there were any.
+        public var facts: Data?
+
+        /// Creates a verdict to record.
+        public init(id: Int64, verdict: RefundRequestVerdict, facts: Data?) {
+            self.id = id
+            self.verdict = verdict
+            self.facts = facts
+        }
+    }
+
     /// What the store said to one claimed send.
     public struct Finish: Sendable, Equatable {
         /// `refund_request.id`.
@@ -39,6 +57,26 @@ extension RefundRequestStore {
             self.answer = answer
             self.errorCode = errorCode
         }
+    }
+
+    /// Records verdicts that send nothing, in one statement (a request claimed meanwhile is left as it is).
+    public func record(_ verdicts: [Silent], on connection: PostgresConnection) throws {
+        guard !verdicts.isEmpty else { return }
+        try connection.execute(
+            """
+            UPDATE refund_request r SET answer = v.answer, rule = v.rule, preference = v.preference,
+                   facts = v.facts::jsonb, answered_at = CASE WHEN v.answer IS NULL THEN NULL ELSE now() END
+            FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
+                AS v(id, answer, rule, preference, facts)
+            WHERE r.id = ANY ($2::bigint[]) AND r.id = v.id AND r.app_id = $1 AND r.sending_since IS NULL
+            """,
+            [
+                appId, PostgresArray(verdicts.map(\.id)),
+                PostgresNullableTextArray(verdicts.map { $0.verdict.answer?.rawValue }),
+                PostgresNullableTextArray(verdicts.map(\.verdict.rule)),
+                PostgresNullableTextArray(verdicts.map { $0.verdict.preference?.rawValue }),
+                PostgresNullableTextArray(verdicts.map { $0.facts.map { String(decoding: $0, as: UTF8.self) } }),
+            ])
     }
 
     /// Claims requests for sending in one statement: the rule, facts and body are committed before the calls, with

@@ -58,29 +58,6 @@ public struct RefundRequestStore: Sendable {
     /// Creates the store of one app's requests.
     public init(appId: String) { self.appId = appId }
 
-    /// Records a request once (a request seen again is left as it is). Returns whether it was new.
-    @discardableResult
-    public func insert(_ request: NewRefundRequest, runId: Int64?, on connection: PostgresConnection) throws -> Bool {
-        try connection.execute(
-            """
-            INSERT INTO refund_request (app_id, store, request_id, transaction_id, original_id, product_id,
-                product_type, country, family_shared, reason, pending_token, received_at, deadline, purchased_at,
-                first_purchased_at, expires_at, first_seen_run, price_nanos, currency)
-            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19
-            -- Google: the same review published again under another message id is the same request.
-            WHERE $11::text IS NULL OR NOT EXISTS (
-                SELECT 1 FROM refund_request
-                WHERE app_id = $1 AND store = $2 AND transaction_id = $4 AND pending_token = $11)
-            ON CONFLICT (app_id, store, request_id) DO NOTHING
-            """,
-            [
-                appId, request.store.rawValue, request.requestId, request.transactionId, request.originalId,
-                request.productId, request.productType, request.country, request.familyShared, request.reason,
-                request.pendingToken, request.receivedAt, request.deadline, request.purchasedAt,
-                request.firstPurchasedAt, request.expiresAt, runId, request.priceNanos, request.currency,
-            ]) == 1
-    }
-
     /// A send that began and never recorded its end (the process died in between) is recorded `failed`
     /// (`interrupted`), never sent again, and its usage evidence deleted with it. Runs of one app hold its job lock,
     /// so no send of another run is in flight.
@@ -139,34 +116,6 @@ public struct RefundRequestStore: Sendable {
     }
 
     private static func storeValue(_ text: String) -> RequestingStore { RequestingStore(rawValue: text) ?? .apple }
-
-    /// Records a verdict that sends nothing (`missed`, `no_facts`, `no_consent`, `not_supported`, or a `no_answer`
-    /// rule with the answer still open).
-    public func record(
-        _ verdict: RefundRequestVerdict, facts: Data?, id: Int64, on connection: PostgresConnection
-    ) throws {
-        try connection.execute(
-            """
-            UPDATE refund_request SET answer = $2, rule = $3, preference = $4, facts = $5::jsonb,
-                   answered_at = CASE WHEN $2::text IS NULL THEN NULL ELSE now() END
-            WHERE id = $1 AND sending_since IS NULL
-            """,
-            [id, verdict.answer?.rawValue, verdict.rule, verdict.preference?.rawValue, facts.map(PostgresJSON.init)])
-    }
-
-    /// Joins the store's outcome to the requests about `transactionId`.
-    @discardableResult
-    public func recordOutcome(
-        transactionId: String, decision: RefundRequestDecision, revocationType: String?, revocationMilli: Int?,
-        at: Date, on connection: PostgresConnection
-    ) throws -> Int {
-        try connection.execute(
-            """
-            UPDATE refund_request SET decision = $3, decided_at = $4, revocation_type = $5, revocation_milli = $6
-            WHERE app_id = $1 AND transaction_id = $2 AND received_at <= $4
-              AND (decision IS NULL OR decision = 'pending' OR decided_at < $4)
-            """, [appId, transactionId, decision.rawValue, at, revocationType, revocationMilli])
-    }
 
     /// Earlier refunds of the customer (`original_id`) in the ledger, other than the transaction asked about.
     public func priorRefunds(originalId: String?, transactionId: String, on connection: PostgresConnection) throws

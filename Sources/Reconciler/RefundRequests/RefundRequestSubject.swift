@@ -7,8 +7,8 @@ struct RefundRequestSubject {
     /// The facts and figures the decision used, as recorded (`refund_request.facts`).
     var factsJSON: Data?
 
-    /// The subjects of a group of one app's open requests, in order: the facts and the customers' earlier refunds
-    /// in one round trip (Google's usage evidence in one more per request with facts).
+    /// The subjects of one app's open requests, in order: the facts and the customers' earlier refunds in one round
+    /// trip, Google's usage evidence (of the requests with facts) in one more.
     static func load(
         _ group: [OpenRefundRequest], store: RefundRequestStore, on connection: PostgresConnection
     ) throws -> [RefundRequestSubject] {
@@ -19,14 +19,15 @@ struct RefundRequestSubject {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = .iso8601
-        return try zip(group, found).map { open, found in
-            var subject = subject(open, facts: found.facts, priorRefunds: found.priorRefunds, encoder: encoder)
-            if open.request.store == .google, found.facts != nil {
-                subject.decisionCase.usageEvents = try ConsumptionUsageEventStore.events(
-                    ids: RefundRequestAnswerer.ids(open), on: connection)
-            }
-            return subject
+        var subjects = zip(group, found).map { open, found in
+            subject(open, facts: found.facts, priorRefunds: found.priorRefunds, encoder: encoder)
         }
+        guard platform == .google else { return subjects }
+        let withFacts = subjects.indices.filter { subjects[$0].decisionCase.facts != nil }
+        let events = try ConsumptionUsageEventStore.events(
+            forEach: withFacts.map { RefundRequestAnswerer.ids(group[$0]) }, on: connection)
+        for (index, events) in zip(withFacts, events) { subjects[index].decisionCase.usageEvents = events }
+        return subjects
     }
 
     /// One request's subject from what was loaded for it.

@@ -22,7 +22,11 @@ struct ConsumptionUsageEventStoreTests {
             FROM generate_series(1, 1200) AS n
             """)
         try connection.execute("INSERT INTO consumption_usage_event (purchase_id, ip_address) VALUES ('GPA.2', '::1')")
-        let events = try ConsumptionUsageEventStore.events(ids: ["GPA.1", "token-1"], on: connection)
+        let found = try ConsumptionUsageEventStore.events(
+            forEach: [["GPA.2"], ["GPA.1", "token-1"], []], on: connection)
+        // Each purchase's own events, none of another's.
+        #expect(found.count == 3 && found[0].map(\.ipAddress) == ["::1"] && found[2].isEmpty)
+        let events = found[1]
         #expect(events.count == 1000)
         #expect(events.first?.consumptionTime == Date(timeIntervalSince1970: 1_782_864_000 + 1200 * 60))
         #expect(events.last?.consumptionTime == Date(timeIntervalSince1970: 1_782_864_000 + 201 * 60))
@@ -30,7 +34,7 @@ struct ConsumptionUsageEventStoreTests {
         #expect(events.first?.location == .init(regionCode: "FR"))
 
         #expect(try ConsumptionUsageEventStore.delete(ids: ["GPA.1", "token-1"], on: connection) == 1200)
-        #expect(try ConsumptionUsageEventStore.events(ids: ["GPA.1", "token-1"], on: connection).isEmpty)
+        #expect(try ConsumptionUsageEventStore.events(forEach: [["GPA.1", "token-1"]], on: connection) == [[]])
         #expect(try ConsumptionUsageEventStore.purge(before: Date().addingTimeInterval(60), on: connection) == 1)
     }
 }

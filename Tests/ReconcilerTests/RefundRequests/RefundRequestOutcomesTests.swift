@@ -67,7 +67,7 @@ struct RefundRequestOutcomesTests {
         // GPA.1 voided before its review ended; GPA.2 an hour after it: its order is to be read.
         #expect(try decisions(connection, store: "google") == ["g1": "refunded", "g2": "pending", "g3": "-"])
         #expect(due.map(\.orderId) == ["GPA.2"])
-        try store.decide(id: due[0].id, .declined, at: now, on: connection)
+        try store.decide([(due[0].id, .declined)], at: now, on: connection)
         #expect(try store.reviewsEnded(reviewEndedBy: now, limit: 10, on: connection).isEmpty)
     }
 }

@@ -16,11 +16,8 @@ struct RefundRequestStoreSendingTests {
         let connection = try base.database()
         defer { connection.close() }
         let store = RefundRequestStore(appId: "droid")
-        for n in 1...3 {
-            try store.insert(
-                base.review("m\(n)", order: "GPA.\(n)", token: "t\(n)", hoursAgo: Double(n)), runId: nil,
-                on: connection)
-        }
+        let reviews = (1...3).map { base.review("m\($0)", order: "GPA.\($0)", token: "t\($0)", hoursAgo: Double($0)) }
+        try store.insert(reviews, runId: nil, on: connection)
         let open = try store.open(limit: 10, now: received, on: connection)
         let ids = open.map(\.id)
         #expect(ids.count == 3)

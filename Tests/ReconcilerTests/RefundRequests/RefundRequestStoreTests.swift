@@ -30,11 +30,15 @@ struct RefundRequestStoreTests {
         let connection = try database()
         defer { connection.close() }
         let store = RefundRequestStore(appId: "droid")
-        #expect(try store.insert(review("m1", order: "GPA.1", token: "t1", hoursAgo: 2), runId: nil, on: connection))
-        #expect(!(try store.insert(review("m1", order: "GPA.1", token: "t1", hoursAgo: 2), runId: nil, on: connection)))
+        let first = review("m1", order: "GPA.1", token: "t1", hoursAgo: 2)
+        #expect(try store.insert([first], runId: nil, on: connection) == ["m1"])
+        #expect(try store.insert([first], runId: nil, on: connection).isEmpty)
         // The same review published again under another message id.
-        #expect(!(try store.insert(review("m9", order: "GPA.1", token: "t1", hoursAgo: 2), runId: nil, on: connection)))
-        #expect(try store.insert(review("m2", order: "GPA.2", token: "t2", hoursAgo: 20), runId: nil, on: connection))
+        let again = review("m9", order: "GPA.1", token: "t1", hoursAgo: 2)
+        #expect(try store.insert([again], runId: nil, on: connection).isEmpty)
+        #expect(
+            try store.insert([review("m2", order: "GPA.2", token: "t2", hoursAgo: 20)], runId: nil, on: connection)
+                == ["m2"])
         let open = try store.open(limit: 10, now: received, on: connection)
         #expect(open.map(\.request.requestId) == ["m2", "m1"])
         #expect(open.first?.deadline == received.addingTimeInterval(4 * 3600))
@@ -44,7 +48,7 @@ struct RefundRequestStoreTests {
         let connection = try database()
         defer { connection.close() }
         let store = RefundRequestStore(appId: "droid")
-        try store.insert(review("m1", order: "GPA.1", token: "t1", hoursAgo: 1), runId: nil, on: connection)
+        try store.insert([review("m1", order: "GPA.1", token: "t1", hoursAgo: 1)], runId: nil, on: connection)
         let id = try #require(try store.open(limit: 1, now: received, on: connection).first?.id)
         let verdict = RefundRequestVerdict(answer: nil, rule: "default", preference: .dataOnly)
         let claim = RefundRequestStore.Claim(id: id, verdict: verdict, facts: Data("{}".utf8), body: Data("{}".utf8))
@@ -98,7 +102,7 @@ struct RefundRequestStoreTests {
         }
         _ = try ConsumptionFactStore.upsert([row("old", daysAgo: 181), row("new", daysAgo: 179)], on: connection)
         let store = RefundRequestStore(appId: "droid")
-        try store.insert(review("m1", order: "old", token: "t1", hoursAgo: 181 * 24), runId: nil, on: connection)
+        try store.insert([review("m1", order: "old", token: "t1", hoursAgo: 181 * 24)], runId: nil, on: connection)
         try connection.execute("UPDATE refund_request SET facts = '{\"facts\":1}'")
         let purged = try ConsumptionFactStore.purge(
             retention: RefundRequestsConfig().retention, now: received, on: connection)
