@@ -32,14 +32,16 @@ extension RefundRequestStore {
 
     /// Records each request once, in one statement: a request seen before (by its id, or for Google the same review
     /// published again under another message id) is left as it is, and so is the second of two in `requests`.
-    /// Returns the ids (`requestId`) of the requests that were new, in the order given.
+    /// Returns the ids (`requestId`) of the requests that were new, in the order given (their row ids follow another
+    /// order: see the statement).
     @discardableResult
     public func insert(_ requests: [NewRefundRequest], runId: Int64?, on connection: PostgresConnection) throws
         -> [String]
     {
         let unique = Self.firstOfEach(requests)
         guard !unique.isEmpty else { return [] }
-        let parameters: [any PostgresEncodable] = [appId, runId] + Self.columns(unique)
+        let parameters: [any PostgresEncodable] =
+            [appId, runId] + Self.columns(unique) + [RefundRequestAnswerer.groupSize]
         let new = try connection.query(
             """
             INSERT INTO refund_request (app_id, store, request_id, transaction_id, original_id, product_id,
@@ -59,7 +61,9 @@ extension RefundRequestStore {
                 SELECT 1 FROM refund_request r
                 WHERE r.app_id = $1 AND r.store = i.store AND r.transaction_id = i.transaction_id
                   AND r.pending_token = i.pending_token)
-            ORDER BY i.n
+            -- Requests claimed together (neighbours by deadline) are written apart, a few to a page, so that each
+            -- page has room for its rows' next versions (sql/0026).
+            ORDER BY i.n % $20, i.n
             ON CONFLICT (app_id, store, request_id) DO NOTHING
             RETURNING request_id
             """,
