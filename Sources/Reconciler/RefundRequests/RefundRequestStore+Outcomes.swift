@@ -88,14 +88,17 @@ extension RefundRequestStore {
                 price_nanos = coalesce(q.price_nanos, o.price_nanos), currency = coalesce(q.currency, o.currency),
                 purchased_at = coalesce(q.purchased_at, o.purchased_at),
                 expires_at = coalesce(q.expires_at, o.expires_at), order_read_at = now()
-            FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[],
-                        $9::timestamptz[], $10::timestamptz[])
+            FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[],
+                        $8::timestamptz[], $9::timestamptz[])
                 AS o(id, product_id, country, product_type, purchase_token, price_nanos, currency, purchased_at,
                      expires_at)
-            WHERE q.id = ANY ($2::bigint[]) AND q.id = o.id AND q.app_id = $1
+            -- By the primary key and a hash of the list: the ids are this app's (from `ordersToDescribe` or
+            -- `reviewsEnded`), and a test of app_id too made the planner expect one row and compare each row with
+            -- the whole list (200 x 200 for a pull).
+            WHERE q.id = ANY ($1::bigint[]) AND q.id = o.id
             """,
             [
-                appId, PostgresArray(described.map(\.id)), PostgresNullableTextArray(orders.map { $0?.productId }),
+                PostgresArray(described.map(\.id)), PostgresNullableTextArray(orders.map { $0?.productId }),
                 PostgresNullableTextArray(orders.map { $0?.country }),
                 PostgresNullableTextArray(orders.map { $0?.productType }),
                 PostgresNullableTextArray(orders.map { $0?.purchaseToken }),
@@ -114,14 +117,11 @@ extension RefundRequestStore {
         guard !decisions.isEmpty else { return }
         try connection.execute(
             """
-            UPDATE refund_request q SET decision = d.decision, decided_at = $4
-            FROM unnest($2::bigint[], $3::text[]) AS d(id, decision)
-            WHERE q.id = ANY ($2::bigint[]) AND q.id = d.id AND q.app_id = $1
-              AND (q.decision IS NULL OR q.decision = 'pending')
-            """,
-            [
-                appId, PostgresArray(decisions.map(\.id)), PostgresTextArray(decisions.map(\.decision.rawValue)), at,
-            ])
+            UPDATE refund_request q SET decision = d.decision, decided_at = $3
+            FROM unnest($1::bigint[], $2::text[]) AS d(id, decision)
+            -- As in `describe`: this app's ids (from `reviewsEnded`), by the primary key.
+            WHERE q.id = ANY ($1::bigint[]) AND q.id = d.id AND (q.decision IS NULL OR q.decision = 'pending')
+            """, [PostgresArray(decisions.map(\.id)), PostgresTextArray(decisions.map(\.decision.rawValue)), at])
     }
 
     /// Apple: a request whose transaction the ledger shows refunded since the request (a `REFUND` this job did not
