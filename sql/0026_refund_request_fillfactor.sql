@@ -6,8 +6,9 @@
 -- 400 bytes more), and the store's answer. With full pages every one of those versions had to go to another page, and
 -- with every app's job updating at once they queued on the table's extension lock (PostgreSQL 15 adds one page at a
 -- time): the claim and answer UPDATEs of 16 rows took 5 to 9 ms, most of it waiting for that lock. With half of each
--- page left free the new versions stay on their page: the details and the claim change no indexed column, so they are
--- heap-only (no index entry), and the old versions are pruned in place. A row ends at about 750 bytes, so the pages
--- end about as full as before.
+-- page left free most new versions stay on their page: the details and the claim change no indexed column, so there
+-- they are heap-only (no index entry), and the old versions are pruned in place. A row ends at about 750 bytes, so the
+-- pages end about as full as before. (A page's requests are also inserted apart from those claimed with them:
+-- RefundRequestStore.insert.)
 -- Only pages written from now on keep the room; the table is not rewritten.
 ALTER TABLE refund_request SET (fillfactor = 50);
