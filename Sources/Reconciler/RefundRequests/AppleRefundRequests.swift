@@ -139,7 +139,7 @@ public struct AppleRefundRequests: Sendable {
     }
 
     /// Stores one page: new requests, or the outcomes `REFUND` / `REFUND_DECLINED` say, in one statement.
-    func storePage(
+    private func storePage(
         _ verified: [(VerifiedNotification, VerifiedTransaction)], type: NotificationTypeV2, runId: Int64?,
         counters: JobCounters, on connection: PostgresConnection
     ) throws {
