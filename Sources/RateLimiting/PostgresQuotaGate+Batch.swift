@@ -29,7 +29,14 @@ extension PostgresQuotaGate {
         let results: [Result<QuotaAttempt, any Error>]
         do {
             let row = try await roundTrip(key, wanted: 1 + followers.count)
-            results = row.attempts(wanted: 1 + followers.count, key: key, policy: policy)
+            // One jitter for the whole batch: its calls wake together and ask again in one round trip.
+            var generator = SystemRandomNumberGenerator()
+            let wait = policy.jittered(.seconds(max(0, row.waitSeconds ?? 0)), using: &generator)
+            results = row.attempts(wanted: 1 + followers.count, key: key, policy: policy, wait: wait)
+        } catch is CancellationError {
+            // The leader was cancelled between reconnection attempts, the others were not: each asks again itself.
+            for follower in followers { follower.resume(returning: .lead) }
+            throw CancellationError()
         } catch {
             for follower in followers { follower.resume(throwing: error) }
             throw error
@@ -121,8 +128,10 @@ struct BatchRow {
     }
 
     /// The answer for each of the `wanted` calls, in order: the first `granted` have a grant each (the day's counts
-    /// as they were after that call), the rest a wait or the refusal.
-    func attempts(wanted: Int, key: BatchKey, policy: QuotaPolicy) -> [Result<QuotaAttempt, any Error>] {
+    /// as they were after that call), the rest the refusal or `wait` (by default the row's).
+    func attempts(
+        wanted: Int, key: BatchKey, policy: QuotaPolicy, wait: Duration? = nil
+    ) -> [Result<QuotaAttempt, any Error>] {
         let backfill = key.purpose == .backfill
         var results: [Result<QuotaAttempt, any Error>] = []
         results.reserveCapacity(wanted)
@@ -144,7 +153,7 @@ struct BatchRow {
                     reason: (QuotaRefusal(rawValue: refusal) ?? .capReached).reason(
                         day: day, cap: limit?.dailyCap, backfillCap: policy.backfillCap(of: limit))))
         } else {
-            rest = .success(QuotaAttempt(grant: nil, wait: .seconds(max(0, waitSeconds ?? 0))))
+            rest = .success(QuotaAttempt(grant: nil, wait: wait ?? .seconds(max(0, waitSeconds ?? 0))))
         }
         while results.count < wanted { results.append(rest) }
         return results

@@ -84,7 +84,6 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
         let margin = api.countsShortWindows ? policy.limit(app: app, api: api)?.windows.map(\.margin).min() : nil
         let key = QuotaKey(app: app, api: api)
         var retakes = 0
-        var generator = SystemRandomNumberGenerator()
         while true {
             try Task.checkCancellation()
             if let blocked = local.withLock({ $0.localBlocks[key] }), blocked > clock.now {
@@ -101,8 +100,8 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
                 }
                 return (grant, asked + margin)
             }
-            let wait = policy.jittered(attempt.wait, using: &generator)
-            try await clock.sleep(until: clock.now.advanced(by: wait), tolerance: nil)
+            // Jittered already, once for the batch.
+            try await clock.sleep(until: clock.now.advanced(by: attempt.wait), tolerance: nil)
         }
     }
 

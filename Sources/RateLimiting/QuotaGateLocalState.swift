@@ -13,7 +13,8 @@ struct BatchKey: Hashable, Sendable {
 
 /// What a call waiting in a batch is told by the call that asked for the whole batch.
 enum BatchRole: Sendable {
-    /// Nobody is gathering a batch of this key: this call asks, for itself and whoever joins meanwhile.
+    /// Nobody is gathering a batch of this key (or its leader was cancelled): this call asks, for itself and
+    /// whoever joins meanwhile.
     case lead
     /// Answered by the batch's round trip: the attempt, and when that round trip was asked for.
     case answered(QuotaAttempt, asked: ContinuousClock.Instant)
