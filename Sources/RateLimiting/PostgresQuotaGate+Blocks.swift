@@ -60,9 +60,11 @@ extension PostgresQuotaGate {
                 ).first.map { try $0.decode("day", as: String.self) }
             }
         }
-        let key = Key(app: app, api: api)
-        localBlocks[key] = nil
-        localExhausted[key] = nil
+        let key = QuotaKey(app: app, api: api)
+        local.withLock { state in
+            state.localBlocks[key] = nil
+            state.localExhausted[key] = nil
+        }
         return QuotaClearance(
             throttle: current.first { $0.kind == .throttled },
             exhaustedDay: exhausted.flatMap(PacificDay.init(isoDate:)),

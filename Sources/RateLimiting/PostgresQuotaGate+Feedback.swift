@@ -8,7 +8,7 @@ extension PostgresQuotaGate {
     ///
     /// When the database cannot be reached the answer is kept in this process only, and logged.
     public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
-        let key = Key(app: app, api: api)
+        let key = QuotaKey(app: app, api: api)
         do {
             switch feedback {
             case .accepted:
@@ -42,9 +42,10 @@ extension PostgresQuotaGate {
             case .throttled(let retryAfter):
                 let block = policy.throttleBlock(
                     app: app, api: api, retryAfter: retryAfter, streak: policy.throttleBlockWindows, fraction: 1)
-                localBlocks[key] = clock.now.advanced(by: block.duration)
+                let until = clock.now.advanced(by: block.duration)
+                local.withLock { $0.localBlocks[key] = until }
             case .dailyQuotaExhausted:
-                localExhausted[key] = PacificDay(containing: Date())
+                local.withLock { $0.localExhausted[key] = PacificDay(containing: Date()) }
             }
         }
     }
@@ -56,7 +57,7 @@ extension PostgresQuotaGate {
     func throttle(app: String, api: StoreAPI, retryAfter: Double?) async throws -> (Date, ThrottleBlock) {
         let policy = self.policy
         let reset = policy.throttleStreakReset.seconds
-        let random = Double.random(in: 0...1, using: &generator)
+        let random = Double.random(in: 0...1)
         let widening = Self.marginWidening(policy.limit(app: app, api: api))
         return try await withConnection { connection in
             try connection.transaction { connection in

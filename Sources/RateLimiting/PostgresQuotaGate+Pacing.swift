@@ -9,31 +9,35 @@ extension PostgresQuotaGate {
     /// waiting for answers would cost a slow store's answer time per window (1.5 s of Google's 30 s is 5 %); and
     /// APIs without a configured limit.
     /// - Throws: `CancellationError` when cancelled while waiting.
-    public func beginCall(app: String, api: StoreAPI) async throws {
+    public nonisolated func beginCall(app: String, api: StoreAPI) async throws {
         guard !api.countsShortWindows, let windows = policy.limit(app: app, api: api)?.windows, !windows.isEmpty
         else { return }
-        let key = Key(app: app, api: api)
-        if pacers[key] == nil { pacers[key] = ArrivalPacer(windows: windows) }
+        let key = QuotaKey(app: app, api: api)
         while true {
             try Task.checkCancellation()
-            // Read again after every sleep: other calls of this gate ran meanwhile.
-            guard let wait = pacers[key]?.wait(at: clock.now) else { return }
+            // Judged again after every sleep: other calls of this gate ran meanwhile.
+            let now = clock.now
+            let wait = local.withLock { state -> ArrivalPacer<C.Instant>.Wait in
+                var pacer = state.pacers[key] ?? ArrivalPacer(windows: windows)
+                let wait = pacer.wait(at: now)
+                if wait == .none { pacer.started() } else { state.statistics.paced += 1 }
+                state.pacers[key] = pacer
+                return wait
+            }
             switch wait {
             case .none:
-                pacers[key]?.started()
                 return
             case .until(let instant):
-                statistics.paced += 1
                 try await clock.sleep(until: instant, tolerance: nil)
             case .answer:
-                statistics.paced += 1
                 try await clock.sleep(until: clock.now.advanced(by: Self.inFlightPoll), tolerance: nil)
             }
         }
     }
 
     /// Counts a call begun with ``beginCall(app:api:)`` as answered now.
-    public func endCall(app: String, api: StoreAPI) async {
-        pacers[Key(app: app, api: api)]?.finished(at: clock.now)
+    public nonisolated func endCall(app: String, api: StoreAPI) async {
+        let now = clock.now
+        local.withLock { $0.pacers[QuotaKey(app: app, api: api)]?.finished(at: now) }
     }
 }

@@ -19,8 +19,9 @@
 /// gₖ₋ₙ + w′: n grants in every w′, the most the rule allows, so the sustained rate is n / (w + margin).
 ///
 /// Only the last max(n) grants are ever consulted, so the log keeps that many. The bucket is a value: the
-/// `LocalQuotaGate` keeps one per (app, API), and `PostgresQuotaGate` runs the same rule in SQL
-/// (`quota_acquire` in `sql/0001_init.sql`) on the database clock.
+/// `LocalQuotaGate` keeps one per (app, API), and `PostgresQuotaGate` runs the same rule in SQL on the database
+/// clock, for k calls at one instant (`quota_acquire_batch` in `sql/0025_quota_acquire_batch.sql`: at most n − k
+/// grants already in each window; see `docs/quota-gate.md`).
 public struct QuotaBucket<C: Clock>: Sendable where C.Duration == Duration {
     /// The windows enforced, as given.
     public let windows: [RateLimit]

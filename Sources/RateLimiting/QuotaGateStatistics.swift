@@ -1,11 +1,15 @@
 /// What a `PostgresQuotaGate` has done since it was created, for logs, `job_run` and benchmarks.
 public struct QuotaGateStatistics: Sendable, Hashable {
-    /// Attempts: `quota_acquire` round trips to the database, including failed ones.
+    /// Attempts: `quota_acquire_batch` round trips to the database, including failed ones (one per batch).
     public var attempts = 0
     /// Wall time spent in those round trips.
     public var attemptTime = Duration.zero
     /// Calls granted.
     public var grants = 0
+    /// Calls that rode on another call's round trip (a batch of the same app, API and purpose).
+    public var joined = 0
+    /// The most calls asked for in one round trip.
+    public var largestBatch = 0
     /// Attempts answered "wait".
     public var waits = 0
     /// Time asked to wait in all (before jitter).

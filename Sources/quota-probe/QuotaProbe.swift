@@ -134,7 +134,7 @@ struct QuotaProbe: AsyncParsableCommand {
     }
 
     private func printStatistics(_ gate: PostgresQuotaGate<ContinuousClock>) async {
-        let statistics = await gate.statistics
+        let statistics = gate.statistics
         let mean = statistics.meanAttemptRoundTrip.map { duration in
             let (seconds, attoseconds) = duration.components
             return String(format: "%.3f", Double(seconds) * 1000 + Double(attoseconds) / 1e15)

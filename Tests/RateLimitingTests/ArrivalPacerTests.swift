@@ -68,7 +68,7 @@ struct ArrivalPacerTests {
         try await gate.beginCall(app: "a", api: api)
         // The first answer came back at 100 ms: the fourth call was asked for 1.025 s after it.
         #expect(clock.now == Self.at(1125))
-        #expect(await gate.statistics.paced == 1)
+        #expect(gate.statistics.paced == 1)
         // Another app's calls are paced on their own.
         try await gate.beginCall(app: "b", api: api)
         #expect(clock.now == Self.at(1125))
@@ -80,7 +80,7 @@ struct ArrivalPacerTests {
             clock: clock)
         for _ in 0..<5 { try await google.beginCall(app: "a", api: .googleVoidedPurchases) }
         #expect(clock.now == Self.at(1125))
-        #expect(await google.statistics.paced == 0)
+        #expect(google.statistics.paced == 0)
     }
 
     /// Records the order in which `sendGranted` uses the gate.

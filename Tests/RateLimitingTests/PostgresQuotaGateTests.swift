@@ -64,7 +64,7 @@ struct PostgresQuotaGateTests {
         let ratio = try #require(times.sustainedRate(burst: limit.count)) / published
         var statistics = QuotaGateStatistics()
         for gate in gates {
-            let each = await gate.statistics
+            let each = gate.statistics
             statistics.attempts += each.attempts
             statistics.attemptTime += each.attemptTime
             statistics.waits += each.waits
@@ -97,13 +97,13 @@ struct PostgresQuotaGateTests {
             used.append(try await gate.acquireGrant(app: "a", api: Self.api, purpose: .incremental).usedToday)
         }
         #expect(used == [3, 6, 9])
-        #expect(await gate.statistics.retaken == 6)
+        #expect(gate.statistics.retaken == 6)
         // Apple enforces per hour: its grants are never retaken, whatever the margin.
         let apple = PostgresQuotaGate(
             conninfo: conninfo,
             policy: QuotaPolicy(defaultLimits: QuotaLimits([.appleRefundHistory: QuotaLimit(windows: [late])])))
         _ = try await apple.acquireGrant(app: "a", api: .appleRefundHistory, purpose: .incremental)
-        #expect(await apple.statistics.retaken == 0)
+        #expect(apple.statistics.retaken == 0)
         await gate.close()
         await apple.close()
     }
@@ -128,7 +128,7 @@ struct PostgresQuotaGateTests {
             conninfo: conninfo,
             policy: Self.policy(QuotaLimit(windows: [RateLimit(100, per: .seconds(10), margin: .nanoseconds(1))])))
         #expect(try await late.acquire(app: "b", api: Self.api, purpose: .incremental) == nil)
-        #expect(await late.statistics.retaken == 2)
+        #expect(late.statistics.retaken == 2)
         let apple = PostgresQuotaGate(
             conninfo: conninfo,
             policy: QuotaPolicy(defaultLimits: QuotaLimits([.appleRefundHistory: QuotaLimit(windows: windows)])))
@@ -217,7 +217,7 @@ struct PostgresQuotaGateTests {
         #expect(try killed.decode("killed", as: Int.self) == 1)
         let grant = try await gate.acquireGrant(app: "a", api: .appleRefundHistory, purpose: .incremental)
         #expect(grant.usedToday == 2)
-        #expect(await gate.statistics.reconnects == 1)
+        #expect(gate.statistics.reconnects == 1)
     }
 
     @Test func aCancelledWaitEndsAtOnce() async throws {

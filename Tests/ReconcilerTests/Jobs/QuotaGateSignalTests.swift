@@ -43,7 +43,7 @@ struct QuotaGateSignalTests {
                 }
             }
             // Signal only once the gate has answered "wait": the test is about ending a wait.
-            while await base.statistics.waits == 0 { try? await Task.sleep(for: .milliseconds(5)) }
+            while base.statistics.waits == 0 { try? await Task.sleep(for: .milliseconds(5)) }
             shutdown.request()
             return await group.next() ?? nil
         }

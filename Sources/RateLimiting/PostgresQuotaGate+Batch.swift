@@ -1,0 +1,161 @@
+import Foundation
+import Postgres
+
+extension PostgresQuotaGate {
+    /// One attempt for one call, in a batch: joins the round trip of (app, API, purpose) that another call of this
+    /// process is about to make, or leads one that the calls arriving meanwhile join.
+    /// - Returns: the call's attempt, and when the batch's round trip was asked for.
+    /// - Throws: as ``attempt(app:api:purpose:)``.
+    nonisolated func batchedAttempt(
+        _ key: BatchKey
+    ) async throws -> (attempt: QuotaAttempt, asked: ContinuousClock.Instant) {
+        let role = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<BatchRole, any Error>) in
+            if local.withLock({ $0.join(key, continuation) }) { continuation.resume(returning: .lead) }
+        }
+        switch role {
+        case .answered(let attempt, let asked):
+            return (attempt, asked)
+        case .lead:
+            return try await askForBatch(key)
+        }
+    }
+
+    /// Closes the batch of `key` (the calls that joined it while this one waited for the database thread) and asks
+    /// for all of its calls in one round trip. Grants go in the order the calls came, the leader's first.
+    private func askForBatch(_ key: BatchKey) async throws -> (attempt: QuotaAttempt, asked: ContinuousClock.Instant) {
+        let followers = local.withLock { $0.gathering.removeValue(forKey: key) ?? [] }
+        let asked = ContinuousClock.now
+        let results: [Result<QuotaAttempt, any Error>]
+        do {
+            let row = try await roundTrip(key, wanted: 1 + followers.count)
+            // One jitter for the whole batch: its calls wake together and ask again in one round trip.
+            var generator = SystemRandomNumberGenerator()
+            let wait = policy.jittered(.seconds(max(0, row.waitSeconds ?? 0)), using: &generator)
+            results = row.attempts(wanted: 1 + followers.count, key: key, policy: policy, wait: wait)
+        } catch is CancellationError {
+            // The leader was cancelled between reconnection attempts, the others were not: each asks again itself.
+            for follower in followers { follower.resume(returning: .lead) }
+            throw CancellationError()
+        } catch {
+            for follower in followers { follower.resume(throwing: error) }
+            throw error
+        }
+        for (follower, result) in zip(followers, results.dropFirst()) {
+            follower.resume(with: result.map { .answered($0, asked: asked) })
+        }
+        return (try results[0].get(), asked)
+    }
+
+    /// Asks `quota_acquire_batch` for `wanted` calls of `key`, and counts the answer in the statistics.
+    /// - Throws: `QuotaError` when this process learnt (with the database away) that the store spent the day;
+    ///   `PostgresError` when the database stays unreachable.
+    func roundTrip(_ key: BatchKey, wanted: Int) async throws -> BatchRow {
+        let limit = policy.limit(app: key.app, api: key.api)
+        let windows = limit?.enforcedWindows ?? []
+        let backfillCap = policy.backfillCap(of: limit)
+        if let day = local.withLock({ $0.localExhausted[QuotaKey(app: key.app, api: key.api)] }),
+            day == PacificDay(containing: Date())
+        {
+            throw QuotaError(
+                app: key.app, api: key.api,
+                reason: QuotaRefusal.storeExhausted.reason(day: day, cap: limit?.dailyCap, backfillCap: backfillCap))
+        }
+        let counts = windows.map { String($0.count) }
+        // Rounded up to PostgreSQL's microsecond, so the database never enforces a shorter window.
+        let lengths = windows.map { String(format: "%.6f", ($0.enforcedWindow.seconds * 1e6).rounded(.up) / 1e6) }
+        let parameters: [any PostgresEncodable] = [
+            key.app, key.api.rawValue, key.purpose == .backfill, wanted, Self.arrayLiteral(counts),
+            Self.arrayLiteral(lengths), limit?.dailyCap, backfillCap,
+        ]
+        let measure = ContinuousClock()
+        let row = try await withConnection { connection in
+            let started = measure.now
+            defer {
+                let elapsed = started.duration(to: measure.now)
+                local.withLock {
+                    $0.statistics.attempts += 1
+                    $0.statistics.attemptTime += elapsed
+                    $0.statistics.largestBatch = max($0.statistics.largestBatch, wanted)
+                }
+            }
+            return try BatchRow(connection.query(Self.acquireSQL, parameters)[0])
+        }
+        local.withLock { state in
+            state.statistics.grants += row.granted
+            if row.granted < wanted, row.refusal == nil {
+                state.statistics.waits += 1
+                state.statistics.waited += .seconds(max(0, row.waitSeconds ?? 0))
+            }
+        }
+        return row
+    }
+
+    /// `{1,2,3}`: a PostgreSQL array literal of numbers.
+    static func arrayLiteral(_ numbers: [String]) -> String {
+        "{" + numbers.joined(separator: ",") + "}"
+    }
+
+    static var acquireSQL: String {
+        "SELECT granted, granted_at, wait_seconds, refusal, grant_day, day_used, day_used_backfill "
+            + "FROM quota_acquire_batch($1, $2, $3, $4, $5::integer[], $6::double precision[], $7, $8)"
+    }
+}
+
+/// One row of `quota_acquire_batch`.
+struct BatchRow {
+    var granted: Int
+    var grantedAt: Date?
+    var waitSeconds: Double?
+    var refusal: String?
+    var day: PacificDay
+    var used: Int
+    var usedBackfill: Int
+
+    init(_ row: PostgresRow) throws {
+        granted = try row.decode("granted")
+        grantedAt = try row.decodeIfPresent("granted_at")
+        waitSeconds = try row.decodeIfPresent("wait_seconds")
+        refusal = try row.decodeIfPresent("refusal")
+        let dayText: String = try row.decode("grant_day")
+        guard let day = PacificDay(isoDate: dayText) else {
+            throw PostgresError(
+                code: .decoding, operation: "decode", message: "not a date", column: "grant_day")
+        }
+        self.day = day
+        used = try row.decode("day_used")
+        usedBackfill = try row.decode("day_used_backfill")
+    }
+
+    /// The answer for each of the `wanted` calls, in order: the first `granted` have a grant each (the day's counts
+    /// as they were after that call), the rest the refusal or `wait` (by default the row's).
+    func attempts(
+        wanted: Int, key: BatchKey, policy: QuotaPolicy, wait: Duration? = nil
+    ) -> [Result<QuotaAttempt, any Error>] {
+        let backfill = key.purpose == .backfill
+        var results: [Result<QuotaAttempt, any Error>] = []
+        results.reserveCapacity(wanted)
+        if let grantedAt {
+            for index in 0..<min(granted, wanted) {
+                let before = granted - 1 - index
+                let grant = QuotaGrant(
+                    grantedAt: grantedAt, day: day, usedToday: used - before,
+                    usedBackfillToday: backfill ? usedBackfill - before : usedBackfill)
+                results.append(.success(QuotaAttempt(grant: grant, wait: .zero)))
+            }
+        }
+        let rest: Result<QuotaAttempt, any Error>
+        if let refusal {
+            let limit = policy.limit(app: key.app, api: key.api)
+            rest = .failure(
+                QuotaError(
+                    app: key.app, api: key.api,
+                    reason: (QuotaRefusal(rawValue: refusal) ?? .capReached).reason(
+                        day: day, cap: limit?.dailyCap, backfillCap: policy.backfillCap(of: limit))))
+        } else {
+            rest = .success(QuotaAttempt(grant: nil, wait: wait ?? .seconds(max(0, waitSeconds ?? 0))))
+        }
+        while results.count < wanted { results.append(rest) }
+        return results
+    }
+}
