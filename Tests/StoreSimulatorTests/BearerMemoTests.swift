@@ -20,7 +20,8 @@ struct BearerMemoTests {
         for (name, value) in claims { all[name] = value }
         let header = try TestClient.jsonText(["alg": "ES256", "typ": "JWT", "kid": key.keyId])
         let input =
-            TestClient.base64URL(Data(header.utf8)) + "." + TestClient.base64URL(Data(try TestClient.jsonText(all).utf8))
+            TestClient.base64URL(Data(header.utf8)) + "."
+            + TestClient.base64URL(Data(try TestClient.jsonText(all).utf8))
         let signer = try P256.Signing.PrivateKey(pemRepresentation: key.privateKeyPEM)
         return input + "." + TestClient.base64URL(try signer.signature(for: Data(input.utf8)).rawRepresentation)
     }
@@ -60,10 +61,11 @@ struct BearerMemoTests {
         #expect(state.appleBearers.count == before)
     }
 
-    @Test(arguments: [
-        ("Bearer abc.def", "abc.def"), ("bearer abc", "abc"), ("BEARER  abc ", "abc"), ("Basic abc", nil),
-        ("Bearer", nil), ("Bearerx abc", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("Bearer abc.def", "abc.def"), ("bearer abc", "abc"), ("BEARER  abc ", "abc"), ("Basic abc", nil),
+            ("Bearer", nil), ("Bearerx abc", nil),
+        ] as [(String, String?)])
     func theBearerHeaderIsReadAsBefore(header: String, token: String?) {
         let request = StoreRequest(method: "GET", segments: [], query: [], authorization: header, body: Data())
         #expect(request.bearerToken == token)

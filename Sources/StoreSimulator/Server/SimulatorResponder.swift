@@ -15,7 +15,8 @@ struct SimulatorResponder: HTTPResponder {
         let body = try await request.body.collect(upTo: 4 << 20)
         let path = request.uri.path.split(separator: "/").map { segment in
             // Few segments hold a `%`, and Foundation's percent-decoding costs even when there is none.
-            segment.utf8.contains(UInt8(ascii: "%")) ? String(segment).removingPercentEncoding ?? String(segment) : String(segment)
+            segment.utf8.contains(UInt8(ascii: "%"))
+                ? String(segment).removingPercentEncoding ?? String(segment) : String(segment)
         }
         var method = request.method.rawValue
         var query = StoreRequest.parseQuery(request.uri.query)
