@@ -19,8 +19,7 @@ enum DatabaseWork: Sendable {
 ///
 /// Every hop of a task between its statements (to an actor, back from it, a child task starting or finishing)
 /// enqueues a job, and a job on a thread of its own costs waking a sleeping thread and putting the current one to
-/// sleep: in the refund-requests run, about eleven such hops per request, and most of them come from work that is
-/// about to end on a database thread anyway. So a job enqueued by a job running here waits on the same thread and
+/// sleep, and most of those jobs come from work that is about to end on a database thread anyway. So a job enqueued by a job running here waits on the same thread and
 /// runs after it; only jobs enqueued from other threads (the curl thread, a timer, Swift's shared pool) start one.
 ///
 /// Handed work must never wait behind a statement: ``PostgresConnection`` calls ``releaseHandedWork()`` before every

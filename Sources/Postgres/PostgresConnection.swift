@@ -239,8 +239,7 @@ public final class PostgresConnection {
     }
 
     /// Calls `body` with the strings as NUL-terminated C strings (nil stays nil), all copied into one buffer: a
-    /// statement's parameters cost one allocation, not one each (the refund-requests run makes about 46,000
-    /// statements).
+    /// statement's parameters cost one allocation, not one each.
     static func withOptionalCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
         let total = strings.reduce(0) { $0 + ($1.map { $0.utf8.count + 1 } ?? 0) }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(total, 1)) { buffer in

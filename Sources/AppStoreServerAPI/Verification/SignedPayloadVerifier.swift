@@ -27,8 +27,7 @@ public struct SignedPayloadVerifier: Sendable {
     let roots: [Certificate]
     let now: @Sendable () -> Date
     let cache = ChainCache()
-    /// One decoder for every payload: it is never configured after creation, and making one per payload showed in
-    /// the refund-requests profile.
+    /// One decoder for every payload (it is never configured after creation) rather than one per payload.
     static let decoder = JSONDecoder()
 
     /// Creates a verifier.

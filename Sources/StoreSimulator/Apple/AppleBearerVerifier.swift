@@ -51,7 +51,7 @@ struct AppleBearerVerifier {
 }
 
 /// Bearer tokens whose signature and claims were checked, with what they say: a client sends one token for up to an
-/// hour of calls, and parsing it again for each was a tenth of the simulator's time. Only the time checks run again.
+/// hour of calls, so each is parsed and checked once. Only the time checks run again.
 final class AppleBearerMemo: Sendable {
     /// The most tokens kept.
     static let most = 256

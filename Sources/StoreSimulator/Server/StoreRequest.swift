@@ -24,8 +24,8 @@ struct StoreRequest: Sendable {
     var bearerToken: String? {
         guard let authorization else { return nil }
         let scheme = authorization.utf8.prefix(7)
-        // ASCII letters compared with their case bit cleared; Foundation's `lowercased` and trimming cost a few per
-        // cent of the simulator's time, so they run only when an end of the token is not plain ASCII.
+        // ASCII letters compared with their case bit cleared: Foundation's `lowercased` and trimming are costly per
+        // call, so they run only when an end of the token is not plain ASCII.
         guard scheme.count == 7, zip(scheme, "BEARER ".utf8).allSatisfy({ $0 & 0xDF == $1 & 0xDF }) else {
             return nil
         }

@@ -1,8 +1,7 @@
 /// Base64url without padding (RFC 7515 §2), as JWTs and JWSs use it.
 ///
 /// Byte by byte over tables: every signed payload of Notification History is encoded here and every bearer token
-/// decoded, and Foundation's base64 with `replacingOccurrences` (through NSString on Linux) was the simulator's largest
-/// CPU share in the refund-requests bench.
+/// decoded, and Foundation's base64 with `replacingOccurrences` goes through NSString on Linux.
 enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
