@@ -1,25 +1,54 @@
-import Dispatch
+import Synchronization
 
-/// A serial executor on a dispatch queue of its own, for an actor that owns a connection: the actor's statements
-/// block the thread libdispatch serves that queue with (one of its overcommitting threads, see ``DatabaseThreads``),
-/// never a thread of Swift's shared pool.
+/// A serial executor for an actor that owns a connection: the actor's jobs run one at a time on the threads of
+/// ``DatabaseThreads``, so its statements block one of those threads, never a thread of Swift's shared pool.
+///
+/// A task that hops to the actor from a database thread usually finds the actor idle; its job then runs on that same
+/// thread once the task's own job returns, and the task's next job after the actor's runs there too, with no other
+/// thread woken for either hop.
 public final class DatabaseThread: SerialExecutor {
-    private let queue: DispatchQueue
+    private struct State {
+        var jobs: [UnownedJob] = []
+        var draining = false
+    }
 
-    /// Creates the executor and its queue.
-    /// - Parameter label: the queue's name, seen in debuggers and thread dumps.
+    /// The name given at creation, for diagnostics.
+    public let label: String
+    private let state = Mutex(State())
+
+    /// Creates the executor.
+    /// - Parameter label: a name for the executor, for diagnostics.
     public init(label: String) {
-        queue = DispatchQueue(label: label)
+        self.label = label
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.async {
-            job.runSynchronously(on: self.asUnownedSerialExecutor())
+        let idle = state.withLock { state in
+            state.jobs.append(job)
+            defer { state.draining = true }
+            return !state.draining
         }
+        if idle { DatabaseWorker.submit(.serial(self)) }
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Runs the queued jobs in order until none is left; only one thread drains at a time.
+    func drain() {
+        while true {
+            let batch = state.withLock { state in
+                if state.jobs.isEmpty { state.draining = false }
+                var taken: [UnownedJob] = []
+                swap(&taken, &state.jobs)
+                return taken
+            }
+            if batch.isEmpty { return }
+            for job in batch {
+                job.runSynchronously(on: asUnownedSerialExecutor())
+            }
+        }
     }
 }

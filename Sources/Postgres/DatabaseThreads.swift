@@ -5,9 +5,10 @@ import Glibc
 ///
 /// libpq blocks the calling thread for every round trip. Swift's shared pool has one thread per core, so a statement
 /// waiting there (a lock, a slow commit, a server under load) stalls every other task of the process: store answers,
-/// quota grants, timers. Each job handed to this executor goes to a serial queue of its own, and libdispatch serves
-/// such queues with its overcommitting threads, starting another when every one is busy or blocked. So the waits of
-/// each connection hold a thread of their own, and the other tasks keep running beside them.
+/// quota grants, timers. Each job handed to this executor runs on libdispatch's overcommitting threads, which start
+/// another when every one is busy or blocked. So the waits of each connection hold a thread of their own, and the
+/// other tasks keep running beside them. A job enqueued by a job running here runs after it on the same thread,
+/// unless that one blocks first (``DatabaseWorker``): a hop between statements then wakes no other thread.
 ///
 /// A task runs its database work here with ``run(isolation:_:)``. The child tasks it starts run here too, side by
 /// side: a page being mapped or a store answer arriving is never queued behind its parent's statement, as it would
@@ -19,10 +20,7 @@ public final class DatabaseThreads: TaskExecutor {
     private init() {}
 
     public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        DispatchQueue(label: "storerecon-database").async {
-            job.runSynchronously(on: self.asUnownedTaskExecutor())
-        }
+        DatabaseWorker.submit(.task(UnownedJob(job)))
     }
 
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor {

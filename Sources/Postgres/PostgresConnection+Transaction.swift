@@ -44,6 +44,7 @@ extension PostgresConnection {
                 where attempt < attempts && isOpen && ["40P01", "40001"].contains(error.sqlState ?? "")
             {
                 attempt += 1
+                DatabaseWorker.releaseHandedWork()
                 usleep(UInt32.random(in: 5_000...40_000) * UInt32(attempt))
             }
         }

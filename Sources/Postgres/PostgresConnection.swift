@@ -39,6 +39,7 @@ public final class PostgresConnection {
         values += ["1", "30", "10", "3"]
         keys.append("dbname")
         values.append(conninfo)
+        DatabaseWorker.releaseHandedWork()
         let connection = Self.withCStrings(keys) { keyPointers in
             Self.withCStrings(values) { valuePointers in
                 PQconnectdbParams(keyPointers, valuePointers, 1)
@@ -105,7 +106,10 @@ public final class PostgresConnection {
         PQclear(result)
     }
 
+    /// The handle for a call that blocks until the server answers; work handed to this thread to run after the
+    /// current job goes to a thread of its own first (``DatabaseWorker``).
     func liveHandle(operation: String) throws -> OpaquePointer {
+        DatabaseWorker.releaseHandedWork()
         guard let handle else {
             throw PostgresError(code: .connectionLost, operation: operation, message: "the connection is closed")
         }
@@ -234,9 +238,31 @@ public final class PostgresConnection {
         }
     }
 
+    /// Calls `body` with the strings as NUL-terminated C strings (nil stays nil), all copied into one buffer: a
+    /// statement's parameters cost one allocation, not one each.
     static func withOptionalCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-        let pointers: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } ?? nil }
-        defer { pointers.forEach { free($0) } }
-        return body(pointers.map { $0.map { UnsafePointer($0) } })
+        let total = strings.reduce(0) { $0 + ($1.map { $0.utf8.count + 1 } ?? 0) }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(total, 1)) { buffer in
+            var pointers: [UnsafePointer<CChar>?] = []
+            pointers.reserveCapacity(strings.count)
+            var offset = 0
+            for string in strings {
+                guard var string else {
+                    pointers.append(nil)
+                    continue
+                }
+                let start = buffer.baseAddress! + offset
+                let count = string.withUTF8 { utf8 in
+                    utf8.withMemoryRebound(to: CChar.self) { bytes in
+                        if let base = bytes.baseAddress { start.update(from: base, count: bytes.count) }
+                        return bytes.count
+                    }
+                }
+                start[count] = 0
+                pointers.append(UnsafePointer(start))
+                offset += count + 1
+            }
+            return body(pointers)
+        }
     }
 }

@@ -27,9 +27,15 @@ final class ChainCache: Sendable {
         }
     }
 
+    /// A header seen before and the chain it carried.
+    private struct KnownHeader: Sendable {
+        var bytes: [UInt8]
+        var entry: Entry
+    }
+
     private struct State {
         var byLeaf: [[UInt8]: Entry] = [:]
-        var byHeader: [[UInt8]: Entry] = [:]
+        var headers: [KnownHeader] = []
     }
 
     private let capacity: Int
@@ -40,9 +46,22 @@ final class ChainCache: Sendable {
         self.capacity = capacity
     }
 
+    /// The chain of a header seen before. Every payload asks, from many tasks at once, and a header with its `x5c`
+    /// is kilobytes long: so the lock is held only to take the list, and headers are compared byte for byte (most
+    /// differ in their first bytes, the leaf's serial number) rather than hashed.
     func entry(forHeader header: ArraySlice<UInt8>) -> Entry? {
-        let key = Array(header)
-        return state.withLock { $0.byHeader[key] }
+        let headers = state.withLock { $0.headers }
+        return header.withUnsafeBytes { wanted in
+            headers.first { known in
+                known.bytes.withUnsafeBytes { Self.same($0, wanted) }
+            }?.entry
+        }
+    }
+
+    private static func same(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        guard left.count == right.count else { return false }
+        guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }
+        return memcmp(leftBase, rightBase, left.count) == 0
     }
 
     func entry(forLeaf leaf: [UInt8]) -> Entry? {
@@ -50,12 +69,12 @@ final class ChainCache: Sendable {
     }
 
     func store(_ entry: Entry, leaf: [UInt8], header: ArraySlice<UInt8>) {
-        let headerKey = Array(header)
+        let known = KnownHeader(bytes: Array(header), entry: entry)
         state.withLock { state in
             if state.byLeaf.count >= capacity { state.byLeaf.removeAll() }
-            if state.byHeader.count >= capacity { state.byHeader.removeAll() }
+            if state.headers.count >= capacity { state.headers.removeAll() }
             state.byLeaf[leaf] = entry
-            state.byHeader[headerKey] = entry
+            state.headers.append(known)
         }
     }
 

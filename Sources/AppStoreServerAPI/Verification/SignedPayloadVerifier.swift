@@ -27,6 +27,8 @@ public struct SignedPayloadVerifier: Sendable {
     let roots: [Certificate]
     let now: @Sendable () -> Date
     let cache = ChainCache()
+    /// One decoder for every payload (it is never configured after creation) rather than one per payload.
+    static let decoder = JSONDecoder()
 
     /// Creates a verifier.
     /// - Parameters:
@@ -140,7 +142,7 @@ public struct SignedPayloadVerifier: Sendable {
         let json = Data(payloadBytes)
         let content: Content
         do {
-            content = try JSONDecoder().decode(Content.self, from: json)
+            content = try Self.decoder.decode(Content.self, from: json)
         } catch {
             throw AppStoreServerAPIError(code: .invalidPayload, message: "the payload is not a JSON object")
         }

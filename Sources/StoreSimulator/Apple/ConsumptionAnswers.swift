@@ -24,24 +24,42 @@ public struct ConsumptionAnswer: Sendable, Equatable {
 
 /// Every accepted consumption answer, and the outcome notifications they lead to.
 final class ConsumptionAnswers: Sendable {
-    private let answers = Mutex<[String: ConsumptionAnswer]>([:])
+    /// A charge of a purchase in an app: what an outcome notification is about.
+    private struct Charge: Hashable {
+        var app: String
+        var plan: Int32
+        var charge: UInt16
+    }
+
+    private struct State {
+        var byTransaction: [String: ConsumptionAnswer] = [:]
+        /// The key in `byTransaction` of the first answer recorded for each charge: Notification History looks every
+        /// charge up for each page it signs.
+        var byCharge: [Charge: String] = [:]
+    }
+
+    private let answers = Mutex(State())
 
     /// Records an accepted answer; a later one for the same transaction only counts.
     func record(_ answer: ConsumptionAnswer) {
-        answers.withLock { answers in
+        answers.withLock { state in
             let key = "\(answer.app) \(answer.transactionId)"
-            if var kept = answers[key] {
+            if var kept = state.byTransaction[key] {
                 kept.calls += 1
-                answers[key] = kept
+                state.byTransaction[key] = kept
             } else {
-                answers[key] = answer
+                state.byTransaction[key] = answer
+                let charge = Charge(app: answer.app, plan: answer.plan, charge: answer.charge)
+                if state.byCharge[charge] == nil { state.byCharge[charge] = key }
             }
         }
     }
 
     /// Every answer, by app and transaction.
     var all: [ConsumptionAnswer] {
-        answers.withLock { Array($0.values) }.sorted { ($0.app, $0.transactionId) < ($1.app, $1.transactionId) }
+        answers.withLock { Array($0.byTransaction.values) }.sorted {
+            ($0.app, $0.transactionId) < ($1.app, $1.transactionId)
+        }
     }
 
     /// How long Apple weighs an answer before it decides alone.
@@ -49,8 +67,8 @@ final class ConsumptionAnswers: Sendable {
 
     /// The first answer for a charge of a purchase, if any.
     func answer(app: String, plan: Int32, charge: UInt16) -> ConsumptionAnswer? {
-        answers.withLock { answers in
-            answers.values.first { $0.app == app && $0.plan == plan && $0.charge == charge }
+        answers.withLock { state in
+            state.byCharge[Charge(app: app, plan: plan, charge: charge)].flatMap { state.byTransaction[$0] }
         }
     }
 
@@ -60,13 +78,11 @@ final class ConsumptionAnswers: Sendable {
     /// late, or not at all) Apple decides alone when the 12 hours are over: one in two `REFUND`, picked by the seed
     /// and the transaction, as Google does with its reviews.
     func outcomes(app: String, requests: [NotificationEvent], now: Int64, seed: UInt64) -> [NotificationEvent] {
-        let answered = all.filter { $0.app == app }
-        let byCharge = Dictionary(answered.map { ("\($0.plan) \($0.charge)", $0) }) { first, _ in first }
         return requests.compactMap { request -> NotificationEvent? in
             let end = request.millis + Self.windowMillis
             var kind: NotificationEvent.Kind
             var millis = end
-            switch byCharge["\(request.plan) \(request.charge)"] {
+            switch answer(app: app, plan: request.plan, charge: request.charge) {
             case .some(let answer) where answer.millis <= end && answer.preference == "DECLINE":
                 (kind, millis) = (.refundDeclined, answer.millis + 1)
             case .some(let answer) where answer.millis <= end && answer.preference?.hasPrefix("GRANT_") == true:

@@ -29,6 +29,11 @@ final class QuotaLedger: Sendable {
         var grants: [Int64] = []
         var refused = 0
         var perDay: [Int64: Int] = [:]
+
+        mutating func record(_ millis: Int64) {
+            grants.insert(millis, at: QuotaLedger.upperBound(grants, millis))
+            perDay[PacificDay.number(millis: millis), default: 0] += 1
+        }
     }
 
     private let counters = Mutex<[Key: Counter]>([:])
@@ -39,38 +44,43 @@ final class QuotaLedger: Sendable {
     func admit(_ key: Key, at millis: Int64, rules: [QuotaRule]) -> Decision {
         pools.withLock { pools in
             counters.withLock { counters in
-                var counter = counters[key] ?? Counter()
-                defer { counters[key] = counter }
-                for rule in rules {
-                    let counted = rule.pool.map { pools["\(key.app)|\($0)"] ?? Counter() } ?? counter
-                    switch rule.window {
-                    case .rolling(let window):
-                        if let retryAt = Self.rollingRefusal(
-                            counted.grants, at: millis, width: window, limit: rule.limit)
-                        {
-                            counter.refused += 1
-                            return .refused(rule: rule, retryAtMillis: retryAt)
-                        }
-                    case .pacificDay:
-                        let day = PacificDay.number(millis: millis)
-                        if counted.perDay[day, default: 0] >= rule.limit {
-                            counter.refused += 1
-                            return .refused(rule: rule, retryAtMillis: PacificDay.nextMidnight(after: millis))
-                        }
-                    }
+                if let refusal = Self.refusal(key, at: millis, rules: rules, counters: counters, pools: pools) {
+                    counters[key, default: Counter()].refused += 1
+                    return refusal
                 }
-                counter.grants.insert(millis, at: Self.upperBound(counter.grants, millis))
-                counter.perDay[PacificDay.number(millis: millis), default: 0] += 1
+                // In place: a counter copied out of its dictionary and written back copied its grant times (thousands
+                // for Google's Orders bucket) on every call, under both locks.
+                counters[key, default: Counter()].record(millis)
                 for pool in Set(rules.compactMap(\.pool)) {
-                    var shared = pools["\(key.app)|\(pool)"] ?? Counter()
-                    shared.grants.insert(millis, at: Self.upperBound(shared.grants, millis))
-                    shared.perDay[PacificDay.number(millis: millis), default: 0] += 1
-                    pools["\(key.app)|\(pool)"] = shared
+                    pools[Self.poolKey(key, pool), default: Counter()].record(millis)
                 }
                 return .granted
             }
         }
     }
+
+    /// The first of `rules` that a call at `millis` would break, as the refusal to give.
+    private static func refusal(
+        _ key: Key, at millis: Int64, rules: [QuotaRule], counters: [Key: Counter], pools: [String: Counter]
+    ) -> Decision? {
+        for rule in rules {
+            let counted = rule.pool.map { pools[poolKey(key, $0)] } ?? counters[key]
+            switch rule.window {
+            case .rolling(let window):
+                if let retryAt = rollingRefusal(counted?.grants ?? [], at: millis, width: window, limit: rule.limit) {
+                    return .refused(rule: rule, retryAtMillis: retryAt)
+                }
+            case .pacificDay:
+                let day = PacificDay.number(millis: millis)
+                if counted?.perDay[day, default: 0] ?? 0 >= rule.limit {
+                    return .refused(rule: rule, retryAtMillis: PacificDay.nextMidnight(after: millis))
+                }
+            }
+        }
+        return nil
+    }
+
+    private static func poolKey(_ key: Key, _ pool: String) -> String { "\(key.app)|\(pool)" }
 
     /// Statistics for every counter, sorted by app, environment and endpoint.
     func statistics() -> [EndpointStatistics] {

@@ -13,7 +13,11 @@ struct SimulatorResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let body = try await request.body.collect(upTo: 4 << 20)
-        let path = request.uri.path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        let path = request.uri.path.split(separator: "/").map { segment in
+            // Few segments hold a `%`, and Foundation's percent-decoding costs even when there is none.
+            segment.utf8.contains(UInt8(ascii: "%"))
+                ? String(segment).removingPercentEncoding ?? String(segment) : String(segment)
+        }
         var method = request.method.rawValue
         var query = StoreRequest.parseQuery(request.uri.query)
         // Google's clients send a long GET as a POST with `X-HTTP-Method-Override: GET` and the query as a form body.

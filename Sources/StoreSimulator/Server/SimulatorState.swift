@@ -16,6 +16,8 @@ final class SimulatorState: Sendable {
     let keys: SimulatorKeys
     let signer: JWSSigner
     let pageTokens: PageToken
+    /// App Store Server API bearer tokens already checked.
+    let appleBearers = AppleBearerMemo()
     /// What Send Consumption Information was sent.
     let consumption = ConsumptionAnswers()
     /// The RTDN pull subscriptions.

@@ -22,7 +22,18 @@ struct StoreRequest: Sendable {
 
     /// The bearer token of the `Authorization` header.
     var bearerToken: String? {
-        guard let authorization, authorization.lowercased().hasPrefix("bearer ") else { return nil }
+        guard let authorization else { return nil }
+        let scheme = authorization.utf8.prefix(7)
+        // ASCII letters compared with their case bit cleared: Foundation's `lowercased` and trimming are costly per
+        // call, so they run only when an end of the token is not plain ASCII.
+        guard scheme.count == 7, zip(scheme, "BEARER ".utf8).allSatisfy({ $0 & 0xDF == $1 & 0xDF }) else {
+            return nil
+        }
+        let token = authorization.utf8.dropFirst(7)
+        let plain = { (byte: UInt8) in byte > 0x20 && byte < 0x80 }
+        if let first = token.first, let last = token.last, plain(first), plain(last) {
+            return String(Substring(token))
+        }
         return String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 

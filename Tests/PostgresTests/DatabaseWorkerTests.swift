@@ -1,0 +1,177 @@
+import Foundation
+import Postgres
+import Synchronization
+import TestSupport
+import Testing
+
+/// Work enqueued from a database thread waits for the job that enqueued it on the same thread, unless that job blocks
+/// first: then it gets a thread of its own. Actors on a ``DatabaseThread`` still run one job at a time.
+@Suite("Database threads hand work on")
+struct DatabaseWorkerTests {
+    /// A child task started on a database thread runs on that thread once its parent suspends, waking no other.
+    @Test func aChildRunsOnItsParentsThreadWhenTheParentSuspends() async throws {
+        let threads = try await DatabaseThreads.run {
+            try await withThrowingTaskGroup(of: pthread_t.self) { group in
+                let parent = pthread_self()
+                group.addTask { pthread_self() }
+                let child = try await group.next()
+                return (parent, child)
+            }
+        }
+        #expect(threads.1.map { pthread_equal($0, threads.0) != 0 } == true)
+    }
+
+    /// The child handed to the thread is what unlocks the lock its parent then waits for: the parent's statement must
+    /// send the child to another thread first, or both wait for ever (the watchdog then ends the waiting session).
+    @Test func aHandedChildNeverWaitsBehindItsParentsStatement() async throws {
+        let conninfo = try TestDatabase.create(prefix: "pgworker")
+        let key = AdvisoryLockKey("worker-test")
+        let holder = Owned(try PostgresConnection(conninfo: conninfo))
+        let waiter = Owned(try PostgresConnection(conninfo: conninfo))
+        defer {
+            holder.connection.close()
+            waiter.connection.close()
+        }
+        try holder.connection.advisoryLock(key)
+        let watchdog = Terminator(conninfo: conninfo, pid: waiter.connection.backendPID)
+        watchdog.start()
+        let (locked, unlocked) = try await DatabaseThreads.run {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask { try holder.connection.advisoryUnlock(key) }
+                try waiter.connection.advisoryLock(key)
+                let unlocked = try await group.next() ?? false
+                return (try waiter.connection.advisoryUnlock(key), unlocked)
+            }
+        }
+        watchdog.stop()
+        #expect(!watchdog.fired)
+        #expect(unlocked && locked)
+    }
+
+    /// Two children handed to one thread: the first waits for a lock that only the second releases, so the first's
+    /// statement must send the second to another thread.
+    @Test func aHandedChildNeverWaitsBehindAnEarlierOnesStatement() async throws {
+        let conninfo = try TestDatabase.create(prefix: "pgworker")
+        let key = AdvisoryLockKey("worker-test-siblings")
+        let holder = Owned(try PostgresConnection(conninfo: conninfo))
+        let waiter = Owned(try PostgresConnection(conninfo: conninfo))
+        defer {
+            holder.connection.close()
+            waiter.connection.close()
+        }
+        try holder.connection.advisoryLock(key)
+        let watchdog = Terminator(conninfo: conninfo, pid: waiter.connection.backendPID)
+        watchdog.start()
+        let results = try await DatabaseThreads.run {
+            try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+                group.addTask {
+                    try waiter.connection.advisoryLock(key)
+                    return ("waiter", try waiter.connection.advisoryUnlock(key))
+                }
+                group.addTask { ("holder", try holder.connection.advisoryUnlock(key)) }
+                var results: [String: Bool] = [:]
+                for try await (name, done) in group { results[name] = done }
+                return results
+            }
+        }
+        watchdog.stop()
+        #expect(!watchdog.fired)
+        #expect(results == ["waiter": true, "holder": true])
+    }
+
+    /// Many tasks, on database threads and off them, call an actor whose executor is a ``DatabaseThread`` and runs a
+    /// statement in each call: no two of its calls overlap and none is lost.
+    @Test func anActorOnADatabaseThreadRunsOneJobAtATime() async throws {
+        let conninfo = try TestDatabase.create(prefix: "pgworker")
+        let tally = try Tally(conninfo: conninfo)
+        let tasks = 16
+        let calls = 40
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<tasks {
+                group.addTask {
+                    if index % 2 == 0 {
+                        for _ in 0..<calls { try await tally.add() }
+                    } else {
+                        try await DatabaseThreads.run {
+                            for _ in 0..<calls { try await tally.add() }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let (count, overlaps, stored) = try await tally.result()
+        #expect(count == tasks * calls)
+        #expect(stored == tasks * calls)
+        #expect(overlaps == 0)
+    }
+}
+
+/// Counts calls in memory and in a table, noting any call that starts while another runs.
+private actor Tally {
+    private let thread = DatabaseThread(label: "tally")
+    private let connection: PostgresConnection
+    private let inside = Atomic(false)
+    private var count = 0
+    private var overlaps = 0
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+
+    init(conninfo: String) throws {
+        connection = try PostgresConnection(conninfo: conninfo)
+        try connection.execute("CREATE TABLE tally (n int NOT NULL)")
+        try connection.execute("INSERT INTO tally VALUES (0)")
+    }
+
+    func add() throws {
+        if inside.exchange(true, ordering: .acquiringAndReleasing) { overlaps += 1 }
+        defer { inside.store(false, ordering: .releasing) }
+        try connection.execute("UPDATE tally SET n = n + 1")
+        count += 1
+    }
+
+    func result() throws -> (Int, Int, Int) {
+        let rows = try connection.query("SELECT n FROM tally")
+        return (count, overlaps, try rows[0].decode("n", as: Int.self))
+    }
+}
+
+/// A connection moved into the one task that uses it at a time.
+private final class Owned: @unchecked Sendable {
+    let connection: PostgresConnection
+    init(_ connection: PostgresConnection) { self.connection = connection }
+}
+
+/// Ends a session from a plain thread if the test has not stopped it within 30 s (only a process whose handed work
+/// waits behind a blocked statement gets there).
+private final class Terminator: Sendable {
+    let conninfo: String
+    let pid: Int32
+    private let state = Mutex((stopped: false, fired: false))
+    private let done = DispatchSemaphore(value: 0)
+
+    init(conninfo: String, pid: Int32) {
+        self.conninfo = conninfo
+        self.pid = pid
+    }
+
+    var fired: Bool { state.withLock { $0.fired } }
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            guard done.wait(timeout: .now() + 30) == .timedOut else { return }
+            let fire = state.withLock { state in
+                state.fired = !state.stopped
+                return state.fired
+            }
+            guard fire, let admin = try? PostgresConnection(conninfo: conninfo) else { return }
+            _ = try? admin.query("SELECT pg_terminate_backend($1)", [Int(pid)])
+            admin.close()
+        }
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+        done.signal()
+    }
+}
