@@ -48,26 +48,30 @@ extension GoogleVoidedSync {
         checkpoint.rowsDone = 0
     }
 
-    /// Halves what is left of `slice` when at least two pages of it seem left (judged from the rows stored so far
-    /// and how far into its span the last one is): the slice then ends halfway between its last row and its end, and
-    /// the second half (numbered `number`) covers the rest. Costs about two calls: the new slice's last page, and the
-    /// page of the old chain that reads past its new end.
-    static func halve(_ slice: VoidedSlice, after rows: [RefundRecord], number: Int) -> (
-        kept: VoidedSlice, added: VoidedSlice
+    /// Cuts what is left of `slice` after its latest void time stored (`lastSeen`) into `parts` of equal span, when
+    /// more than a page of it seems left (judged from the rows stored so far and how far into its span the latest
+    /// one is): the slice keeps
+    /// the first part (its token reads on from its last row), and the others, numbered from `number`, are new
+    /// slices, in time order. Each part costs at most one call: its last page, or the old chain's page that reads
+    /// past its new end.
+    static func cut(_ slice: VoidedSlice, lastSeen: Int64?, into parts: Int, number: Int) -> (
+        kept: VoidedSlice, added: [VoidedSlice]
     )? {
-        guard !slice.drained, slice.token != nil, let last = rows.map({ millis($0.refundedAt) }).max() else {
-            return nil
-        }
+        guard parts > 1, !slice.drained, slice.token != nil, let last = lastSeen else { return nil }
         let (start, end) = (millis(slice.start), millis(slice.end))
-        guard last > start, end - last > 2 else { return nil }
+        guard last > start, end - last > 2 * Int64(parts) else { return nil }
         let rowsPerMillisecond = Double(slice.rowsDone) / Double(last - start)
-        guard rowsPerMillisecond * Double(end - last) >= Double(2 * pageSize) else { return nil }
-        let middle = last + (end - last) / 2
-        var rest = VoidedSlice(number: number, start: VoidedSlice.date(millis: middle + 1), end: slice.end)
-        rest.drained = false
+        guard rowsPerMillisecond * Double(end - last) > Double(pageSize) else { return nil }
+        // Part i (from 0) ends at bounds[i]; the last ends where the slice did.
+        let bounds = (1...parts).map { last + (end - last) * Int64($0) / Int64(parts) }
         var kept = slice
-        kept.end = VoidedSlice.date(millis: middle)
-        return (kept, rest)
+        kept.end = VoidedSlice.date(millis: bounds[0])
+        let added = (1..<parts).map { part in
+            VoidedSlice(
+                number: number + part - 1, start: VoidedSlice.date(millis: bounds[part - 1] + 1),
+                end: part == parts - 1 ? slice.end : VoidedSlice.date(millis: bounds[part]))
+        }
+        return (kept, added)
     }
 
     /// The pages a slice seems to have left (those in flight included): the rows its density so far puts between
@@ -80,31 +84,68 @@ extension GoogleVoidedSync {
         return max(1, density * Double(max(0, millis(slice.end) - from)) / Double(pageSize))
     }
 
-    /// Whether the slice whose page was just stored (`own` pages left, of the `live` slices' estimates, itself
-    /// included) is halved now. Its chain pages one page per answer time; the quota window lets `burst` calls go at
-    /// once. Two reasons, each for a slice with two pages or more left:
+    /// How many parts the slice whose page was just stored (`own` pages left, of the `live` slices' estimates,
+    /// itself included) is cut into now: 1 keeps it whole. Its chain pages one page per answer time; the quota
+    /// window lets `burst` calls go at once. Three reasons, the splits made in all staying under `2 × startCount`:
     /// - fewer chains travel than the window started with (`traveling` < `startCount`; at most `startCount` splits
-    ///   for this reason): the others drained, this one would page alone;
-    /// - the last quota window would find it with two pages or more: while the gate sets the pace the chains advance
-    ///   alike, a page each per answer time, each until it is drained; so the calls before the last window (the
-    ///   projected calls, `stored` plus each live slice's pages, less the `last` that open the last window) take
-    ///   every chain up to the same level (``pagesBefore(_:filling:)``), and what this chain has beyond that level
-    ///   is paged in the last window one page per answer time. (A share in proportion to `own` misses the long
-    ///   chain that is the tail: the short ones drain first.) Halving it costs about one call, so it is done only
-    ///   while the last window keeps two calls to spare (a call more never opens another window), when the work
-    ///   takes more than one window, and at most `2 × startCount` splits in all.
-    static func wantsSplit(
+    ///   for this reason), and it has two pages or more left: the others drained, this one would page alone; halved;
+    /// - the last quota window would find it with more pages than one call: while the gate sets the pace the chains
+    ///   advance alike, a page each per answer time, each until it is drained; so the calls before the last window
+    ///   (the projected calls, `stored` plus each live slice's pages, less those of the last window) take every chain
+    ///   up to the same level (``pagesBefore(_:filling:)``), and what this chain has beyond that level is paged in
+    ///   the last window one page per answer time. (A share in proportion to `own` misses the long chain that is
+    ///   the tail: the short ones drain first.) While a round of calls or more is left before the last window, a
+    ///   chain with two pages or more and 1.5 beyond the level is halved;
+    /// - less than a round of calls before the last window (see ``endParts(_:live:stored:burst:budget:)``): a chain
+    ///   with more than a page beyond the level is cut into as many parts as leave each at most one page there.
+    /// A split is made only while the last window keeps two calls to spare (a call more never opens another window)
+    /// and when the work takes more than one window.
+    static func splitParts(
         _ own: Double, live: [Double], traveling: Int, startCount: Int, splits: Int, stored: Int, burst: Int?
-    ) -> Bool {
-        guard own >= 2, splits < 2 * startCount else { return false }
-        if traveling < startCount, splits < startCount { return true }
-        guard let burst, burst > 2 else { return false }
+    ) -> Int {
+        let budget = 2 * startCount - splits
+        guard own > 1, budget > 0 else { return 1 }
+        if own >= 2, traveling < startCount, splits < startCount { return 2 }
+        // A window of work or less is paged at the answer time, not the gate's pace: only the first reason holds.
+        guard let burst, burst > 2, let end = lastWindow(live, stored: stored, burst: burst) else { return 1 }
+        let beyond = own - pagesBefore(live, filling: end.before)
+        guard end.before < Double(live.count) else { return own >= 2 && beyond >= 1.5 ? 2 : 1 }
+        guard beyond > 1 else { return 1 }
+        return endParts(own, live: live, stored: stored, burst: burst, budget: budget)
+    }
+
+    /// The fewest parts that leave each part of a chain of `own` pages at most one page in the last window, else
+    /// the most that come near it; each part at least half a page, at most `budget + 1` parts, and only cuts that
+    /// keep the last window two calls short of full and open no other window (a part page is a whole call, so
+    /// more parts are not always more calls: 4.5 pages are 5 calls whole, 8 in four parts, 5 in five).
+    static func endParts(_ own: Double, live: [Double], stored: Int, burst: Int, budget: Int) -> Int {
+        guard budget > 0, let at = live.firstIndex(of: own), let now = lastWindow(live, stored: stored, burst: burst)
+        else { return 1 }
+        var others = live
+        others.remove(at: at)
+        var best = 1
+        for parts in 2...(budget + 1) {
+            let part = own / Double(parts)
+            guard part >= 0.5 else { break }
+            let cut = others + Array(repeating: part, count: parts)
+            guard let after = lastWindow(cut, stored: stored, burst: burst), after.windows == now.windows else {
+                continue
+            }
+            best = parts
+            if part - pagesBefore(cut, filling: after.before) <= 1 { break }
+        }
+        return best
+    }
+
+    /// The calls projected (`stored` plus each live chain's pages, a part page counted whole): how many quota
+    /// windows they open, and how many calls (of the pages left) come before the last window. Nil when they fit in
+    /// one window, or the last window has fewer than two calls to spare.
+    static func lastWindow(_ live: [Double], stored: Int, burst: Int) -> (windows: Int, before: Double)? {
         let left = live.reduce(0, +)
         let projected = stored + live.reduce(0) { $0 + Int($1.rounded(.up)) }
         let last = (projected - 1) % burst + 1
-        // A window of work or less is paged at the answer time, not the gate's pace: only the first reason holds.
-        guard left > 0, projected > burst, last <= burst - 2 else { return false }
-        return own - pagesBefore(live, filling: max(0, left - Double(last))) >= 1.5
+        guard left > 0, projected > burst, last <= burst - 2 else { return nil }
+        return ((projected - 1) / burst + 1, max(0, left - Double(last)))
     }
 
     /// The level that `calls` calls bring chains of `pages` pages to when each round gives every chain not yet
