@@ -39,9 +39,9 @@ struct GoogleVoidedSplitRuleTests {
         #expect(Self.parts(4.5, live, stored: 90) == 5)
         // The last window full but for one call: no cut at all.
         #expect(Self.parts(1.5, [1.5] + Array(repeating: 1.0, count: 27), stored: 90) == 1)
-        // Two splits left of 2 × 12: three parts at most.
-        #expect(Self.parts(4.5, [4.5, 1, 1], splits: 22, stored: 90) == 3)
-        #expect(Self.parts(4.5, [4.5, 1, 1], splits: 24, stored: 90) == 1)
+        // Two splits left of 3 × 12: three parts at most.
+        #expect(Self.parts(4.5, [4.5, 1, 1], splits: 34, stored: 90) == 3)
+        #expect(Self.parts(4.5, [4.5, 1, 1], splits: 36, stored: 90) == 1)
     }
 
     @Test func noPartIsCutBelowHalfAPage() {
@@ -51,11 +51,11 @@ struct GoogleVoidedSplitRuleTests {
     }
 
     @Test func aRoundOrMoreBeforeTheLastWindowTheChainIsOnlyHalvedAsBefore() {
-        // 54 calls made and 64 projected: 5.5 calls before the last window for 4 chains, which take each to 1.375
-        // pages; the long chain has 2.125 beyond: halved (not cut in 3).
+        // 54 calls made and 64 projected: 6 calls before the last window for 4 chains, which take each to 1.5
+        // pages; the long chain has 2 beyond: halved (not cut in 3).
         #expect(Self.parts(3.5, [3.5, 2, 2, 2], stored: 54, startCount: 4, traveling: 4) == 2)
-        // 48 made and 62 projected: 11.2 calls before the last window take each of 6 chains to 1.867 pages; 1.333
-        // beyond is kept (the rule a round or more before the last window: 1.5).
+        // 48 made and 62 projected: 12 calls before the last window take each of 6 chains to 2 pages; 1.2 beyond is
+        // kept (the rule a round or more before the last window: 1.5).
         #expect(Self.parts(3.2, [3.2, 2, 2, 2, 2, 2], stored: 48, startCount: 6, traveling: 6) == 1)
     }
 
@@ -155,8 +155,8 @@ struct GoogleVoidedSplitMachineTests {
     }
 
     /// Slice 0's page is stored first, while the last window is far; slice 1 then pages on alone. When less than a
-    /// round of calls is left before the last window (its 27th page, 28 calls), slice 0, with no page of its own
-    /// stored since, is cut at slice 1's store.
+    /// round of calls is left before the last window (its 28th page, 29 calls), slice 0, with no page of its own
+    /// stored since, is cut at slice 1's store: 2.5 pages, of which 0.5 before the last window, in two parts.
     @Test func aChainWithNoPageOfItsOwnNearTheEndIsCutAtAnothersStore() throws {
         var machine = Self.machine()
         _ = machine.start()
@@ -168,10 +168,10 @@ struct GoogleVoidedSplitMachineTests {
             let cuts = Self.cuts(actions)
             if !cuts.isEmpty {
                 cutAt = machine.lastPage
-                #expect(cuts.allSatisfy { $0.kept.number == 0 } && cuts.map(\.added.number) == [3, 2])
+                #expect(cuts.allSatisfy { $0.kept.number == 0 } && cuts.map(\.added.number) == [2])
             }
         }
-        #expect(cutAt == 28)
-        #expect(machine.slices.count == 4 && machine.slices[1].end == Pages.day(6))
+        #expect(cutAt == 29)
+        #expect(machine.slices.count == 3 && machine.slices[1].end == Pages.day(6))
     }
 }

@@ -19,6 +19,8 @@ extension GoogleIntakeRunner {
                 "ms": "\(Int((answer.seconds * 1000).rounded()))",
                 // The other calls: this one has answered.
                 "in_flight": "\(machine.paging.inFlight.subtracting([answer.slice]).count)",
+                // The split rule's estimate of all slices' pages left, this one's included (see splitParts).
+                "pages_left": "\(String(format: "%.1f", machine.paging.states.map(\.pagesLeft).reduce(0, +)))",
             ])
         environment.counters.add("pages")
         environment.counters.add("rows_fetched", page.voidedPurchases.count)

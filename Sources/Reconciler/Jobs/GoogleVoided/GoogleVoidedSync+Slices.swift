@@ -86,32 +86,40 @@ extension GoogleVoidedSync {
 
     /// How many parts the slice whose page was just stored (`own` pages left, of the `live` slices' estimates,
     /// itself included) is cut into now: 1 keeps it whole. Its chain pages one page per answer time; the quota
-    /// window lets `burst` calls go at once. Three reasons, the splits made in all staying under `2 × startCount`:
+    /// window lets `burst` calls go at once. Three reasons:
     /// - fewer chains travel than the window started with (`traveling` < `startCount`; at most `startCount` splits
     ///   for this reason), and it has two pages or more left: the others drained, this one would page alone; halved;
     /// - the last quota window would find it with more pages than one call: while the gate sets the pace the chains
     ///   advance alike, a page each per answer time, each until it is drained; so the calls before the last window
-    ///   (the projected calls, `stored` plus each live slice's pages, less those of the last window) take every chain
-    ///   up to the same level (``pagesBefore(_:filling:)``), and what this chain has beyond that level is paged in
-    ///   the last window one page per answer time. (A share in proportion to `own` misses the long chain that is
-    ///   the tail: the short ones drain first.) While a round of calls or more is left before the last window, a
-    ///   chain with two pages or more and 1.5 beyond the level is halved;
-    /// - less than a round of calls before the last window (see ``endParts(_:live:stored:burst:budget:)``): a chain
-    ///   with more than a page beyond the level is cut into as many parts as leave each at most one page there.
+    ///   (the projected calls, `stored` plus each live slice's pages, fill whole windows) take every chain up to the
+    ///   same level (``pagesBefore(_:filling:)``), and what this chain has beyond that level is paged in the last
+    ///   window one page per answer time. (A share in proportion to `own` misses the long chain that is the tail:
+    ///   the short ones drain first.) While a round of calls or half a window or more is left before the last
+    ///   window, a chain with two pages or more and 1.5 beyond the level is halved, up to `2 × startCount` splits;
+    /// - less than that (see ``endParts(_:live:stored:burst:budget:)``): a chain with more than a page beyond the
+    ///   level is cut into as many parts as leave each at most one page there, up to `3 × startCount` splits (a
+    ///   cut so late costs a call only where the estimate errs: 1.4 pages are two calls whole or in two parts).
     /// A split is made only while the last window keeps two calls to spare (a call more never opens another window)
     /// and when the work takes more than one window.
     static func splitParts(
         _ own: Double, live: [Double], traveling: Int, startCount: Int, splits: Int, stored: Int, burst: Int?
     ) -> Int {
-        let budget = 2 * startCount - splits
-        guard own > 1, budget > 0 else { return 1 }
+        guard own > 1 else { return 1 }
         if own >= 2, traveling < startCount, splits < startCount { return 2 }
         // A window of work or less is paged at the answer time, not the gate's pace: only the first reason holds.
         guard let burst, burst > 2, let end = lastWindow(live, stored: stored, burst: burst) else { return 1 }
         let beyond = own - pagesBefore(live, filling: end.before)
-        guard end.before < Double(live.count) else { return own >= 2 && beyond >= 1.5 ? 2 : 1 }
+        guard isNearEnd(end.before, live: live, burst: burst) else {
+            return own >= 2 && beyond >= 1.5 && splits < 2 * startCount ? 2 : 1
+        }
         guard beyond > 1 else { return 1 }
-        return endParts(own, live: live, stored: stored, burst: burst, budget: budget)
+        return endParts(own, live: live, stored: stored, burst: burst, budget: 3 * startCount - splits)
+    }
+
+    /// Whether `before` calls before the last quota window are less than a round of the `live` chains' calls and
+    /// less than half a window: what is left of the chains then is what the last window finds.
+    static func isNearEnd(_ before: Double, live: [Double], burst: Int) -> Bool {
+        before < Double(min(live.count, burst / 2))
     }
 
     /// The fewest parts that leave each part of a chain of `own` pages at most one page in the last window, else
@@ -138,14 +146,14 @@ extension GoogleVoidedSync {
     }
 
     /// The calls projected (`stored` plus each live chain's pages, a part page counted whole): how many quota
-    /// windows they open, and how many calls (of the pages left) come before the last window. Nil when they fit in
-    /// one window, or the last window has fewer than two calls to spare.
+    /// windows they open, and how many calls are left before the last window (the windows before it are full).
+    /// Nil when they fit in one window, or the last window has fewer than two calls to spare.
     static func lastWindow(_ live: [Double], stored: Int, burst: Int) -> (windows: Int, before: Double)? {
-        let left = live.reduce(0, +)
         let projected = stored + live.reduce(0) { $0 + Int($1.rounded(.up)) }
         let last = (projected - 1) % burst + 1
-        guard left > 0, projected > burst, last <= burst - 2 else { return nil }
-        return ((projected - 1) / burst + 1, max(0, left - Double(last)))
+        guard live.reduce(0, +) > 0, projected > burst, last <= burst - 2 else { return nil }
+        let windows = (projected - 1) / burst + 1
+        return (windows, Double(max(0, (windows - 1) * burst - stored)))
     }
 
     /// The level that `calls` calls bring chains of `pages` pages to when each round gives every chain not yet

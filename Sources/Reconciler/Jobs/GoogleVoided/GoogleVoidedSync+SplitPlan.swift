@@ -23,8 +23,8 @@ extension GoogleVoidedSync {
 
     /// The cuts to make once the page of the slice at `index` is stored, in order, each judged on the slices as the
     /// cuts before it left them (see ``splitParts(_:live:traveling:startCount:splits:stored:burst:)``): the slice
-    /// itself, then, while less than a round of calls is left before the last quota window, the slice with the
-    /// most pages left, as long as it is cut. A chain that waited at the quota gate through a whole window has no
+    /// itself, then, near the last quota window (``isNearEnd(_:live:burst:)``), the slice with the most pages
+    /// left, as long as it is cut. A chain that waited at the quota gate through a whole window has no
     /// page of its own to be judged on when the last window nears (measured: a chain with three pages left in the
     /// last window, its last page stored 50 s before), so every stored page judges the longest chain too. A slice
     /// is judged only when no page of it is held or being stored (its row is the one the cut changes), and only
@@ -58,7 +58,7 @@ extension GoogleVoidedSync {
         let live = left.filter { $0 > 0 }
         if endOnly {
             guard let burst = context.burst, let end = lastWindow(live, stored: context.stored, burst: burst),
-                end.before < Double(live.count)
+                isNearEnd(end.before, live: live, burst: burst)
             else { return nil }
         }
         let parts = splitParts(
