@@ -19,24 +19,24 @@ struct GoogleVoidedSplitRuleTests {
             own, live: live, traveling: traveling, startCount: startCount, splits: splits, stored: stored, burst: 30)
     }
 
-    @Test func aChainWithMoreThanAPageForTheLastWindowIsCutIntoPartsOfAPageOrLess() {
+    @Test func aChainWithMoreThanAPageForTheLastWindowIsCutIntoPartsOfLessThanAPage() {
         // 90 calls made, 18 left: all in the last window. 1.4 pages would be two calls one after the other (the
         // case measured: a chain's second call in the last window, an answer time late); two parts of 0.7 are the
         // same two calls at once.
         let live = [1.4, 1.2] + Array(repeating: 1.0, count: 14)
         #expect(Self.parts(1.4, live, stored: 90) == 2)
-        // 2.6 pages: three parts (two would leave 1.3 each).
-        #expect(Self.parts(2.6, [2.6] + Array(repeating: 1.0, count: 14), stored: 90) == 3)
+        // 2.6 pages: four parts of 0.65 (three of 0.87 would leave no room for the estimate's error).
+        #expect(Self.parts(2.6, [2.6] + Array(repeating: 1.0, count: 14), stored: 90) == 4)
         // A page or less: kept whole, however late.
         #expect(Self.parts(1.0, Array(repeating: 1.0, count: 16), stored: 90) == 1)
         #expect(Self.parts(0.7, [0.7, 1, 1], stored: 90) == 1)
     }
 
     @Test func aCutNeverOpensAnotherWindowNorPassesTheSplitBudget() {
-        // 90 + 27 calls: the last window has 3 to spare. 4.5 pages are 5 calls; in four parts of 1.125, 8 calls
-        // (30 in the last window: not made); in five parts of 0.9, 5 calls, each part one page.
+        // 90 + 27 calls: the last window has 3 to spare. 4.5 pages are 5 calls whole, 6 in six parts of 0.75 (28 in
+        // the last window, two to spare: made).
         let live = [4.5] + Array(repeating: 1.0, count: 22)
-        #expect(Self.parts(4.5, live, stored: 90) == 5)
+        #expect(Self.parts(4.5, live, stored: 90) == 6)
         // The last window full but for one call: no cut at all.
         #expect(Self.parts(1.5, [1.5] + Array(repeating: 1.0, count: 27), stored: 90) == 1)
         // Two splits left of 3 × 12: three parts at most.
@@ -44,10 +44,14 @@ struct GoogleVoidedSplitRuleTests {
         #expect(Self.parts(4.5, [4.5, 1, 1], splits: 36, stored: 90) == 1)
     }
 
-    @Test func noPartIsCutBelowHalfAPage() {
-        // 1.2 pages in the last window: two parts of 0.6, never three of 0.4.
+    @Test func partsAreCutShortOfAPageOnlyWhereTheLastWindowHasRoom() {
+        // 1.2 pages: two parts of 0.6, never three of 0.4.
         #expect(GoogleVoidedSync.endParts(1.2, live: [1.2, 1, 1], stored: 90, burst: 30, budget: 24) == 2)
-        #expect(GoogleVoidedSync.endParts(3.0, live: [3.0, 1], stored: 90, burst: 30, budget: 24) == 3)
+        // 3 pages with 25 other chains: four parts of 0.75 would make the last window 29 calls; three of one page
+        // make no call more than the chain whole.
+        let others = Array(repeating: 1.0, count: 25)
+        #expect(GoogleVoidedSync.endParts(3.0, live: [3.0] + others, stored: 90, burst: 30, budget: 24) == 3)
+        #expect(GoogleVoidedSync.endParts(3.0, live: [3.0] + others.dropLast(), stored: 90, burst: 30, budget: 24) == 4)
     }
 
     @Test func aRoundOrMoreBeforeTheLastWindowTheChainIsOnlyHalvedAsBefore() {
@@ -156,7 +160,7 @@ struct GoogleVoidedSplitMachineTests {
 
     /// Slice 0's page is stored first, while the last window is far; slice 1 then pages on alone. When less than a
     /// round of calls is left before the last window (its 28th page, 29 calls), slice 0, with no page of its own
-    /// stored since, is cut at slice 1's store: 2.5 pages, of which 0.5 before the last window, in two parts.
+    /// stored since, is cut at slice 1's store: 2.5 pages in three parts.
     @Test func aChainWithNoPageOfItsOwnNearTheEndIsCutAtAnothersStore() throws {
         var machine = Self.machine()
         _ = machine.start()
@@ -168,10 +172,10 @@ struct GoogleVoidedSplitMachineTests {
             let cuts = Self.cuts(actions)
             if !cuts.isEmpty {
                 cutAt = machine.lastPage
-                #expect(cuts.allSatisfy { $0.kept.number == 0 } && cuts.map(\.added.number) == [2])
+                #expect(cuts.allSatisfy { $0.kept.number == 0 } && cuts.map(\.added.number) == [3, 2])
             }
         }
         #expect(cutAt == 29)
-        #expect(machine.slices.count == 3 && machine.slices[1].end == Pages.day(6))
+        #expect(machine.slices.count == 4 && machine.slices[1].end == Pages.day(6))
     }
 }

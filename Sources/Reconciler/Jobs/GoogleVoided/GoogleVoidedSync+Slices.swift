@@ -96,9 +96,10 @@ extension GoogleVoidedSync {
     ///   window one page per answer time. (A share in proportion to `own` misses the long chain that is the tail:
     ///   the short ones drain first.) While a round of calls or half a window or more is left before the last
     ///   window, a chain with two pages or more and 1.5 beyond the level is halved, up to `2 × startCount` splits;
-    /// - less than that (see ``endParts(_:live:stored:burst:budget:)``): a chain with more than a page beyond the
-    ///   level is cut into as many parts as leave each at most one page there, up to `3 × startCount` splits (a
-    ///   cut so late costs a call only where the estimate errs: 1.4 pages are two calls whole or in two parts).
+    /// - less than that (see ``endParts(_:live:stored:burst:budget:)``): the calls before the last window are
+    ///   those already travelling, so the level says nothing of a chain; one with more than a page left is cut
+    ///   into parts of less than a page, up to `3 × startCount` splits. Such a cut costs no call: 1.4 pages are
+    ///   two calls whole or in two parts, and a part read by the chain's call in flight is drained with it.
     /// A split is made only while the last window keeps two calls to spare (a call more never opens another window)
     /// and when the work takes more than one window.
     static func splitParts(
@@ -108,11 +109,10 @@ extension GoogleVoidedSync {
         if own >= 2, traveling < startCount, splits < startCount { return 2 }
         // A window of work or less is paged at the answer time, not the gate's pace: only the first reason holds.
         guard let burst, burst > 2, let end = lastWindow(live, stored: stored, burst: burst) else { return 1 }
-        let beyond = own - pagesBefore(live, filling: end.before)
         guard isNearEnd(end.before, live: live, burst: burst) else {
+            let beyond = own - pagesBefore(live, filling: end.before)
             return own >= 2 && beyond >= 1.5 && splits < 2 * startCount ? 2 : 1
         }
-        guard beyond > 1 else { return 1 }
         return endParts(own, live: live, stored: stored, burst: burst, budget: 3 * startCount - splits)
     }
 
@@ -122,27 +122,23 @@ extension GoogleVoidedSync {
         before < Double(min(live.count, burst / 2))
     }
 
-    /// The fewest parts that leave each part of a chain of `own` pages at most one page in the last window, else
-    /// the most that come near it; each part at least half a page, at most `budget + 1` parts, and only cuts that
-    /// keep the last window two calls short of full and open no other window (a part page is a whole call, so
-    /// more parts are not always more calls: 4.5 pages are 5 calls whole, 8 in four parts, 5 in five).
+    /// The parts a chain of `own` pages is cut into near the end: each 15 % short of a page (room for the
+    /// estimate's error) while the last window keeps two calls to spare and no other window opens, else each a page
+    /// or less (as many calls as the chain makes whole); at most `budget + 1`.
     static func endParts(_ own: Double, live: [Double], stored: Int, burst: Int, budget: Int) -> Int {
-        guard budget > 0, let at = live.firstIndex(of: own), let now = lastWindow(live, stored: stored, burst: burst)
+        guard own > 1, budget > 0, let at = live.firstIndex(of: own),
+            let now = lastWindow(live, stored: stored, burst: burst)
         else { return 1 }
         var others = live
         others.remove(at: at)
-        var best = 1
-        for parts in 2...(budget + 1) {
-            let part = own / Double(parts)
-            guard part >= 0.5 else { break }
-            let cut = others + Array(repeating: part, count: parts)
-            guard let after = lastWindow(cut, stored: stored, burst: burst), after.windows == now.windows else {
-                continue
-            }
-            best = parts
-            if part - pagesBefore(cut, filling: after.before) <= 1 { break }
+        let whole = Int(own.rounded(.up))
+        var parts = Int((own / 0.85).rounded(.up))
+        while parts > whole {
+            let cut = others + Array(repeating: own / Double(parts), count: parts)
+            if let after = lastWindow(cut, stored: stored, burst: burst), after.windows == now.windows { break }
+            parts -= 1
         }
-        return best
+        return min(parts, budget + 1)
     }
 
     /// The calls projected (`stored` plus each live chain's pages, a part page counted whole): how many quota
