@@ -115,10 +115,10 @@ struct GoogleVoidedSliceTests {
         func wants(
             _ own: Double, _ live: [Double], traveling: Int = 4, splits: Int = 0, stored: Int, burst: Int? = 30
         ) -> Bool {
-            GoogleVoidedSync.wantsSplit(
-                own, live: live, traveling: traveling, startCount: 4, splits: splits, stored: stored, burst: burst)
+            GoogleVoidedSync.splitParts(
+                own, live: live, traveling: traveling, startCount: 4, splits: splits, stored: stored, burst: burst) > 1
         }
-        // Less than two pages left: never.
+        // Fewer chains travel, but less than two pages left: not for that reason.
         #expect(!wants(1.5, [1.5], traveling: 1, stored: 10))
         // Fewer chains travel than the window started with: halved, up to as many splits as it started with.
         #expect(wants(3, [3, 1], traveling: 2, stored: 10, burst: nil))
@@ -136,9 +136,9 @@ struct GoogleVoidedSliceTests {
         // The last window full (90 calls) or one call short: a call more would open another window; kept.
         #expect(!wants(4, [4, 2, 2, 2], stored: 80))
         #expect(!wants(4, [4, 2, 2, 1], stored: 80))
-        // In the last window with room: every chain with two pages or more left is halved, up to 2 × 4 splits.
+        // In the last window with room: every chain with more than a page left is cut, up to 3 × 4 splits.
         #expect(wants(2, [2, 1, 1], stored: 95))
-        #expect(!wants(2, [2, 1, 1], splits: 8, stored: 95))
+        #expect(!wants(2, [2, 1, 1], splits: 12, stored: 95))
         // All the work within one window: paced by the answer time, not the gate; kept.
         #expect(!wants(6, [6, 2, 2, 2], stored: 10))
     }

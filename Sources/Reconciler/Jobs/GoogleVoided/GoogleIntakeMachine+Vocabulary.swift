@@ -56,7 +56,8 @@ extension GoogleIntakeMachine {
         case storeOrders(GoogleOrderAmounts.OrdersAnswer)
         /// Save the slice read again from its start; `gap` is the part older than Google keeps.
         case restart(VoidedSlice, gap: DateInterval?)
-        /// Save both halves in one transaction (`pagesLeft` of the halved slice and of all, for the log).
+        /// Save the slice cut short and a part cut off it in one transaction (`pagesLeft` of the cut slice and of all,
+        /// for the log).
         case split(kept: VoidedSlice, added: VoidedSlice, pagesLeft: Double, allPagesLeft: Double)
         /// Forget the window's slices and save this checkpoint.
         case closeWindow(SyncCheckpoint)

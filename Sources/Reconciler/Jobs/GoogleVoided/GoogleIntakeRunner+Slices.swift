@@ -19,6 +19,8 @@ extension GoogleIntakeRunner {
                 "ms": "\(Int((answer.seconds * 1000).rounded()))",
                 // The other calls: this one has answered.
                 "in_flight": "\(machine.paging.inFlight.subtracting([answer.slice]).count)",
+                // The split rule's estimate of all slices' pages left, this one's included (see splitParts).
+                "pages_left": "\(String(format: "%.1f", machine.paging.states.map(\.pagesLeft).reduce(0, +)))",
             ])
         environment.counters.add("pages")
         environment.counters.add("rows_fetched", page.voidedPurchases.count)
@@ -56,7 +58,7 @@ extension GoogleIntakeRunner {
         }
     }
 
-    /// Saves both halves of a split slice in one transaction, before the new half's call leaves.
+    /// Saves a split slice, cut short, and the part cut off it in one transaction, before the part's call leaves.
     func split(
         _ kept: VoidedSlice, _ added: VoidedSlice, pagesLeft: Double, allPagesLeft: Double, inFlight: Set<Int>
     ) throws {
@@ -72,8 +74,8 @@ extension GoogleIntakeRunner {
                 "slice": "\(kept.number)", "new_slice": "\(added.number)",
                 "pages_left": "\(String(format: "%.1f", pagesLeft))",
                 "all_pages_left": "\(String(format: "%.1f", allPagesLeft))",
-                // The others: the new half's call is counted already.
-                "in_flight": "\(inFlight.count - 1)",
+                // Every call, the new parts' included.
+                "in_flight": "\(inFlight.count)",
             ])
     }
 

@@ -11,7 +11,7 @@ extension GoogleVoidedSync {
     struct PagerStateMachine {
         let app: String
         let windowEnd: Date
-        /// `sync.googleSlices`, and calls the shortest quota window allows at once (see ``wantsSplit``).
+        /// `sync.googleSlices`, and calls the shortest quota window allows at once (see splitIfAlone).
         let sliceCap: Int
         let burst: Int?
         let dryRun: Bool
@@ -25,7 +25,7 @@ extension GoogleVoidedSync {
         /// The first error: it stops the other slices and ends the paging once every call has ended.
         private var failure: (any Error)?
         private var stopping = false
-        /// Chains the window started with, and the splits made since (see wantsSplit).
+        /// Chains the window started with, and the splits made since (see splitIfAlone).
         private let startCount: Int
         private var splits = 0
         private var callTimes: [Double] = []
@@ -192,7 +192,7 @@ extension GoogleVoidedSync {
             states[index].storing = false
             states[index].expectNew = inserted == rows.count
             states[index].track(rows)
-            var actions = splitIfAlone(index, after: rows)
+            var actions = splitIfAlone(index)
             states[index].reach(rows.last)
             actions.append(.progress(fraction: fraction))
             return actions + release(index)
@@ -264,26 +264,34 @@ extension GoogleVoidedSync.PagerStateMachine {
             expectNew: states[index].expectNew, checkpoint: checkpoint, sliceRow: saved, page: page)
     }
 
-    /// A chain that would page alone (or nearly) at the end has its remaining range halved, the second half paged
-    /// by a chain of its own, so the last quota windows are not spent waiting for one chain's pages one after the
-    /// other. `sync.googleSlices: 1` asks for one token chain: it is never split.
-    private mutating func splitIfAlone(_ index: Int, after rows: [RefundRecord]) -> [Action] {
-        let left = states.map(\.pagesLeft)
-        let number = (slices.map(\.number).max() ?? 0) + 1
-        // A slice with pages held is not split: their slice rows were taken before (the held pages end soon).
-        guard failure == nil, !stopping, sliceCap > 1, states[index].held.isEmpty,
-            GoogleVoidedSync.wantsSplit(
-                left[index], live: left.filter { $0 > 0 }, traveling: inFlight.count, startCount: startCount,
-                splits: splits, stored: pagesAnswered, burst: burst),
-            let (kept, added) = GoogleVoidedSync.halve(states[index].slice, after: rows, number: number)
-        else { return [] }
-        splits += 1
-        states[index].slice = kept
-        states[index].stored = kept
-        states.append(GoogleVoidedSync.SliceState(added, app: app, expectNew: true, density: states[index].density))
-        return [
-            .split(kept: kept, added: added, pagesLeft: left[index], allPagesLeft: left.reduce(0, +)),
-            launch(states.count - 1),
-        ]
+    /// A chain that would page alone (or nearly) at the end has its remaining range cut in parts (see
+    /// ``GoogleVoidedSync/plannedCuts(_:after:_:)``), each part after the first paged by a chain of its own, so the
+    /// last quota windows are not spent waiting for one chain's pages one after the other. The parts are saved from
+    /// the last one back, so every saved state covers the whole range. `sync.googleSlices: 1` asks for one token
+    /// chain: it is never split.
+    private mutating func splitIfAlone(_ index: Int) -> [Action] {
+        guard failure == nil, !stopping, sliceCap > 1 else { return [] }
+        let context = GoogleVoidedSync.SplitContext(
+            app: app, traveling: inFlight.count, startCount: startCount, splits: splits, stored: pagesAnswered,
+            burst: burst)
+        var actions: [Action] = []
+        for cut in GoogleVoidedSync.plannedCuts(states, after: index, context) {
+            splits += cut.added.count
+            var covering = states[cut.slice].slice
+            for part in cut.added.reversed() {
+                covering.end = VoidedSlice.date(millis: GoogleVoidedSync.millis(part.start) - 1)
+                actions.append(
+                    .split(kept: covering, added: part, pagesLeft: cut.pagesLeft, allPagesLeft: cut.allPagesLeft))
+            }
+            states[cut.slice].slice = cut.kept
+            states[cut.slice].stored = cut.kept
+            for part in cut.added {
+                states.append(
+                    GoogleVoidedSync.SliceState(
+                        part, app: app, expectNew: true, density: states[cut.slice].density))
+                actions.append(launch(states.count - 1))
+            }
+        }
+        return actions
     }
 }

@@ -48,26 +48,30 @@ extension GoogleVoidedSync {
         checkpoint.rowsDone = 0
     }
 
-    /// Halves what is left of `slice` when at least two pages of it seem left (judged from the rows stored so far
-    /// and how far into its span the last one is): the slice then ends halfway between its last row and its end, and
-    /// the second half (numbered `number`) covers the rest. Costs about two calls: the new slice's last page, and the
-    /// page of the old chain that reads past its new end.
-    static func halve(_ slice: VoidedSlice, after rows: [RefundRecord], number: Int) -> (
-        kept: VoidedSlice, added: VoidedSlice
+    /// Cuts what is left of `slice` after its latest void time stored (`lastSeen`) into `parts` of equal span, when
+    /// more than a page of it seems left (judged from the rows stored so far and how far into its span the latest
+    /// one is): the slice keeps
+    /// the first part (its token reads on from its last row), and the others, numbered from `number`, are new
+    /// slices, in time order. Each part costs at most one call: its last page, or the old chain's page that reads
+    /// past its new end.
+    static func cut(_ slice: VoidedSlice, lastSeen: Int64?, into parts: Int, number: Int) -> (
+        kept: VoidedSlice, added: [VoidedSlice]
     )? {
-        guard !slice.drained, slice.token != nil, let last = rows.map({ millis($0.refundedAt) }).max() else {
-            return nil
-        }
+        guard parts > 1, !slice.drained, slice.token != nil, let last = lastSeen else { return nil }
         let (start, end) = (millis(slice.start), millis(slice.end))
-        guard last > start, end - last > 2 else { return nil }
+        guard last > start, end - last > 2 * Int64(parts) else { return nil }
         let rowsPerMillisecond = Double(slice.rowsDone) / Double(last - start)
-        guard rowsPerMillisecond * Double(end - last) >= Double(2 * pageSize) else { return nil }
-        let middle = last + (end - last) / 2
-        var rest = VoidedSlice(number: number, start: VoidedSlice.date(millis: middle + 1), end: slice.end)
-        rest.drained = false
+        guard rowsPerMillisecond * Double(end - last) > Double(pageSize) else { return nil }
+        // Part i (from 0) ends at bounds[i]; the last ends where the slice did.
+        let bounds = (1...parts).map { last + (end - last) * Int64($0) / Int64(parts) }
         var kept = slice
-        kept.end = VoidedSlice.date(millis: middle)
-        return (kept, rest)
+        kept.end = VoidedSlice.date(millis: bounds[0])
+        let added = (1..<parts).map { part in
+            VoidedSlice(
+                number: number + part - 1, start: VoidedSlice.date(millis: bounds[part - 1] + 1),
+                end: part == parts - 1 ? slice.end : VoidedSlice.date(millis: bounds[part]))
+        }
+        return (kept, added)
     }
 
     /// The pages a slice seems to have left (those in flight included): the rows its density so far puts between
@@ -80,31 +84,72 @@ extension GoogleVoidedSync {
         return max(1, density * Double(max(0, millis(slice.end) - from)) / Double(pageSize))
     }
 
-    /// Whether the slice whose page was just stored (`own` pages left, of the `live` slices' estimates, itself
-    /// included) is halved now. Its chain pages one page per answer time; the quota window lets `burst` calls go at
-    /// once. Two reasons, each for a slice with two pages or more left:
+    /// How many parts the slice whose page was just stored (`own` pages left, of the `live` slices' estimates,
+    /// itself included) is cut into now: 1 keeps it whole. Its chain pages one page per answer time; the quota
+    /// window lets `burst` calls go at once. Three reasons:
     /// - fewer chains travel than the window started with (`traveling` < `startCount`; at most `startCount` splits
-    ///   for this reason): the others drained, this one would page alone;
-    /// - the last quota window would find it with two pages or more: while the gate sets the pace the chains advance
-    ///   alike, a page each per answer time, each until it is drained; so the calls before the last window (the
-    ///   projected calls, `stored` plus each live slice's pages, less the `last` that open the last window) take
-    ///   every chain up to the same level (``pagesBefore(_:filling:)``), and what this chain has beyond that level
-    ///   is paged in the last window one page per answer time. (A share in proportion to `own` misses the long
-    ///   chain that is the tail: the short ones drain first.) Halving it costs about one call, so it is done only
-    ///   while the last window keeps two calls to spare (a call more never opens another window), when the work
-    ///   takes more than one window, and at most `2 × startCount` splits in all.
-    static func wantsSplit(
+    ///   for this reason), and it has two pages or more left: the others drained, this one would page alone; halved;
+    /// - the last quota window would find it with more pages than one call: while the gate sets the pace the chains
+    ///   advance alike, a page each per answer time, each until it is drained; so the calls before the last window
+    ///   (the projected calls, `stored` plus each live slice's pages, fill whole windows) take every chain up to the
+    ///   same level (``pagesBefore(_:filling:)``), and what this chain has beyond that level is paged in the last
+    ///   window one page per answer time. (A share in proportion to `own` misses the long chain that is the tail:
+    ///   the short ones drain first.) While a round of calls or half a window or more is left before the last
+    ///   window, a chain with two pages or more and 1.5 beyond the level is halved, up to `2 × startCount` splits;
+    /// - less than that (see ``endParts(_:live:stored:burst:budget:)``): the calls before the last window are
+    ///   those already travelling, so the level says nothing of a chain; one with more than a page left is cut
+    ///   into parts of less than a page, up to `3 × startCount` splits. Such a cut costs no call: 1.4 pages are
+    ///   two calls whole or in two parts, and a part read by the chain's call in flight is drained with it.
+    /// A split is made only while the last window keeps two calls to spare (a call more never opens another window)
+    /// and when the work takes more than one window.
+    static func splitParts(
         _ own: Double, live: [Double], traveling: Int, startCount: Int, splits: Int, stored: Int, burst: Int?
-    ) -> Bool {
-        guard own >= 2, splits < 2 * startCount else { return false }
-        if traveling < startCount, splits < startCount { return true }
-        guard let burst, burst > 2 else { return false }
-        let left = live.reduce(0, +)
+    ) -> Int {
+        guard own > 1 else { return 1 }
+        if own >= 2, traveling < startCount, splits < startCount { return 2 }
+        // A window of work or less is paged at the answer time, not the gate's pace: only the first reason holds.
+        guard let burst, burst > 2, let end = lastWindow(live, stored: stored, burst: burst) else { return 1 }
+        guard isNearEnd(end.before, live: live, burst: burst) else {
+            let beyond = own - pagesBefore(live, filling: end.before)
+            return own >= 2 && beyond >= 1.5 && splits < 2 * startCount ? 2 : 1
+        }
+        return endParts(own, live: live, stored: stored, burst: burst, budget: 3 * startCount - splits)
+    }
+
+    /// Whether `before` calls before the last quota window are less than a round of the `live` chains' calls and
+    /// less than half a window: what is left of the chains then is what the last window finds.
+    static func isNearEnd(_ before: Double, live: [Double], burst: Int) -> Bool {
+        before < Double(min(live.count, burst / 2))
+    }
+
+    /// The parts a chain of `own` pages is cut into near the end: each 15 % short of a page (room for the
+    /// estimate's error) while the last window keeps two calls to spare and no other window opens, else each a page
+    /// or less (as many calls as the chain makes whole); at most `budget + 1`.
+    static func endParts(_ own: Double, live: [Double], stored: Int, burst: Int, budget: Int) -> Int {
+        guard own > 1, budget > 0, let at = live.firstIndex(of: own),
+            let now = lastWindow(live, stored: stored, burst: burst)
+        else { return 1 }
+        var others = live
+        others.remove(at: at)
+        let whole = Int(own.rounded(.up))
+        var parts = Int((own / 0.85).rounded(.up))
+        while parts > whole {
+            let cut = others + Array(repeating: own / Double(parts), count: parts)
+            if let after = lastWindow(cut, stored: stored, burst: burst), after.windows == now.windows { break }
+            parts -= 1
+        }
+        return min(parts, budget + 1)
+    }
+
+    /// The calls projected (`stored` plus each live chain's pages, a part page counted whole): how many quota
+    /// windows they open, and how many calls are left before the last window (the windows before it are full).
+    /// Nil when they fit in one window, or the last window has fewer than two calls to spare.
+    static func lastWindow(_ live: [Double], stored: Int, burst: Int) -> (windows: Int, before: Double)? {
         let projected = stored + live.reduce(0) { $0 + Int($1.rounded(.up)) }
         let last = (projected - 1) % burst + 1
-        // A window of work or less is paged at the answer time, not the gate's pace: only the first reason holds.
-        guard left > 0, projected > burst, last <= burst - 2 else { return false }
-        return own - pagesBefore(live, filling: max(0, left - Double(last))) >= 1.5
+        guard live.reduce(0, +) > 0, projected > burst, last <= burst - 2 else { return nil }
+        let windows = (projected - 1) / burst + 1
+        return (windows, Double(max(0, (windows - 1) * burst - stored)))
     }
 
     /// The level that `calls` calls bring chains of `pages` pages to when each round gives every chain not yet
