@@ -49,16 +49,19 @@ final class LoopbackResponder: Sendable {
 
     var requests: [String] { state.withLock { $0.requests } }
 
-    /// Stops accepting (the serving thread ends when accept fails).
+    /// Stops accepting: the serving thread ends when accept fails, and closes the listener itself. Closing it here
+    /// would free its number while that thread may still call accept with it, on another responder's socket.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func serve() {
         while true {
             let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
+            guard connection >= 0 else {
+                close(listener)
+                return
+            }
             let head = readRequest(connection)
             let canned = state.withLock { state in
                 state.requests.append(head)
