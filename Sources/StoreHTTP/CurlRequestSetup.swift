@@ -72,19 +72,20 @@ enum CurlRequestSetup {
     static func outcome(
         _ code: CURLcode, handle: UnsafeMutableRawPointer, of transfer: CurlTransfer
     ) -> Result<HTTPResponse, any Error> {
-        let label = transfer.label
+        // The label (the URL's path, parsed again) only for an error: most answers need none.
         if transfer.tooLarge {
             return .failure(
                 TransportError(
-                    code: .tooLarge, request: label, message: "body of more than \(transfer.limit) bytes refused"))
+                    code: .tooLarge, request: transfer.label,
+                    message: "body of more than \(transfer.limit) bytes refused"))
         }
         guard code == CURLE_OK else {
-            return .failure(TransportError(code: errorCode(code), request: label, message: describe(code)))
+            return .failure(TransportError(code: errorCode(code), request: transfer.label, message: describe(code)))
         }
         var status = 0
         storerecon_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         guard status >= 100 else {
-            return .failure(TransportError(code: .invalidResponse, request: label, message: "no HTTP status"))
+            return .failure(TransportError(code: .invalidResponse, request: transfer.label, message: "no HTTP status"))
         }
         return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body))
     }

@@ -31,7 +31,19 @@ struct APIRequest: Sendable {
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    private static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    /// Percent-encodes all but the unreserved characters. Every call's path and label pass here, and its segments
+    /// (transaction IDs, `v2`, `notifications`) are nearly always unreserved already: those are returned as they are,
+    /// without Foundation's `CharacterSet` walk.
+    static func encode(_ text: String) -> String {
+        let plain = text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                return true
+            default: return false
+            }
+        }
+        return plain ? text : text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 }

@@ -32,9 +32,11 @@ extension AppStoreServerClient {
     ) async throws -> Response {
         let app = configuration.app
         let base = configuration.baseURL(for: environment)
+        // Named once per call: errors and the decoder take it whether or not they need it.
+        let label = request.label
         guard let url = request.url(base: base) else {
             throw AppStoreServerAPIError(
-                code: .configuration, message: "cannot build a URL on \(base)", app: app, request: request.label)
+                code: .configuration, message: "cannot build a URL on \(base)", app: app, request: label)
         }
         return try await configuration.retryPolicy.run(
             timing: timing,
@@ -51,17 +53,16 @@ extension AppStoreServerClient {
                 (response, token) = try await exchange(
                     request, url: url, environment: environment, purpose: purpose, attempt: attempt)
             }
-            if let error = Self.error(for: response, app: app, request: request.label, now: now()) {
+            if let error = Self.error(for: response, app: app, request: label, now: now()) {
                 if error.isRetryable {
                     logger.info(
                         "the App Store Server API answered with a retryable error",
-                        metadata: ["app": "\(app)", "request": "\(request.label)", "error": "\(error)"])
+                        metadata: ["app": "\(app)", "request": "\(label)", "error": "\(error)"])
                 }
                 throw error
             }
             return try Self.decode(
-                Response.self, from: response, maxBytes: configuration.maxResponseBytes, app: app,
-                request: request.label)
+                Response.self, from: response, maxBytes: configuration.maxResponseBytes, app: app, request: label)
         }
     }
 

@@ -8,17 +8,19 @@ struct CompactJWS {
     /// - Throws: ``AppStoreServerAPIError`` `malformedJWS` unless it has exactly three non-empty parts.
     init(_ text: String) throws {
         bytes = Array(text.utf8)
-        var dots: [Int] = []
-        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: ".") {
-            dots.append(index)
-            if dots.count > 2 { break }
+        let (first, second, third) = bytes.withUnsafeBufferPointer { buffer in
+            let next = { (from: Int) -> Int in buffer[from...].firstIndex(of: UInt8(ascii: ".")) ?? buffer.count }
+            let first = next(0)
+            let second = first < buffer.count ? next(first + 1) : buffer.count
+            return (first, second, second < buffer.count ? next(second + 1) : buffer.count)
         }
-        guard dots.count == 2, dots[0] > 0, dots[1] > dots[0] + 1, dots[1] < bytes.count - 1 else {
+        guard first > 0, second < bytes.count, second > first + 1, second < bytes.count - 1, third == bytes.count
+        else {
             throw AppStoreServerAPIError(
                 code: .malformedJWS, message: "not a compact JWS (expected three non-empty parts separated by dots)")
         }
-        firstDot = dots[0]
-        secondDot = dots[1]
+        firstDot = first
+        secondDot = second
     }
 
     var header: ArraySlice<UInt8> { bytes[..<firstDot] }

@@ -11,6 +11,7 @@ public final class ShutdownSignal: Sendable {
         var requested = false
         var nextWaiter = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var actions: [Int: @Sendable () -> Void] = [:]
     }
 
     private let state = Mutex(State())
@@ -28,15 +29,36 @@ public final class ShutdownSignal: Sendable {
     /// - Returns: whether it had been requested before.
     @discardableResult
     public func request() -> Bool {
-        let (before, waiters) = state.withLock { state in
+        let (before, waiters, actions) = state.withLock { state in
             defer {
                 state.requested = true
                 state.waiters = [:]
+                state.actions = [:]
             }
-            return (state.requested, Array(state.waiters.values))
+            return (state.requested, Array(state.waiters.values), Array(state.actions.values))
         }
         for waiter in waiters { waiter.resume() }
+        for action in actions { action() }
         return before
+    }
+
+    /// Has `action` called once a stop is requested (on the requesting thread), or at once on this one when it
+    /// already was. For waits that end without a task of their own waiting on ``stopped()``.
+    /// - Returns: the key that ``forget(_:)`` takes back, nil when `action` was called at once.
+    func whenRequested(_ action: @escaping @Sendable () -> Void) -> Int? {
+        let key: Int? = state.withLock { state in
+            if state.requested { return nil }
+            defer { state.nextWaiter += 1 }
+            state.actions[state.nextWaiter] = action
+            return state.nextWaiter
+        }
+        if key == nil { action() }
+        return key
+    }
+
+    /// Takes back an action of ``whenRequested(_:)`` not called yet.
+    func forget(_ key: Int) {
+        _ = state.withLock { $0.actions.removeValue(forKey: key) }
     }
 
     /// Returns once a stop is requested, or when the calling task is cancelled (whichever comes first).

@@ -31,7 +31,7 @@ public struct StoppableQuotaGate: QuotaGate {
                 } catch {
                     return .failure(error)
                 }
-            }, until: { await shutdown.stopped() })
+            }, until: shutdown)
         // A grant taken as the signal came is left unused: the call it was for is not sent.
         guard !raced.stopped, !shutdown.isRequested else { throw Self.stopped }
         return try raced.value.get()
