@@ -127,8 +127,7 @@ struct PlayCallRunner: Sendable {
             // stopped because another slice failed): the store counts it whether or not the answer is awaited, and
             // a page answered is worth storing, not asking again. Cancellation stops calls still waiting for the
             // gate and retries; the request's own timeout bounds this one.
-            let transport = transport
-            return try await Task { [sending] in try await transport.send(sending) }.value
+            return try await transport.sendToCompletion(sending)
         }
         return (response, granted)
     }

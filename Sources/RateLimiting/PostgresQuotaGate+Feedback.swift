@@ -7,7 +7,15 @@ extension PostgresQuotaGate {
     /// day turns. `.accepted` costs nothing.
     ///
     /// When the database cannot be reached the answer is kept in this process only, and logged.
-    public func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
+    public nonisolated func report(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
+        // Nearly every answer: returned here, on the caller's thread, rather than after a hop to the gate's thread
+        // (which may be blocked in another call's round trip) and back.
+        if feedback == .accepted { return }
+        await record(app: app, api: api, feedback: feedback)
+    }
+
+    /// ``report(app:api:feedback:)`` of a throttle or a spent day, on the gate's thread.
+    private func record(app: String, api: StoreAPI, feedback: QuotaFeedback) async {
         let key = QuotaKey(app: app, api: api)
         do {
             switch feedback {

@@ -18,7 +18,7 @@ final class CurlLoop: @unchecked Sendable {
     /// cost more than the rest of its setup.
     private var idle: [UnsafeMutableRawPointer] = []
     /// Idle handles kept at most; more are freed.
-    private static let mostIdle = 64
+    private static let mostIdle = 256
 
     init() {
         precondition(Self.initialized, "libcurl could not be initialised")

@@ -40,6 +40,17 @@ public final class CurlTransport: HTTPTransport {
             loop.cancel(transfer)
         }
     }
+
+    /// Hands the request to the loop without a cancellation handler: cancelling the caller no longer reaches it, and
+    /// no task is started to shield it (one per Google call otherwise).
+    public func sendToCompletion(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let transfer = CurlTransfer(request, limit: maxResponseBytes)
+        let loop = loop
+        return try await withCheckedThrowingContinuation { continuation in
+            transfer.continuation = continuation
+            loop.submit(transfer)
+        }
+    }
 }
 
 /// One request on its way: what the callbacks collect, and how the caller is answered. Touched by the loop's thread

@@ -55,6 +55,17 @@ public protocol HTTPTransport: Sendable {
     /// Sends a request and returns the answer, whatever its status.
     /// - Throws: ``TransportError`` for timeouts, refused or dropped connections and oversized bodies.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// Sends a request and waits for its answer even when the calling task is cancelled meanwhile: a call the quota
+    /// gate granted is counted by the store whether or not its answer is awaited, so it is let finish (its own
+    /// timeout bounds it). By default ``send(_:)`` in a task of its own; ``CurlTransport`` needs none.
+    func sendToCompletion(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+extension HTTPTransport {
+    public func sendToCompletion(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await Task { try await send(request) }.value
+    }
 }
 
 /// A failure below HTTP: no answer, or an answer too big to accept.

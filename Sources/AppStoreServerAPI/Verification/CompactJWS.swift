@@ -1,3 +1,5 @@
+import Foundation
+
 /// The three dot-separated parts of a compact JWS, as byte ranges of one buffer (nothing is copied or decoded yet).
 struct CompactJWS {
     let bytes: [UInt8]
@@ -9,7 +11,12 @@ struct CompactJWS {
     init(_ text: String) throws {
         bytes = Array(text.utf8)
         let (first, second, third) = bytes.withUnsafeBufferPointer { buffer in
-            let next = { (from: Int) -> Int in buffer[from...].firstIndex(of: UInt8(ascii: ".")) ?? buffer.count }
+            let next = { (from: Int) -> Int in
+                guard let base = buffer.baseAddress, from < buffer.count,
+                    let dot = memchr(base + from, Int32(UInt8(ascii: ".")), buffer.count - from)
+                else { return buffer.count }
+                return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(dot))
+            }
             let first = next(0)
             let second = first < buffer.count ? next(first + 1) : buffer.count
             return (first, second, second < buffer.count ? next(second + 1) : buffer.count)

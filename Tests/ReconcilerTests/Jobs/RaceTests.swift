@@ -36,3 +36,59 @@ struct RaceTests {
         #expect(first != second)
     }
 }
+
+/// The race every quota wait runs in (``StoppableQuotaGate``): one child task, ended by the stop signal.
+@Suite("Racing a body against the stop signal")
+struct SignalRaceTests {
+    @Test(.timeLimit(.minutes(1))) func aBodyThatEndsFirstIsNotStopped() async {
+        let shutdown = ShutdownSignal()
+        let raced = await race({ 7 }, until: shutdown)
+        #expect(raced.value == 7)
+        #expect(!raced.stopped)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theSignalCancelsTheBodyAndKeepsWhatItReturns() async {
+        let shutdown = ShutdownSignal()
+        let started = AsyncStream<Void>.makeStream()
+        let raced = await withTaskGroup(of: Raced<String>?.self) { group in
+            group.addTask {
+                await race(
+                    { () async -> String in
+                        started.continuation.yield()
+                        do {
+                            try await Task.sleep(for: .seconds(3600))
+                            return "finished"
+                        } catch {
+                            return "cancelled"
+                        }
+                    }, until: shutdown)
+            }
+            // The signal comes once the body waits: only the signal can end that wait.
+            for await _ in started.stream { break }
+            shutdown.request()
+            return await group.next() ?? nil
+        }
+        #expect(raced?.value == "cancelled")
+        #expect(raced?.stopped == true)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aSignalAlreadyGivenStopsAtOnce() async {
+        let shutdown = ShutdownSignal()
+        shutdown.request()
+        let raced = await race(
+            { () async -> Bool in (try? await Task.sleep(for: .seconds(3600))) != nil }, until: shutdown)
+        #expect(raced.stopped)
+        #expect(raced.value == false, "the body was cancelled")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func cancellingTheCallerStopsTheBody() async {
+        let task = Task {
+            await race(
+                { () async -> Bool in (try? await Task.sleep(for: .seconds(3600))) != nil }, until: ShutdownSignal())
+        }
+        task.cancel()
+        // The body's sleep ends by cancellation (whichever side the race saw first): the wait does not outlive its
+        // caller.
+        #expect(await task.value.value == false)
+    }
+}
