@@ -52,10 +52,11 @@ final class ReadAheadQueue<Item: Sendable>: Sendable {
         }
         guard let first = try await next() else { return [] }
         // What came after it, not its error: that is for the next take.
-        return [first] + state.withLock { state in
+        let after = state.withLock { state in
             defer { state.items = [] }
             return state.items
         }
+        return [first] + after
     }
 
     /// The next item, waiting for it; nil once the producer is done and every item was taken.

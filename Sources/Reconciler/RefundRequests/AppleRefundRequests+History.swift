@@ -42,7 +42,8 @@ extension AppleRefundRequests {
                 let page = try await access.client.notificationHistory(
                     request, paginationToken: token, purpose: .incremental
                 ).page
-                token = try chain.follow(page.hasMore ? page.paginationToken : nil, rows: page.notificationHistory.count)
+                token = try chain.follow(
+                    page.hasMore ? page.paginationToken : nil, rows: page.notificationHistory.count)
                 var verified: [(VerifiedNotification, VerifiedTransaction)] = []
                 var clean = true
                 for item in page.notificationHistory {
@@ -58,8 +59,7 @@ extension AppleRefundRequests {
     }
 
     /// Verifies a notification and its transaction as the refund sync does; a failure is logged and counted.
-    func verify(_ signed: String, shared: JobEnvironment.Shared) async -> (VerifiedNotification, VerifiedTransaction)?
-    {
+    func verify(_ signed: String, shared: JobEnvironment.Shared) async -> (VerifiedNotification, VerifiedTransaction)? {
         do {
             let verifier = try access.verifier(for: StoreClients.appleEnvironment(app))
             let notification = try await verifier.verifyNotification(signed)

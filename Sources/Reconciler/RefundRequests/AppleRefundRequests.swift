@@ -100,7 +100,10 @@ public struct AppleRefundRequests: Sendable {
         let start = max(
             oldest,
             checkpoint.highWater.map { $0.addingTimeInterval(-overlap) } ?? now.addingTimeInterval(-Self.firstLookBack))
-        return (HistoryWindow(type: type, start: start, end: now), AppleHistoryIntake.Chain(checkpoint: checkpoint, end: now))
+        return (
+            HistoryWindow(type: type, start: start, end: now),
+            AppleHistoryIntake.Chain(checkpoint: checkpoint, end: now)
+        )
     }
 
     /// Stores one page: new requests, or the outcomes `REFUND` / `REFUND_DECLINED` say, in one statement.
