@@ -34,10 +34,11 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
         try await CommandRuntime.run(options, jobs: jobs, command: "run refund-requests") { runtime in
             // Google apps take part once storerecon's own RTDN subscription is configured.
             let apps = try runtime.apps(matching: app).filter { $0.platform == .apple || $0.rtdnSubscription != nil }
-            // Apple's apps first: their answers wait on Apple's per-second quota, Google's only on the cores.
-            let ordered = apps.filter { $0.platform == .apple } + apps.filter { $0.platform != .apple }
             let configuration = runtime.configuration
-            try await runtime.runJobsSideBySide(AppleRefundRequests.job, apps: ordered) { app, environment in
+            // Apple's answers wait on Apple's per-second quota (50 a second), Google's only on the cores: Apple's
+            // apps start first and Google's fill the gaps.
+            let paced: (AppConfig) -> Bool = { $0.platform == .apple }
+            try await runtime.runJobsSideBySide(AppleRefundRequests.job, apps: apps, paced: paced) { app, environment in
                 let (gate, logger) = (environment.gate, environment.logger)
                 switch app.platform {
                 case .apple:
