@@ -19,7 +19,9 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
             deadline is recorded missed; without facts no_facts, without consent no_consent (both decided again on \
             the next run until the deadline). Exit codes as every job: 75 on quota or an outage (progress saved), \
             1 when Apple refused an answer or a payload failed verification. The apps run side by side (each on \
-            its own store quota) within nightly.concurrency database connections.
+            its own store quota) within nightly.concurrency database connections: Apple's apps, which wait on \
+            Apple's per-second quota, start first; Google's fill the gaps (at most one per core until the Apple \
+            apps are done).
             Example (cron): */10 * * * * storerecon run refund-requests --quiet
             """
     )
