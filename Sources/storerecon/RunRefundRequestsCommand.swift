@@ -19,7 +19,9 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
             deadline is recorded missed; without facts no_facts, without consent no_consent (both decided again on \
             the next run until the deadline). Exit codes as every job: 75 on quota or an outage (progress saved), \
             1 when Apple refused an answer or a payload failed verification. The apps run side by side (each on \
-            its own store quota) within nightly.concurrency database connections.
+            its own store quota) within nightly.concurrency database connections: Apple's apps, which wait on \
+            Apple's per-second quota, start first; Google's fill the gaps (at most one per core until the Apple \
+            apps are done).
             Example (cron): */10 * * * * storerecon run refund-requests --quiet
             """
     )
@@ -34,10 +36,11 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
         try await CommandRuntime.run(options, jobs: jobs, command: "run refund-requests") { runtime in
             // Google apps take part once storerecon's own RTDN subscription is configured.
             let apps = try runtime.apps(matching: app).filter { $0.platform == .apple || $0.rtdnSubscription != nil }
-            // Apple's apps first: their answers wait on Apple's per-second quota, Google's only on the cores.
-            let ordered = apps.filter { $0.platform == .apple } + apps.filter { $0.platform != .apple }
             let configuration = runtime.configuration
-            try await runtime.runJobsSideBySide(AppleRefundRequests.job, apps: ordered) { app, environment in
+            // Apple's answers wait on Apple's per-second quota (50 a second), Google's only on the cores: Apple's
+            // apps start first and Google's fill the gaps.
+            let paced: (AppConfig) -> Bool = { $0.platform == .apple }
+            try await runtime.runJobsSideBySide(AppleRefundRequests.job, apps: apps, paced: paced) { app, environment in
                 let (gate, logger) = (environment.gate, environment.logger)
                 switch app.platform {
                 case .apple:

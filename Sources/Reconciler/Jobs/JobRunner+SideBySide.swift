@@ -11,13 +11,18 @@ extension JobRunner {
     /// take about as long as the slowest one rather than the sum of all. With `ownGates`, each app's job asks its
     /// own gate (its own connection: a second one per app) instead of this runner's, so that the apps' grants are
     /// not queued behind one another on one connection; the quotas stay per app in the database either way.
+    ///
+    /// `paced` says which apps wait on a per-second store quota: they start first, and while any of them runs the
+    /// others run at most one per core (``SideBySideSchedule``). By default every app is paced.
     public func runSideBySide(
-        job: String, apps: [AppConfig], concurrency: Int,
+        job: String, apps: [AppConfig], concurrency: Int, paced: (AppConfig) -> Bool = { _ in true },
         ownGates: (@Sendable () -> PostgresQuotaGate<ContinuousClock>)? = nil,
         record: @escaping @Sendable (Result) -> Void = { _ in },
         _ body: @escaping @Sendable (AppConfig, JobEnvironment) async throws -> Void
     ) async -> [Result] {
-        let limit = max(1, min(concurrency, apps.count))
+        var schedule = SideBySideSchedule(
+            paced: apps.map(paced), limit: concurrency,
+            unpacedWhilePaced: ProcessInfo.processInfo.activeProcessorCount)
         return await withTaskGroup(of: (Int, Result).self) { group in
             func start(_ index: Int) {
                 group.addTask {
@@ -30,16 +35,13 @@ extension JobRunner {
                     return (index, result)
                 }
             }
-            for index in 0..<limit { start(index) }
-            var next = limit
+            for index in schedule.start() { start(index) }
             var results = [Result?](repeating: nil, count: apps.count)
             while let (index, result) = await group.next() {
                 record(result)
                 results[index] = result
-                if next < apps.count {
-                    start(next)
-                    next += 1
-                }
+                schedule.ended(index)
+                for index in schedule.start() { start(index) }
             }
             return results.compactMap { $0 }
         }

@@ -33,15 +33,26 @@ public struct AppleRefundRequests: Sendable {
         decider = RefundRequestDecider(rules: app.refundRequests ?? RefundRequestRules())
     }
 
-    /// Runs the job: discovery, answers, outcomes.
+    /// Runs the job: the answers go out while Notification History is still being read (a child task reads and
+    /// verifies the pages ahead; this task stores each page as it arrives and answers the requests stored so far,
+    /// nearest deadline first, between groups); then the outcomes.
     /// - Throws: `QuotaError`, `AppStoreServerAPIError` (a 401 at once), `PostgresError`, or `ReconcilerError` when
     ///   payloads failed verification or the store refused answers (after everything else is done).
     public func run(in environment: JobEnvironment) async throws {
         try requests.closeInterrupted(in: environment)
-        try await discover(.consumptionRequest, in: environment)
-        try await answerer.answerOpen(in: environment)
-        try await discover(.refund, in: environment)
-        try await discover(.refundDeclined, in: environment)
+        let read = try [NotificationTypeV2.consumptionRequest, .refund, .refundDeclined].map {
+            try window($0, in: environment)
+        }
+        let windows = read.map(\.0)
+        let chains = Dictionary(uniqueKeysWithValues: read.map { ($0.0.type.rawValue, $0.1) })
+        let shared = environment.shared
+        try await withReadAhead { push in
+            try await readHistory(windows, shared: shared, push: push)
+        } consume: { queue in
+            var intake = AppleHistoryIntake(job: self, queue: queue, chains: chains)
+            try await answerer.answerOpen(in: environment, finder: &intake)
+            try await intake.storeRest(in: environment)
+        }
         if !environment.dryRun {
             environment.counters.add("outcomes", try requests.appleOutcomesFromLedger(on: environment.connection))
         }
@@ -76,73 +87,31 @@ public struct AppleRefundRequests: Sendable {
         return (400..<500).contains(status) && status != 401 && status != 429
     }
 
-    /// Pages one notification type from its checkpoint less the overlap to now, storing each page's requests or
-    /// outcomes; the checkpoint moves to the window's end after the last page, and not at all past a page with a
-    /// payload that failed verification.
-    func discover(_ type: NotificationTypeV2, in environment: JobEnvironment) async throws {
-        let job = "\(Self.job):\(type.rawValue)"
-        var checkpoint = try SyncCheckpoint.load(job: job, app: app.id, on: environment.connection)
+    /// The window one notification type is read over: from its checkpoint less the overlap (a first run: a day
+    /// back; never past Apple's retention) to now, with the chain's checkpoint.
+    func window(
+        _ type: NotificationTypeV2, in environment: JobEnvironment
+    ) throws -> (HistoryWindow, AppleHistoryIntake.Chain) {
+        let checkpoint = try SyncCheckpoint.load(
+            job: "\(Self.job):\(type.rawValue)", app: app.id, on: environment.connection)
         let now = environment.now()
         let oldest = now.addingTimeInterval(-AppleRefundSync.retention(environment: StoreClients.appleEnvironment(app)))
         let overlap = TimeInterval(configuration.sync.appleOverlap.seconds)
         let start = max(
             oldest,
             checkpoint.highWater.map { $0.addingTimeInterval(-overlap) } ?? now.addingTimeInterval(-Self.firstLookBack))
-        var chain = PageChain(
-            app: app.id, api: .appleNotificationHistory, name: "\(type.rawValue) notifications", startingAt: nil,
-            maximumPages: PageChain.maximumApplePages)
-        var token: String?
-        var clean = true
-        repeat {
-            try environment.checkShutdown()
-            let request = NotificationHistoryRequest(startDate: start, endDate: now, notificationType: type)
-            let page = try await access.client.notificationHistory(
-                request, paginationToken: token, purpose: .incremental
-            ).page
-            token = try chain.follow(page.hasMore ? page.paginationToken : nil, rows: page.notificationHistory.count)
-            var verified: [(VerifiedNotification, VerifiedTransaction)] = []
-            for item in page.notificationHistory {
-                guard let signed = item.signedPayload else { continue }
-                if let pair = await verify(signed, in: environment) { verified.append(pair) } else { clean = false }
-            }
-            environment.counters.add("notifications", page.notificationHistory.count)
-            if environment.dryRun { continue }
-            if token == nil, clean {
-                checkpoint.highWater = now
-            }
-            try environment.connection.transaction { connection in
-                try storePage(
-                    verified, type: type, runId: environment.runId, counters: environment.counters, on: connection)
-                if token == nil, clean { try checkpoint.save(on: connection) }
-            }
-        } while token != nil
-    }
-
-    /// Verifies a notification and its transaction as the refund sync does; a failure is logged and counted.
-    func verify(_ signed: String, in environment: JobEnvironment) async -> (VerifiedNotification, VerifiedTransaction)?
-    {
-        do {
-            let verifier = try access.verifier(for: StoreClients.appleEnvironment(app))
-            let notification = try await verifier.verifyNotification(signed)
-            guard let inner = notification.payload.data?.signedTransactionInfo else {
-                throw ReconcilerError(.failed, "the notification carries no signedTransactionInfo")
-            }
-            let transactionVerifier = try access.verifier(
-                for: notification.payload.data?.environment ?? StoreClients.appleEnvironment(app))
-            return (notification, try await transactionVerifier.verifyTransaction(inner))
-        } catch {
-            environment.counters.add("verification_failed")
-            environment.logger.error(
-                "notification \(AppleRefundSync.notificationKey(signed)): rejected, not stored: \(error)")
-            return nil
-        }
+        return (
+            HistoryWindow(type: type, start: start, end: now),
+            AppleHistoryIntake.Chain(checkpoint: checkpoint, end: now)
+        )
     }
 
     /// Stores one page: new requests, or the outcomes `REFUND` / `REFUND_DECLINED` say, in one statement.
-    private func storePage(
+    /// Returns how many requests were new.
+    func storePage(
         _ verified: [(VerifiedNotification, VerifiedTransaction)], type: NotificationTypeV2, runId: Int64?,
         counters: JobCounters, on connection: PostgresConnection
-    ) throws {
+    ) throws -> Int {
         var new: [NewRefundRequest] = []
         var outcomes: [RefundRequestStore.Outcome] = []
         for (notification, transaction) in verified {
@@ -167,6 +136,7 @@ public struct AppleRefundRequests: Sendable {
         if added > 0 { counters.add("requests_new", added) }
         let decided = try requests.recordOutcomes(outcomes, on: connection)
         if decided > 0 { counters.add("outcomes", decided) }
+        return added
     }
 
     /// A request as the verified transaction describes it.

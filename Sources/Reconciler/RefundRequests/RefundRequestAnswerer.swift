@@ -39,19 +39,42 @@ struct RefundRequestAnswerer: Sendable {
     /// rather than one per group, and still read shortly before they are decided (seconds at the stores' rates).
     static let readAhead = 16 * groupSize
 
+    /// Decides and answers the open requests, nearest deadline first, when they were all stored before.
     func answerOpen(in environment: JobEnvironment) async throws {
-        let open = try requests.open(
-            limit: AppleRefundRequests.batch, now: environment.now(), on: environment.connection)
-        for chunkStart in stride(from: 0, to: open.count, by: Self.readAhead) {
-            let chunk = Array(open[chunkStart..<min(open.count, chunkStart + Self.readAhead)])
-            let subjects = try RefundRequestSubject.load(chunk, store: requests, on: environment.connection)
-            for start in stride(from: 0, to: chunk.count, by: Self.groupSize) {
-                try environment.checkShutdown()
-                let end = min(chunk.count, start + Self.groupSize)
-                let claimed = try decideAndClaim(
-                    Array(zip(chunk[start..<end], subjects[start..<end])), in: environment)
-                try await deliver(claimed, in: environment)
+        var nothing = NoMoreRequests()
+        try await answerOpen(in: environment, finder: &nothing)
+    }
+
+    /// Decides and answers the open requests, nearest deadline first, while `finder` stores more: before each group
+    /// it stores what was found, and the open requests are read again when it stored new ones (once fewer than
+    /// ``readAhead`` are left in hand); when none is left, it waits for the next find. Each request is decided at
+    /// most once per run, and at most ``AppleRefundRequests/batch`` in all.
+    func answerOpen(in environment: JobEnvironment, finder: inout some RefundRequestFinder) async throws {
+        var hand = OpenRequestsInHand<RefundRequestSubject>()
+        var stale = true
+        var more = true
+        while hand.taken.count < AppleRefundRequests.batch {
+            try environment.checkShutdown()
+            if more {
+                let found = try await finder.storeFound(waiting: hand.isEmpty && !stale, in: environment)
+                stale = stale || found.stored
+                more = found.more
             }
+            // New requests come after those in hand (Apple's history is read oldest first): read again once the
+            // hand runs low, not for each page of a long backlog.
+            if stale, hand.count < Self.readAhead {
+                hand.replace(
+                    with: try requests.open(
+                        limit: AppleRefundRequests.batch, now: environment.now(), on: environment.connection))
+                stale = false
+            }
+            if hand.isEmpty {
+                if more { continue } else { return }
+            }
+            let group = try hand.next(Self.groupSize, ahead: Self.readAhead) { chunk in
+                try RefundRequestSubject.load(chunk, store: requests, on: environment.connection)
+            }
+            try await deliver(try decideAndClaim(group, in: environment), in: environment)
         }
     }
 

@@ -1,0 +1,81 @@
+import AppStoreServerAPI
+import Foundation
+import Postgres
+
+/// The job's side of the Notification History read ahead (``AppleRefundRequests/readHistory(_:shared:push:)``): stores
+/// each page in its own transaction as it arrives, and a chain's checkpoint with its last page unless a payload of
+/// that chain failed verification. Requests are stored between the answer groups (``RefundRequestFinder``); the
+/// outcomes (`REFUND`, `REFUND_DECLINED`) are kept until the answers are out, then stored (``storeRest(in:)``).
+struct AppleHistoryIntake: RefundRequestFinder {
+    /// One chain's checkpoint and what its pages showed so far.
+    struct Chain {
+        var checkpoint: SyncCheckpoint
+        /// The window's end: the checkpoint's next high-water mark.
+        var end: Date
+        /// No payload of the chain failed verification so far.
+        var clean = true
+    }
+
+    let job: AppleRefundRequests
+    let queue: ReadAheadQueue<AppleRefundRequests.HistoryPage>
+    /// By notification type (raw value).
+    var chains: [String: Chain]
+    /// Outcome pages that arrived while the answers went out.
+    private var parked: [AppleRefundRequests.HistoryPage] = []
+    /// The `CONSUMPTION_REQUEST` chain's last page was taken (or the reading ended).
+    private var requestsRead = false
+
+    init(job: AppleRefundRequests, queue: ReadAheadQueue<AppleRefundRequests.HistoryPage>, chains: [String: Chain]) {
+        self.job = job
+        self.queue = queue
+        self.chains = chains
+    }
+
+    /// Stores the request pages that arrived, first waiting for one when `waiting`.
+    mutating func storeFound(waiting: Bool, in environment: JobEnvironment) async throws -> FoundRequests {
+        let pages = try await queue.take(waiting: waiting)
+        if pages.isEmpty, waiting {
+            requestsRead = true
+            return FoundRequests(stored: false, more: false)
+        }
+        var stored = false
+        for page in pages {
+            guard page.type == .consumptionRequest else {
+                parked.append(page)
+                requestsRead = true
+                continue
+            }
+            stored = try store(page, in: environment) > 0 || stored
+            if page.isLast { requestsRead = true }
+        }
+        return FoundRequests(stored: stored, more: !requestsRead)
+    }
+
+    /// Stores the pages kept back and every page still to come, in order.
+    /// - Throws: the reading's error once every page before it is stored, or the database's.
+    mutating func storeRest(in environment: JobEnvironment) async throws {
+        for page in parked { _ = try store(page, in: environment) }
+        parked = []
+        while let page = try await queue.next() {
+            _ = try store(page, in: environment)
+        }
+    }
+
+    /// Stores one page (nothing in a dry run) and, with its chain's last page, the checkpoint when the chain is
+    /// clean. Returns how many requests were new.
+    private mutating func store(_ page: AppleRefundRequests.HistoryPage, in environment: JobEnvironment) throws -> Int {
+        environment.counters.add("notifications", page.count)
+        guard var chain = chains[page.type.rawValue] else { return 0 }
+        chain.clean = chain.clean && page.clean
+        if page.isLast, chain.clean { chain.checkpoint.highWater = chain.end }
+        chains[page.type.rawValue] = chain
+        if environment.dryRun { return 0 }
+        return try environment.connection.transaction { connection in
+            let added = try job.storePage(
+                page.verified, type: page.type, runId: environment.runId, counters: environment.counters,
+                on: connection)
+            if page.isLast, chain.clean { try chain.checkpoint.save(on: connection) }
+            return added
+        }
+    }
+}
