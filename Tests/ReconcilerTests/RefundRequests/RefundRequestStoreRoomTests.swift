@@ -24,6 +24,13 @@ struct RefundRequestStoreRoomTests {
             firstPurchasedAt: received, expiresAt: received)
     }
 
+    /// This backend's updates and heap-only updates of `refund_request` not yet reported.
+    static func updates(on connection: PostgresConnection) throws -> [Int] {
+        let row = try connection.query(
+            "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = 'refund_request'")[0]
+        return [try row.decode("n_tup_upd", as: Int.self), try row.decode("n_tup_hot_upd", as: Int.self)]
+    }
+
     @Test func claimsStayOnTheirPagesWhileNoOldVersionCanBePruned() throws {
         let conninfo = try TestDatabase.create(prefix: "refundroom")
         let connection = try PostgresConnection(conninfo: conninfo)
@@ -50,12 +57,12 @@ struct RefundRequestStoreRoomTests {
                 let body = "{\"refundPreference\":\"DECLINE\",\"orderId\":\"\($0.request.transactionId)\",\"usage\":[]}"
                 return RefundRequestStore.Claim(id: $0.id, verdict: verdict, facts: facts, body: Data(body.utf8))
             }
-            // The transaction's own counts: every claimed row's new version stayed on its page (heap-only).
+            // The claim's own counts (read in its transaction, before and after: the backend's counts not yet
+            // reported to the server include its earlier transactions): every new version stayed on its page.
             let updates = try connection.transaction { connection in
+                let before = try Self.updates(on: connection)
                 #expect(try store.claim(claims, on: connection).count == claims.count)
-                let row = try connection.query(
-                    "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = 'refund_request'")[0]
-                return [try row.decode("n_tup_upd", as: Int.self), try row.decode("n_tup_hot_upd", as: Int.self)]
+                return zip(try Self.updates(on: connection), before).map { $0 - $1 }
             }
             #expect(updates == [claims.count, claims.count], "group from \(start)")
             try store.finish(group.map { .init(id: $0.id, answer: .answered) }, on: connection)
