@@ -101,7 +101,7 @@ struct NotificationHistoryEndpoint {
                                     }
                                 }
                             }
-                            item.field("signedPayload", payloads.signedNotification(event))
+                            item.field("signedPayload", jws: payloads.signedNotification(event))
                         }
                     }
                 }

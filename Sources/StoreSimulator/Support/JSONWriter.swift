@@ -6,6 +6,8 @@ struct JSONWriter {
     private var bytes: [UInt8] = []
     /// The JSON text written so far.
     var text: String { String(decoding: bytes, as: UTF8.self) }
+    /// The UTF-8 bytes written so far, for a reply or a signature that takes bytes (no `String` in between).
+    var utf8: [UInt8] { bytes }
     // One entry per open object or array: whether a value has been written at that level.
     private var started: [Bool] = []
     private var afterKey = false
@@ -102,6 +104,17 @@ struct JSONWriter {
     mutating func field(_ name: String, _ value: Bool) {
         key(name)
         bool(value)
+    }
+
+    /// Writes a compact JWS (base64url parts and dots) as a string without looking for characters to escape: there
+    /// are none, and a signed notification is kilobytes long.
+    mutating func field(_ name: String, jws value: String) {
+        assert(value.utf8.allSatisfy { $0 == UInt8(ascii: ".") || Base64URL.isAlphabet($0) }, "not a compact JWS")
+        key(name)
+        beforeValue()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: value.utf8)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Writes the field only when the value is present.
