@@ -4,9 +4,9 @@ import Synchronization
 /// History lists that same signed payload every time: a client reading its overlap again gets the stored strings, not
 /// new signatures (three ECDSA signatures a notification, most of a history page's cost).
 final class SignedNotifications: Sendable {
-    /// The most bytes of payloads kept (a signed notification is some 15 KB: about 4,000 of them); past it, all are
-    /// forgotten and signed again when asked.
-    static let mostBytes = 64 << 20
+    /// The most bytes of payloads kept (a signed notification is some 15 KB: about 2,000 of them, 100 pages); past
+    /// it, all are forgotten and signed again when asked.
+    static let mostBytes = 32 << 20
 
     private struct Stored {
         var payloads: [NotificationEvent: String] = [:]
