@@ -133,19 +133,30 @@ struct ApplePayloads {
         return json.text
     }
 
-    /// The signed notification (`signedPayload`) of one history event.
+    /// The signed notification (`signedPayload`) of one history event: the one signed before when there is one.
     func signedNotification(_ event: NotificationEvent) -> String {
+        let index = Int(event.plan)
+        let charge = Int(event.charge)
+        let recorded =
+            event.kind == .refund || event.kind == .revoke
+            ? scenario.refunds(ofPlan: index).lazy.map { scenario.refunds[Int($0)] }.first { Int($0.charge) == charge }
+            : nil
+        // Kept only when the scenario alone decides the payload: a spoiled one is the fault's, and the REFUND that
+        // ends a refund request shows the share the answer left (`requestRefund`).
+        let kept = !spoilers.badSignature && !spoilers.wrongBundleId && (event.kind != .refund || recorded != nil)
+        if kept, let signed = state.signedNotifications.payload(of: event) { return signed }
+        let refund =
+            event.kind == .refund && recorded == nil ? requestRefund(event, plan: scenario.plans[index]) : recorded
+        let signed = sign(event, refund: refund)
+        if kept { state.signedNotifications.remember(signed, of: event) }
+        return signed
+    }
+
+    private func sign(_ event: NotificationEvent, refund: RefundRecord?) -> String {
         let index = Int(event.plan)
         let plan = scenario.plans[index]
         let app = scenario.spec.apps[Int(plan.app)]
         let charge = Int(event.charge)
-        var refund: RefundRecord? =
-            event.kind == .refund || event.kind == .revoke
-            ? scenario.refunds(ofPlan: index).lazy.map { scenario.refunds[Int($0)] }.first { Int($0.charge) == charge }
-            : nil
-        if event.kind == .refund, refund == nil {
-            refund = requestRefund(event, plan: plan)
-        }
         var json = JSONWriter(capacity: 2400)
         json.object { object in
             object.field("notificationType", event.kind.name)
@@ -158,9 +169,9 @@ struct ApplePayloads {
                 data.field("environment", environment(plan))
                 data.field(
                     "signedTransactionInfo",
-                    signedTransaction(plan: index, charge: charge, at: event.millis, refund: refund))
+                    jws: signedTransaction(plan: index, charge: charge, at: event.millis, refund: refund))
                 if let renewal = signedRenewalInfo(plan: index, at: event.millis) {
-                    data.field("signedRenewalInfo", renewal)
+                    data.field("signedRenewalInfo", jws: renewal)
                 }
                 if !plan.isOneTime, let status = scenario.appleState(plan: index, at: event.millis) {
                     data.field("status", status.status)
@@ -175,7 +186,7 @@ struct ApplePayloads {
             object.field("version", "2.0")
             object.field("signedDate", event.millis)
         }
-        return state.signer.sign(json.text, corrupt: spoilers.badSignature)
+        return state.signer.sign(utf8: json.utf8, corrupt: spoilers.badSignature)
     }
 
     /// A stable UUID for a notification.

@@ -83,7 +83,8 @@ struct NotificationHistoryEndpoint {
     private func reply(
         _ page: [NotificationEvent], hasMore: Bool, token: String, payloads: ApplePayloads, wrongTypes: Bool
     ) -> StoreReply {
-        return .json { json in
+        // Reserved at once: a signed notification is some 15 KB, and a buffer grown by doubling touches twice the memory.
+        return .json(capacity: 1024 + page.count * 16_384) { json in
             json.object { object in
                 object.array("notificationHistory") { list in
                     // Odd data: Apple sends a notification again (a retried send) and its history lists it twice.
@@ -101,7 +102,7 @@ struct NotificationHistoryEndpoint {
                                     }
                                 }
                             }
-                            item.field("signedPayload", payloads.signedNotification(event))
+                            item.field("signedPayload", jws: payloads.signedNotification(event))
                         }
                     }
                 }

@@ -30,11 +30,26 @@ struct JWSSigner: Sendable {
     ///   - payload: the payload JSON text.
     ///   - corrupt: when true, the signature is made over different bytes, so it does not verify (a fault).
     func sign(_ payload: String, corrupt: Bool = false) -> String {
-        let encodedPayload = Base64URL.encode(payload)
+        sign(utf8: Array(payload.utf8), corrupt: corrupt)
+    }
+
+    /// Signs a JSON payload given as UTF-8 bytes (as ``JSONWriter`` writes them).
+    func sign(utf8 payload: [UInt8], corrupt: Bool = false) -> String {
+        var encodedPayload = Base64URL.encode(payload)
         var digest = headerDigest
-        digest.update(data: Data((corrupt ? encodedPayload + "x" : encodedPayload).utf8))
+        // Hashed in place: a signed notification's payload is some 10 KB, and a copy into `Data` cost as much again.
+        encodedPayload.withUTF8 { digest.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        if corrupt { digest.update(data: Data("x".utf8)) }
         // ECDSA signing with a valid key cannot fail; an empty signature would only make the payload unverifiable.
         let signature = (try? key.signature(for: digest.finalize()).rawRepresentation) ?? Data()
-        return encodedHeader + "." + encodedPayload + "." + Base64URL.encode(signature)
+        let encodedSignature = Base64URL.encode(signature)
+        var jws = ""
+        jws.reserveCapacity(encodedHeader.utf8.count + encodedPayload.utf8.count + encodedSignature.utf8.count + 2)
+        jws += encodedHeader
+        jws += "."
+        jws += encodedPayload
+        jws += "."
+        jws += encodedSignature
+        return jws
     }
 }

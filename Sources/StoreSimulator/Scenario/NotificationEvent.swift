@@ -1,6 +1,6 @@
 /// One App Store Server Notification V2 in an app's history, stored in 16 bytes; the signed payload is made
 /// when a client asks for it.
-struct NotificationEvent: Sendable, Equatable {
+struct NotificationEvent: Sendable, Hashable {
     /// `notificationType` values the simulator sends.
     enum Kind: UInt8, Sendable, CaseIterable {
         case subscribed, didRenew, didChangeRenewalPref, didChangeRenewalStatus, didFailToRenew

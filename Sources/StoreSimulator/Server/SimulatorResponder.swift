@@ -36,7 +36,7 @@ struct SimulatorResponder: HTTPResponder {
         var headers = HTTPFields()
         headers[.contentType] = reply.contentType
         if let retryAfter = reply.retryAfter { headers[.retryAfter] = retryAfter }
-        let bytes = reply.bytes.map { ByteBuffer(bytes: $0) } ?? ByteBuffer(string: reply.body)
+        let bytes = reply.json ?? reply.bytes.map { ByteBuffer(bytes: $0) } ?? ByteBuffer(string: reply.body)
         let close = context.closeConnection
         switch reply.delivery {
         case .normal:

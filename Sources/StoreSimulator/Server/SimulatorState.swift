@@ -18,6 +18,8 @@ final class SimulatorState: Sendable {
     let pageTokens: PageToken
     /// App Store Server API bearer tokens already checked.
     let appleBearers = AppleBearerMemo()
+    /// Notification History's signed payloads, each signed once.
+    let signedNotifications = SignedNotifications()
     /// What Send Consumption Information was sent.
     let consumption = ConsumptionAnswers()
     /// The RTDN pull subscriptions.

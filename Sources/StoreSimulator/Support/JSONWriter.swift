@@ -1,17 +1,22 @@
+import Hummingbird
+
 /// Writes JSON text field by field, in the order the code says, with no model types in between: the simulator
 /// writes its answers from the stores' documents, not through the clients' Codable models.
 struct JSONWriter {
     /// The UTF-8 bytes written so far (appending bytes is several times cheaper than appending to a `String`: an
-    /// Orders answer of 1000 orders is some 10,000 values).
-    private var bytes: [UInt8] = []
+    /// Orders answer of 1000 orders is some 10,000 values), in the buffer a reply goes to the wire in: a Notification
+    /// History page, some 300 KB, is not copied on its way out.
+    private(set) var buffer: ByteBuffer
     /// The JSON text written so far.
-    var text: String { String(decoding: bytes, as: UTF8.self) }
+    var text: String { String(buffer: buffer) }
+    /// The UTF-8 bytes written so far, for a signature that takes bytes (no `String` in between).
+    var utf8: [UInt8] { Array(buffer.readableBytesView) }
     // One entry per open object or array: whether a value has been written at that level.
     private var started: [Bool] = []
     private var afterKey = false
 
     init(capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
+        buffer = ByteBufferAllocator().buffer(capacity: capacity)
     }
 
     private mutating func beforeValue() {
@@ -20,48 +25,48 @@ struct JSONWriter {
             return
         }
         if let last = started.last {
-            if last { bytes.append(UInt8(ascii: ",")) }
+            if last { buffer.writeInteger(UInt8(ascii: ",")) }
             started[started.count - 1] = true
         }
     }
 
     mutating func beginObject() {
         beforeValue()
-        bytes.append(UInt8(ascii: "{"))
+        buffer.writeInteger(UInt8(ascii: "{"))
         started.append(false)
     }
 
     mutating func endObject() {
         started.removeLast()
-        bytes.append(UInt8(ascii: "}"))
+        buffer.writeInteger(UInt8(ascii: "}"))
     }
 
     mutating func beginArray() {
         beforeValue()
-        bytes.append(UInt8(ascii: "["))
+        buffer.writeInteger(UInt8(ascii: "["))
         started.append(false)
     }
 
     mutating func endArray() {
         started.removeLast()
-        bytes.append(UInt8(ascii: "]"))
+        buffer.writeInteger(UInt8(ascii: "]"))
     }
 
     mutating func key(_ name: String) {
         beforeValue()
-        Self.appendQuoted(name, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
+        Self.appendQuoted(name, to: &buffer)
+        buffer.writeInteger(UInt8(ascii: ":"))
         afterKey = true
     }
 
     mutating func string(_ value: String) {
         beforeValue()
-        Self.appendQuoted(value, to: &bytes)
+        Self.appendQuoted(value, to: &buffer)
     }
 
     mutating func int(_ value: Int64) {
         beforeValue()
-        bytes.append(contentsOf: String(value).utf8)
+        buffer.writeString(String(value))
     }
 
     mutating func int(_ value: Int) {
@@ -70,18 +75,18 @@ struct JSONWriter {
 
     mutating func bool(_ value: Bool) {
         beforeValue()
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        buffer.writeString(value ? "true" : "false")
     }
 
     mutating func null() {
         beforeValue()
-        bytes.append(contentsOf: "null".utf8)
+        buffer.writeString("null")
     }
 
     /// Inserts already-encoded JSON as one value.
     mutating func raw(_ json: String) {
         beforeValue()
-        bytes.append(contentsOf: json.utf8)
+        buffer.writeString(json)
     }
 
     mutating func field(_ name: String, _ value: String) {
@@ -102,6 +107,17 @@ struct JSONWriter {
     mutating func field(_ name: String, _ value: Bool) {
         key(name)
         bool(value)
+    }
+
+    /// Writes a compact JWS (base64url parts and dots) as a string without looking for characters to escape: there
+    /// are none, and a signed notification is kilobytes long.
+    mutating func field(_ name: String, jws value: String) {
+        assert(value.utf8.allSatisfy { $0 == UInt8(ascii: ".") || Base64URL.isAlphabet($0) }, "not a compact JWS")
+        key(name)
+        beforeValue()
+        buffer.writeInteger(UInt8(ascii: "\""))
+        buffer.writeString(value)
+        buffer.writeInteger(UInt8(ascii: "\""))
     }
 
     /// Writes the field only when the value is present.
@@ -130,34 +146,34 @@ struct JSONWriter {
         endArray()
     }
 
-    private static func appendQuoted(_ value: String, to text: inout [UInt8]) {
-        text.append(UInt8(ascii: "\""))
+    private static func appendQuoted(_ value: String, to text: inout ByteBuffer) {
+        text.writeInteger(UInt8(ascii: "\""))
         // Almost every value needs no escaping; appending it whole is many times cheaper than scalar by scalar.
         func special(_ byte: UInt8) -> Bool { byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
         let plain =
             value.utf8.withContiguousStorageIfAvailable { !$0.contains(where: special) }
             ?? !value.utf8.contains(where: special)
         if plain {
-            text.append(contentsOf: value.utf8)
-            text.append(UInt8(ascii: "\""))
+            text.writeString(value)
+            text.writeInteger(UInt8(ascii: "\""))
             return
         }
         for scalar in value.unicodeScalars {
             switch scalar {
-            case "\"": text.append(contentsOf: "\\\"".utf8)
-            case "\\": text.append(contentsOf: "\\\\".utf8)
-            case "\n": text.append(contentsOf: "\\n".utf8)
-            case "\r": text.append(contentsOf: "\\r".utf8)
-            case "\t": text.append(contentsOf: "\\t".utf8)
+            case "\"": text.writeString("\\\"")
+            case "\\": text.writeString("\\\\")
+            case "\n": text.writeString("\\n")
+            case "\r": text.writeString("\\r")
+            case "\t": text.writeString("\\t")
             default:
                 if scalar.value < 0x20 {
                     let hex = String(scalar.value, radix: 16)
-                    text.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+                    text.writeString("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
                 } else {
-                    text.append(contentsOf: String(scalar).utf8)
+                    text.writeString(String(scalar))
                 }
             }
         }
-        text.append(UInt8(ascii: "\""))
+        text.writeInteger(UInt8(ascii: "\""))
     }
 }
