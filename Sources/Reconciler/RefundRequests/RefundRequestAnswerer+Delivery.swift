@@ -57,12 +57,12 @@ extension RefundRequestAnswerer {
     ) throws {
         let finished = Set(finishes.map(\.id))
         let evidence = claimed.filter { $0.open.request.store == .google && finished.contains($0.open.id) }
+        guard !evidence.isEmpty else {
+            return try requests.finishAndRelease(finishes, released: released, on: connection)
+        }
         try connection.transaction { connection in
-            try requests.finish(finishes, on: connection)
-            try requests.release(ids: released, on: connection)
-            if !evidence.isEmpty {
-                try ConsumptionUsageEventStore.delete(ids: evidence.flatMap { Self.ids($0.open) }, on: connection)
-            }
+            try requests.finishAndRelease(finishes, released: released, on: connection)
+            try ConsumptionUsageEventStore.delete(ids: evidence.flatMap { Self.ids($0.open) }, on: connection)
         }
     }
 }

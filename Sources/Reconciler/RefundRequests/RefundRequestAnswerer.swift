@@ -114,13 +114,13 @@ struct RefundRequestAnswerer: Sendable {
             claimed.append(Claimed(open: open, json: body.json, label: label))
         }
         if environment.dryRun || (silent.isEmpty && claims.isEmpty) { return [] }
-        let taken = try environment.connection.transaction { connection in
-            try requests.record(silent, on: connection)
-            if !evidenceToDrop.isEmpty {
+        let taken =
+            evidenceToDrop.isEmpty
+            ? try requests.recordAndClaim(silent, claims, on: environment.connection)
+            : try environment.connection.transaction { connection in
                 try ConsumptionUsageEventStore.delete(ids: evidenceToDrop, on: connection)
+                return try requests.recordAndClaim(silent, claims, on: connection)
             }
-            return try requests.claim(claims, on: connection)
-        }
         return claimed.filter { taken.contains($0.open.id) }
     }
 
