@@ -24,35 +24,48 @@ struct DatabaseWorkerTests {
     /// The child handed to the thread is what unlocks the lock its parent then waits for: the parent's statement must
     /// send the child to another thread first, or both wait for ever (the watchdog then ends the waiting session).
     @Test func aHandedChildNeverWaitsBehindItsParentsStatement() async throws {
-        let conninfo = try TestDatabase.create(prefix: "pgworker")
-        let key = AdvisoryLockKey("worker-test")
-        let holder = Owned(try PostgresConnection(conninfo: conninfo))
-        let waiter = Owned(try PostgresConnection(conninfo: conninfo))
-        defer {
-            holder.connection.close()
-            waiter.connection.close()
-        }
-        try holder.connection.advisoryLock(key)
-        let watchdog = Terminator(conninfo: conninfo, pid: waiter.connection.backendPID)
-        watchdog.start()
-        let (locked, unlocked) = try await DatabaseThreads.run {
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask { try holder.connection.advisoryUnlock(key) }
-                try waiter.connection.advisoryLock(key)
-                let unlocked = try await group.next() ?? false
-                return (try waiter.connection.advisoryUnlock(key), unlocked)
+        let ((locked, unlocked), fired) = try await withHeldLock("worker-test") { holder, waiter, key in
+            try await DatabaseThreads.run {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    group.addTask { try holder.connection.advisoryUnlock(key) }
+                    try waiter.connection.advisoryLock(key)
+                    let unlocked = try await group.next() ?? false
+                    return (try waiter.connection.advisoryUnlock(key), unlocked)
+                }
             }
         }
-        watchdog.stop()
-        #expect(!watchdog.fired)
+        #expect(!fired)
         #expect(unlocked && locked)
     }
 
     /// Two children handed to one thread: the first waits for a lock that only the second releases, so the first's
     /// statement must send the second to another thread.
     @Test func aHandedChildNeverWaitsBehindAnEarlierOnesStatement() async throws {
+        let (results, fired) = try await withHeldLock("worker-test-siblings") { holder, waiter, key in
+            try await DatabaseThreads.run {
+                try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+                    group.addTask {
+                        try waiter.connection.advisoryLock(key)
+                        return ("waiter", try waiter.connection.advisoryUnlock(key))
+                    }
+                    group.addTask { ("holder", try holder.connection.advisoryUnlock(key)) }
+                    var results: [String: Bool] = [:]
+                    for try await (name, done) in group { results[name] = done }
+                    return results
+                }
+            }
+        }
+        #expect(!fired)
+        #expect(results == ["waiter": true, "holder": true])
+    }
+
+    /// Runs `body` with two sessions of a new database, `holder` holding the advisory lock `name` and `waiter` watched
+    /// (should it wait for ever, the watchdog ends its session). Returns what `body` returned and whether it fired.
+    private func withHeldLock<T: Sendable>(
+        _ name: String, _ body: @Sendable (Owned, Owned, AdvisoryLockKey) async throws -> T
+    ) async throws -> (T, fired: Bool) {
         let conninfo = try TestDatabase.create(prefix: "pgworker")
-        let key = AdvisoryLockKey("worker-test-siblings")
+        let key = AdvisoryLockKey(name)
         let holder = Owned(try PostgresConnection(conninfo: conninfo))
         let waiter = Owned(try PostgresConnection(conninfo: conninfo))
         defer {
@@ -62,21 +75,9 @@ struct DatabaseWorkerTests {
         try holder.connection.advisoryLock(key)
         let watchdog = Terminator(conninfo: conninfo, pid: waiter.connection.backendPID)
         watchdog.start()
-        let results = try await DatabaseThreads.run {
-            try await withThrowingTaskGroup(of: (String, Bool).self) { group in
-                group.addTask {
-                    try waiter.connection.advisoryLock(key)
-                    return ("waiter", try waiter.connection.advisoryUnlock(key))
-                }
-                group.addTask { ("holder", try holder.connection.advisoryUnlock(key)) }
-                var results: [String: Bool] = [:]
-                for try await (name, done) in group { results[name] = done }
-                return results
-            }
-        }
+        let value = try await body(holder, waiter, key)
         watchdog.stop()
-        #expect(!watchdog.fired)
-        #expect(results == ["waiter": true, "holder": true])
+        return (value, watchdog.fired)
     }
 
     /// Many tasks, on database threads and off them, call an actor whose executor is a ``DatabaseThread`` and runs a
