@@ -7,10 +7,11 @@ import Testing
 
 extension PostgresQuotaGateTests {
     /// A store's throttle widens the (app, API)'s margin for every process: a tenth of the shortest window, doubled
-    /// by each further throttle up to a quarter; ten of the longest windows without a throttle halve it again.
+    /// by each further throttle up to a quarter; ten of the longest windows without a throttle halve it again. The
+    /// window is a minute long, so that a slow host between the grants cannot let it reopen.
     @Test func aThrottleWidensTheMarginForEveryGateAndQuietWindowsNarrowIt() async throws {
         let conninfo = try Self.database("qlearn")
-        let limit = RateLimit(2, per: .seconds(1), margin: .milliseconds(25))
+        let limit = RateLimit(2, per: .seconds(60), margin: .milliseconds(25))
         let policy = Self.policy(QuotaLimit(windows: [limit]))
         let reporter = PostgresQuotaGate(conninfo: conninfo, policy: policy)
         let other = PostgresQuotaGate(conninfo: conninfo, policy: policy)
@@ -24,7 +25,7 @@ extension PostgresQuotaGateTests {
             await reporter.report(app: "a", api: Self.api, feedback: .throttled(retryAfter: 0.001))
             learnt.append(try extra())
         }
-        #expect(learnt == [100, 200, 250])
+        #expect(learnt == [6000, 12000, 15000])
         // The other gate spaces its calls by the window, the configured margin and the learnt one.
         try watcher.execute("UPDATE quota_bucket SET blocked_until = NULL WHERE app_id = 'a'")
         let first = try await other.acquireGrant(app: "a", api: Self.api, purpose: .incremental)
@@ -32,13 +33,13 @@ extension PostgresQuotaGateTests {
         let attempt = try await other.attempt(app: "a", api: Self.api, purpose: .incremental)
         let after: Date = try watcher.query("SELECT clock_timestamp() AS t")[0].decode("t")
         #expect(attempt.grant == nil)
-        // The window opens at the first grant + 1 s + 25 ms + 250 ms; the attempt was answered before `after`.
+        // The window opens at the first grant + 60 s + 25 ms + 15 s; the attempt was answered before `after`.
         let opensAfter = attempt.wait.secondsValue + after.timeIntervalSince(first.grantedAt)
-        #expect(opensAfter >= 1.274, "\(attempt.wait)")
-        // Ten quiet windows (10 s) later the next attempt halves it.
-        try watcher.execute("UPDATE quota_bucket SET margin_widened_at = now() - interval '11 seconds'")
+        #expect(opensAfter >= 75.024, "\(attempt.wait)")
+        // Ten quiet windows (10 min) later the next attempt halves it.
+        try watcher.execute("UPDATE quota_bucket SET margin_widened_at = now() - interval '601 seconds'")
         _ = try await other.attempt(app: "a", api: Self.api, purpose: .incremental)
-        #expect(try extra() == 125)
+        #expect(try extra() == 7500)
         await reporter.close()
         await other.close()
     }
