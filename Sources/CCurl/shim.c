@@ -23,3 +23,7 @@ CURLcode storerecon_curl_easy_setopt_callback(
 CURLcode storerecon_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+
+CURLMcode storerecon_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}

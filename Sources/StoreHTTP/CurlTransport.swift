@@ -11,7 +11,8 @@ import Foundation
 /// certificates, speaks only http and https, and never follows a redirect: the stores' APIs do not redirect, and
 /// following one would carry the `Authorization` header to another host. A 3xx answer is returned as it is.
 /// Every call is handed to the store at once: there is no per-host connection limit (a call the quota gate granted
-/// must not wait for another call's answer to free a connection).
+/// must not wait for another call's answer to free a connection). Connections stay open between calls, up to 512
+/// (``CurlLoop``), so a host is reached again on a connection of an earlier burst of calls.
 public final class CurlTransport: HTTPTransport {
     /// Answers larger than this are refused (a runaway or hostile body must not exhaust memory).
     public let maxResponseBytes: Int

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -92,8 +93,16 @@ public final class StoreSimulator: Sendable {
         var logger = Logger(label: "storesim")
         logger.logLevel = .warning
         let options = state.options
+        let state = state
+        var http = HTTP1Channel.Configuration()
+        // Called once per accepted connection, to build its pipeline: counting there costs a request nothing.
+        http.additionalChannelHandlers = {
+            state.connectionAccepted()
+            return []
+        }
         return Application(
             responder: SimulatorResponder(router: StoreRouter(state: state)),
+            server: .http1(configuration: http),
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: nil),
             onServerRunning: { channel in listening(channel.localAddress?.port ?? 0) },
@@ -179,7 +188,12 @@ public final class StoreSimulator: Sendable {
     public func resetStatistics() {
         state.ledger.reset()
         state.resetFlight()
+        state.resetConnections()
     }
+
+    /// The TCP connections the server accepted since start or the last ``resetStatistics()``: a client that keeps
+    /// its connections open between calls opens as many as it has calls in flight at once, not one per call.
+    public var connectionsAccepted: Int { state.connectionsAccepted }
 
     /// How long every store answer takes (changeable while running).
     public var latency: Latency {

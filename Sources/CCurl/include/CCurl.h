@@ -18,4 +18,6 @@ CURLcode storerecon_curl_easy_setopt_callback(
 
 CURLcode storerecon_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 
+CURLMcode storerecon_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
 #endif

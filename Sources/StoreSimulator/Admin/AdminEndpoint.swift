@@ -4,10 +4,11 @@ import Foundation
 ///
 /// - `GET /admin/clock` → `{"nowMillis":N,"now":"RFC 3339","followsWallClock":bool}`
 /// - `POST /admin/clock` with `{"now":N}` (ms), `{"advanceSeconds":N}` or `{"advanceMillis":N}` → as GET.
-/// - `GET /admin/stats` → `{"nowMillis":N,"quotaNowMillis":N,"endpoints":[{"app","environment"?,"endpoint",
+/// - `GET /admin/stats` → `{"nowMillis":N,"quotaNowMillis":N,"connectionsAccepted":N,"endpoints":[{"app","environment"?,"endpoint",
 ///   "granted","refused","maxInAnySecond","maxInAny30Seconds","maxInAnyMinute","maxInAnyPacificDay",
 ///   "grantsPerPacificDay":{"YYYY-MM-DD":N},"firstGrantMillis"?,"lastGrantMillis"?}]}` (counts and times on the
-///   quota clock; the first and last grant are left out before any).
+///   quota clock; the first and last grant are left out before any; `connectionsAccepted`: the TCP connections the
+///   server accepted).
 /// - `POST /admin/stats/reset` → `{}`: forgets every count.
 /// - `GET /admin/faults` → `{"faults":{"<endpoint>":{"rates":{"<kind>":rate},"slowMillis":N}}}`.
 /// - `POST /admin/faults` with `{"endpoint":"<endpoint>"|"all","rates":{"<kind>":rate},"slowMillis":N}` → as
@@ -33,10 +34,14 @@ struct AdminEndpoint {
         case ("POST", ["clock"]):
             return setClock(body)
         case ("GET", ["stats"]):
-            return encode(StatisticsPage(nowMillis: state.now, quotaNowMillis: state.quotaNow, endpoints: statistics()))
+            return encode(
+                StatisticsPage(
+                    nowMillis: state.now, quotaNowMillis: state.quotaNow,
+                    connectionsAccepted: state.connectionsAccepted, endpoints: statistics()))
         case ("POST", ["stats", "reset"]):
             state.ledger.reset()
             state.resetFlight()
+            state.resetConnections()
             return .json(200, "{}")
         case ("GET", ["latency"]):
             return latency()
@@ -117,6 +122,7 @@ struct AdminEndpoint {
     private struct StatisticsPage: Codable {
         var nowMillis: Int64
         var quotaNowMillis: Int64
+        var connectionsAccepted: Int
         var endpoints: [StatisticsEntry]
     }
 

@@ -28,6 +28,7 @@ final class SimulatorState: Sendable {
     let reviews = RefundReviewAnswers()
     private let accessTokens = Mutex<[String: AccessGrant]>([:])
     private let issued = Atomic<UInt64>(0)
+    private let accepted = Atomic<Int>(0)
     private let origin = Mutex<String>("http://127.0.0.1")
     private let quotaOptions: Mutex<QuotaOptions>
     private let latencyOption: Mutex<Latency>
@@ -107,6 +108,19 @@ final class SimulatorState: Sendable {
         flight.withLock { flight in
             for (endpoint, entry) in flight { flight[endpoint] = (entry.now, entry.now) }
         }
+    }
+
+    /// Counts a connection the server accepted.
+    func connectionAccepted() {
+        accepted.add(1, ordering: .relaxed)
+    }
+
+    /// The connections accepted since start (or the last statistics reset).
+    var connectionsAccepted: Int { accepted.load(ordering: .relaxed) }
+
+    /// Forgets the connections accepted so far.
+    func resetConnections() {
+        accepted.store(0, ordering: .relaxed)
     }
 
     /// The time quota windows count on.
