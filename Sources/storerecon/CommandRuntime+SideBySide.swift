@@ -45,9 +45,6 @@ extension CommandRuntime {
     /// more of them would cost the server backends and gain nothing, since a round trip takes well under a
     /// millisecond and calls of one app, API and purpose share one.
     static func sharedGateCount(apps: Int, connections: Int) -> Int {
-        let cores =
-            Int(ProcessInfo.processInfo.environment["STORERECON_XGATES"] ?? "")
-            ?? ProcessInfo.processInfo.activeProcessorCount
-        return max(1, min(apps, cores, connections / 2))
+        max(1, min(apps, ProcessInfo.processInfo.activeProcessorCount, connections / 2))
     }
 }
