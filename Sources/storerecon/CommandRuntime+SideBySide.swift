@@ -7,7 +7,7 @@ extension CommandRuntime {
     /// ``runJobs(_:apps:_:)`` with the apps side by side, within `nightly.concurrency` database connections (by
     /// default half those the server has free; unlike `run nightly`, not bounded per core, since these apps spend
     /// their time waiting on their own store quotas): one per running app's job, handed on to the next app when
-    /// one ends, and those of a few quota gates that the apps share, one per core (``sharedGateCount(apps:)``). The
+    /// one ends, and those of a few quota gates that the apps share, one per core (``sharedGateCount(apps:connections:)``). The
     /// `paced` apps (those waiting on a per-second quota) go first (``JobRunner/runSideBySide``).
     func runJobsSideBySide(
         _ job: String, apps: [AppConfig], paced: (AppConfig) -> Bool = { _ in true },
