@@ -6,7 +6,8 @@ import Reconciler
 extension CommandRuntime {
     /// ``runJobs(_:apps:_:)`` with the apps side by side, within `nightly.concurrency` database connections (by
     /// default half those the server has free; unlike `run nightly`, not bounded per core, since these apps spend
-    /// their time waiting on their own store quotas): each app holds two, its job's and its own quota gate's. The
+    /// their time waiting on their own store quotas): one per running app's job, handed on to the next app when
+    /// one ends, and those of a few quota gates that the apps share, one per core (``sharedGateCount(apps:connections:)``). The
     /// `paced` apps (those waiting on a per-second quota) go first (``JobRunner/runSideBySide``).
     func runJobsSideBySide(
         _ job: String, apps: [AppConfig], paced: (AppConfig) -> Bool = { _ in true },
@@ -24,15 +25,26 @@ extension CommandRuntime {
                 try configuration.nightly.concurrency
                 ?? max(2, NightlyFleet.freeConnections(on: connection) / 2)
         }
-        let (record, configuration, logger) = (self.record, self.configuration, self.logger)
+        let gateCount = Self.sharedGateCount(apps: apps.count, connections: connections)
+        let gates = (0..<gateCount).map { _ in
+            PostgresQuotaGate(
+                conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock(),
+                logger: logger)
+        }
+        let record = self.record
         let results = await jobRunner().runSideBySide(
-            job: job, apps: apps, concurrency: max(1, connections / 2), paced: paced,
-            ownGates: {
-                PostgresQuotaGate(
-                    conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock(),
-                    logger: logger)
-            }, record: { record.add([$0]) }, body)
+            job: job, apps: apps, concurrency: max(1, connections - gateCount), paced: paced, gates: gates,
+            record: { record.add([$0]) }, body)
+        for gate in gates { await gate.close() }
         let worst = ExitStatus.worst(results.map(\.exitCode))
         if worst != 0 { throw ExitCode(worst) }
+    }
+
+    /// How many quota gates the apps of a side-by-side run share: one per core, fewer for fewer apps, and at most
+    /// half the `connections` the run may hold (the rest are its jobs'). Each gate owns a connection and a thread;
+    /// more of them would cost the server backends and gain nothing, since a round trip takes well under a
+    /// millisecond and calls of one app, API and purpose share one.
+    static func sharedGateCount(apps: Int, connections: Int) -> Int {
+        max(1, min(apps, ProcessInfo.processInfo.activeProcessorCount, connections / 2))
     }
 }

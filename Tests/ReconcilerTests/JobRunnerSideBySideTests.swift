@@ -62,25 +62,78 @@ struct JobRunnerSideBySideTests {
         }
     }
 
-    @Test func withOwnGatesEachAppAsksAGateOfItsOwn() async throws {
+    @Test func theAppsShareTheGatesInTurnAndHandOnTheirConnections() async throws {
         try await Self.withApps { harness, apps in
-            let made = Mutex(0)
-            let conninfo = harness.stores.conninfo
+            let gates = (0..<2).map { _ in
+                PostgresQuotaGate(conninfo: harness.stores.conninfo, clock: ContinuousClock())
+            }
+            let backends = Mutex<[Int32]>([])
             let results = await harness.runner().runSideBySide(
-                job: "own_gates", apps: apps, concurrency: 4,
-                ownGates: {
-                    made.withLock { $0 += 1 }
-                    return PostgresQuotaGate(conninfo: conninfo, clock: ContinuousClock())
-                }
+                job: "shared_gates", apps: apps, concurrency: 2, gates: gates
             ) { app, environment in
+                backends.withLock { $0.append(environment.connection.backendPID) }
                 _ = try await environment.gate.acquire(app: app.id, api: .appleConsumption, purpose: .incremental)
             }
+            for gate in gates { await gate.close() }
             #expect(results.allSatisfy { $0.outcome == .ok }, "\(results.map { $0.error ?? "" })")
-            #expect(made.withLock { $0 } == apps.count)
+            // Four apps, two at a time: the two connections opened first served the other two apps.
+            #expect(backends.withLock { $0.count } == apps.count)
+            #expect(Set(backends.withLock { $0 }).count <= 2)
+            // Started in turn on two gates: two apps' grants on each.
+            #expect(gates.map(\.statistics.grants) == [2, 2])
             // Every grant was recorded in the shared database, whichever gate made it.
             let rows = try harness.connection().query(
                 "SELECT count(DISTINCT app_id)::int AS n FROM quota_day WHERE api = 'apple.consumption' AND used > 0")
             #expect(try rows[0].decode("n", as: Int.self) == apps.count)
+        }
+    }
+
+    @Test func aConnectionHandedOnCarriesNoLockSettingOrTransaction() async throws {
+        try await Self.withApps { harness, apps in
+            let seen = Mutex<[String: (pid: Int32, idle: Bool, locks: Int, timeout: String, zone: String)]>([:])
+            let defaultTimeout = try harness.connection().query("SHOW statement_timeout")[0]
+                .decode("statement_timeout", as: String.self)
+            // One at a time: the first app leaves a session lock and a setting, the second a transaction that an
+            // error left open; each next app must start on a clean session.
+            let results = await harness.runner().runSideBySide(
+                job: "handed_on", apps: Array(apps.prefix(3)), concurrency: 1
+            ) { app, environment in
+                let connection = environment.connection
+                let state = try connection.query(
+                    """
+                    SELECT (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid())
+                             AS locks,
+                           current_setting('statement_timeout') AS timeout, current_setting('TimeZone') AS zone
+                    """)[0]
+                let entry = (
+                    pid: connection.backendPID, idle: connection.isIdle, locks: try state.decode("locks", as: Int.self),
+                    timeout: try state.decode("timeout", as: String.self),
+                    zone: try state.decode("zone", as: String.self)
+                )
+                seen.withLock { $0[app.id] = entry }
+                switch app.id {
+                case apps[0].id:
+                    try connection.execute("SET statement_timeout = '4321s'")
+                    try connection.query("SELECT pg_advisory_lock(4242)")
+                case apps[1].id:
+                    try connection.execute("BEGIN")
+                    try connection.query("SELECT pg_advisory_xact_lock(4242)")
+                    throw ReconcilerError(.failed, "this app's job failed mid-transaction")
+                default: break
+                }
+            }
+            #expect(results.map(\.exitCode) == [0, 1, 0])
+            let byApp = seen.withLock { $0 }
+            let (first, second, third) = try (
+                #require(byApp[apps[0].id]), #require(byApp[apps[1].id]), #require(byApp[apps[2].id])
+            )
+            // The second app ran on the first one's connection, with only its own job lock and the defaults.
+            #expect(second.pid == first.pid)
+            #expect(second.locks == 1 && second.timeout == defaultTimeout && second.zone == "UTC")
+            // The transaction left open was not handed on: the third app got a fresh, idle session.
+            #expect(third.pid != second.pid)
+            #expect(third.idle && third.locks == 1 && third.timeout == defaultTimeout && third.zone == "UTC")
+            #expect(first.idle && second.idle)
         }
     }
 }

@@ -8,32 +8,41 @@ extension JobRunner {
     /// not stop the others: an error before the app's job started (its connection, its lock) is its result.
     ///
     /// For jobs whose time goes to waiting on each app's own store quota (`run refund-requests`), so that fifty apps
-    /// take about as long as the slowest one rather than the sum of all. With `ownGates`, each app's job asks its
-    /// own gate (its own connection: a second one per app) instead of this runner's, so that the apps' grants are
-    /// not queued behind one another on one connection; the quotas stay per app in the database either way.
+    /// take about as long as the slowest one rather than the sum of all. The jobs' connections come from a
+    /// ``JobConnectionPool``: an app that ends hands its connection, reset, to the next app to start, so the run
+    /// opens as many as run at once. With `gates`, the apps ask those instead of this runner's gate, assigned in turn
+    /// in start order, so that the apps' grants are not all queued on one connection; the quotas stay per app in the
+    /// database either way. The caller closes the gates.
     ///
     /// `paced` says which apps wait on a per-second store quota: they start first, and while any of them runs the
     /// others run at most one per core (``SideBySideSchedule``). By default every app is paced.
     public func runSideBySide(
         job: String, apps: [AppConfig], concurrency: Int, paced: (AppConfig) -> Bool = { _ in true },
-        ownGates: (@Sendable () -> PostgresQuotaGate<ContinuousClock>)? = nil,
+        gates: [any QuotaGate] = [],
         record: @escaping @Sendable (Result) -> Void = { _ in },
         _ body: @escaping @Sendable (AppConfig, JobEnvironment) async throws -> Void
     ) async -> [Result] {
         var schedule = SideBySideSchedule(
             paced: apps.map(paced), limit: concurrency,
             unpacedWhilePaced: ProcessInfo.processInfo.activeProcessorCount)
+        let pool = JobConnectionPool(conninfo: configuration.database.url)
+        defer { pool.close() }
+        var started = 0
+        func nextRunner() -> JobRunner {
+            var runner = self
+            if !gates.isEmpty {
+                runner = JobRunner(
+                    configuration: configuration, gate: gates[started % gates.count], shutdown: shutdown,
+                    dryRun: dryRun, quiet: quiet, logger: logger, now: now)
+            }
+            runner.connectionPool = pool
+            started += 1
+            return runner
+        }
         return await withTaskGroup(of: (Int, Result).self) { group in
             func start(_ index: Int) {
-                group.addTask {
-                    guard let gate = ownGates?() else { return (index, await runOne(job: job, app: apps[index], body)) }
-                    let runner = JobRunner(
-                        configuration: configuration, gate: gate, shutdown: shutdown, dryRun: dryRun, quiet: quiet,
-                        logger: logger, now: now)
-                    let result = await runner.runOne(job: job, app: apps[index], body)
-                    await gate.close()
-                    return (index, result)
-                }
+                let runner = nextRunner()
+                group.addTask { (index, await runner.runOne(job: job, app: apps[index], body)) }
             }
             for index in schedule.start() { start(index) }
             var results = [Result?](repeating: nil, count: apps.count)

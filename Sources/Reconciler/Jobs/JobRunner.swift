@@ -58,6 +58,9 @@ public struct JobRunner: Sendable {
     public let logger: Logger
     /// The current time.
     public let now: @Sendable () -> Date
+    /// Where jobs take their connection and give it back (``runSideBySide(job:apps:concurrency:paced:gates:record:_:)``);
+    /// `nil`: each job opens its own and closes it.
+    var connectionPool: JobConnectionPool?
 
     /// Creates a runner.
     public init(
@@ -92,8 +95,10 @@ public struct JobRunner: Sendable {
         _ body: (JobEnvironment) async throws -> Void
     ) async throws -> Result {
         let started = ContinuousClock.now
-        let connection = try PostgresConnection(conninfo: configuration.database.url)
-        defer { connection.close() }
+        let connection = try connectionPool?.take() ?? PostgresConnection(conninfo: configuration.database.url)
+        defer {
+            if let connectionPool { connectionPool.giveBack(connection) } else { connection.close() }
+        }
         var logger = self.logger
         logger[metadataKey: "app"] = "\(app.id)"
         logger[metadataKey: "job"] = "\(job)"

@@ -1,4 +1,4 @@
-/// Which apps' jobs start when, when one job runs for many apps side by side (``JobRunner/runSideBySide(job:apps:concurrency:paced:ownGates:record:_:)``).
+/// Which apps' jobs start when, when one job runs for many apps side by side (``JobRunner/runSideBySide(job:apps:concurrency:paced:gates:record:_:)``).
 ///
 /// Apps whose work waits on a per-second store quota (paced) start first and take every slot they need: each of
 /// them needs the whole run to spend its quota windows, so none may start late. The others, bounded only by the

@@ -1,0 +1,51 @@
+import Postgres
+import TestSupport
+import Testing
+
+/// `PostgresConnection.resetSession()`: what a job leaves in its session is gone before the next job gets it.
+@Suite("PostgresConnection: a session reset for the next job")
+struct PostgresSessionResetTests {
+    let conninfo: String
+
+    init() throws {
+        conninfo = try TestDatabase.create(prefix: "pgreset")
+    }
+
+    @Test func releasesLocksAndSettingsAndKeepsTheSession() throws {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        let pid = connection.backendPID
+        try connection.query("SELECT pg_advisory_lock(7), pg_advisory_lock(8)")
+        try connection.execute("SET statement_timeout = '77s'")
+        try connection.execute("SET TimeZone = 'Europe/Paris'")
+        try connection.execute("CREATE TEMP TABLE left_behind (n int)")
+
+        try connection.resetSession()
+
+        let row = try connection.query(
+            """
+            SELECT (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()) AS locks,
+                   current_setting('statement_timeout') AS timeout, current_setting('TimeZone') AS zone,
+                   to_regclass('pg_temp.left_behind') IS NULL AS dropped
+            """)[0]
+        #expect(try row.decode("locks", as: Int.self) == 0)
+        #expect(try row.decode("timeout", as: String.self) != "77s")
+        #expect(try row.decode("zone", as: String.self) == "UTC")
+        #expect(try row.decode("dropped", as: Bool.self))
+        #expect(connection.backendPID == pid && connection.isIdle)
+    }
+
+    @Test func refusesInsideATransactionOpenOrAborted() throws {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        #expect(connection.isIdle)
+        try connection.execute("BEGIN")
+        #expect(!connection.isIdle)
+        #expect(throws: PostgresError.self) { try connection.resetSession() }
+        #expect(throws: PostgresError.self) { try connection.query("SELECT 1/0") }
+        #expect(!connection.isIdle)
+        #expect(throws: PostgresError.self) { try connection.resetSession() }
+        connection.close()
+        #expect(!connection.isIdle)
+    }
+}
