@@ -59,7 +59,7 @@ struct PreparedStatementTests {
         #expect(try prepared(connection, texts[0]).isEmpty)
     }
 
-    @Test(arguments: ["SELEC $1::int", "SELECT $1::int FROM no_such_table"])
+    @Test(arguments: ["SELEC $1::int", "SELECT $1::int FROM no_such_table", "SELECT $1::int; SELECT 2"])
     func aFailingStatementCachesNothingAndKeepsItsError(_ sql: String) throws {
         let connection = try PostgresConnection(conninfo: conninfo)
         let first = #expect(throws: PostgresError.self) { try connection.query(sql, [1]) }
