@@ -63,7 +63,7 @@ extension PostgresConnection {
             error.message =
                 error.message.trimmingWhitespace()
                 + " (\(why) since this connection prepared the statement; run the transaction again:"
-                + " the statement is prepared afresh on its next use)"
+                + " \(PostgresError.preparedAfresh))"
             return error
         } catch {
             return error

@@ -104,8 +104,24 @@ struct PreparedStatementTests {
         #expect(error?.sqlState == "0A000")
         #expect(error?.description.contains("cached plan must not change result type") == true)
         #expect(error?.description.contains("run the transaction again") == true)
+        #expect(error?.isStalePreparedStatement == true)
         let columns = try connection.transaction { try $0.query(sql, [1]).columns }
         #expect(columns == ["a", "b"])
+    }
+
+    @Test func aTransactionRetriedOnConflictsIsRetriedWhenAMigrationChangedAStatementsColumns() throws {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        try connection.execute("CREATE TABLE shape (a int)")
+        let sql = "SELECT * FROM shape WHERE a = $1"
+        for _ in 0..<3 { try connection.query(sql, [1]) }
+        try PostgresConnection(conninfo: conninfo).execute("ALTER TABLE shape ADD COLUMN b text")
+        var attempts = 0
+        let columns = try connection.transactionRetryingConflicts { connection in
+            attempts += 1
+            return try connection.query(sql, [1]).columns
+        }
+        #expect(columns == ["a", "b"])
+        #expect(attempts == 2)
     }
 
     @Test func aStatementRunsAgainAfterItsTransactionAbortedAndRolledBack() throws {
