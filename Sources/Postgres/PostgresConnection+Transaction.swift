@@ -31,7 +31,9 @@ extension PostgresConnection {
     /// failure (40001) runs again, up to `attempts` times in all, after a short random pause. Two processes that
     /// write the same rows in different orders (a sync and a backfill over overlapping windows, each storing pages
     /// and their amounts) can deadlock; the server then rolls back one of them whole, so running it again is safe and
-    /// is what the server asks for. `body` must not have effects outside the database that cannot run twice.
+    /// is what the server asks for. A statement this connection prepared before a migration changed its result columns
+    /// (``PostgresError/isStalePreparedStatement``) aborts the transaction the same way, and the next attempt prepares
+    /// it afresh. `body` must not have effects outside the database that cannot run twice.
     @discardableResult
     public func transactionRetryingConflicts<T>(attempts: Int = 5, _ body: (PostgresConnection) throws -> T) throws
         -> T
@@ -41,7 +43,8 @@ extension PostgresConnection {
             do {
                 return try transaction(body)
             } catch let error as PostgresError
-                where attempt < attempts && isOpen && ["40P01", "40001"].contains(error.sqlState ?? "")
+                where attempt < attempts && isOpen
+                && (["40P01", "40001"].contains(error.sqlState ?? "") || error.isStalePreparedStatement)
             {
                 attempt += 1
                 DatabaseWorker.releaseHandedWork()

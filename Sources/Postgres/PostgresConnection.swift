@@ -11,6 +11,8 @@ import Foundation
 /// Every session is set to `TimeZone=UTC` so timestamps read back in one format.
 public final class PostgresConnection {
     var handle: OpaquePointer?
+    /// The statements this session has prepared (``PreparedStatementCache``).
+    var statements: PreparedStatementCache
     /// The passwords found in the conninfo, if any, kept only to scrub them from libpq's messages.
     private let secrets: [String]
 
@@ -27,6 +29,7 @@ public final class PostgresConnection {
         var keys: [String] = []
         var values: [String] = []
         let environment = ProcessInfo.processInfo.environment
+        statements = PreparedStatementCache(enabled: environment["STORERECON_PREPARED_STATEMENTS"] != "off")
         func addDefault(_ key: String, _ value: String, unlessEnv variable: String) {
             if environment[variable] == nil {
                 keys.append(key)
@@ -66,6 +69,7 @@ public final class PostgresConnection {
     public func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        statements.removeAll()
     }
 
     /// Whether libpq still considers the connection usable.
@@ -102,6 +106,7 @@ public final class PostgresConnection {
     public func executeScript(_ sql: String) throws {
         let handle = try liveHandle(operation: "script")
         let result = PQexec(handle, sql)
+        if PreparedStatementCache.scriptMayDropPreparedStatements(sql) { statements.removeAll() }
         try check(result, operation: "script")
         PQclear(result)
     }
@@ -124,11 +129,9 @@ public final class PostgresConnection {
                 code: .usage, operation: operation,
                 message: "parameter $\(index + 1) contains a NUL byte, which PostgreSQL text cannot hold")
         }
-        let result = Self.withOptionalCStrings(texts) { pointers in
-            PQexecParams(handle, sql, Int32(texts.count), nil, pointers, nil, nil, 0)
+        return try Self.withOptionalCStrings(texts) { pointers in
+            try runStatement(sql, pointers, handle: handle, operation: operation)
         }
-        try check(result, operation: operation)
-        return result!
     }
 
     /// Throws if `result` is an error, clearing it; returns normally for success statuses.
@@ -144,6 +147,7 @@ public final class PostgresConnection {
             let message = String(cString: PQresultErrorMessage(result))
             PQclear(result)
             if let handle, PQstatus(handle) != CONNECTION_OK {
+                statements.removeAll()
                 throw PostgresError(
                     code: .connectionLost, operation: operation, sqlState: sqlState,
                     message: Self.scrub(message, secrets))
@@ -240,9 +244,11 @@ public final class PostgresConnection {
 
     /// Calls `body` with the strings as NUL-terminated C strings (nil stays nil), all copied into one buffer: a
     /// statement's parameters cost one allocation, not one each.
-    static func withOptionalCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    static func withOptionalCStrings<R>(
+        _ strings: [String?], _ body: ([UnsafePointer<CChar>?]) throws -> R
+    ) rethrows -> R {
         let total = strings.reduce(0) { $0 + ($1.map { $0.utf8.count + 1 } ?? 0) }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(total, 1)) { buffer in
+        return try withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(total, 1)) { buffer in
             var pointers: [UnsafePointer<CChar>?] = []
             pointers.reserveCapacity(strings.count)
             var offset = 0
@@ -262,7 +268,7 @@ public final class PostgresConnection {
                 pointers.append(UnsafePointer(start))
                 offset += count + 1
             }
-            return body(pointers)
+            return try body(pointers)
         }
     }
 }

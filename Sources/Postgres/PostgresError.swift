@@ -67,6 +67,16 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
         return transient.contains(sqlState) || sqlState.hasPrefix("57P") || sqlState.hasPrefix("08")
     }
 
+    /// Whether a statement this connection had prepared could not run as prepared inside a transaction block (a table
+    /// it reads changed its columns, or the session's prepared statements were dropped): the transaction was aborted,
+    /// and running it again prepares the statement afresh.
+    public var isStalePreparedStatement: Bool {
+        ["0A000", "26000"].contains(sqlState ?? "") && message.contains(Self.preparedAfresh)
+    }
+
+    /// The words ``PostgresConnection`` adds to the server's message for a stale prepared statement.
+    static let preparedAfresh = "the statement is prepared afresh on its next use"
+
     public var description: String {
         var text = "postgres \(operation) failed"
         if let sqlState { text += " [SQLSTATE \(sqlState)]" }
