@@ -132,18 +132,6 @@ extension PostgresConnection {
         PQclear(PQexec(handle, script))
     }
 
-    /// Runs `DISCARD ALL` (the session as new: prepared statements, temporary tables, settings, advisory locks
-    /// released) and sets the session's time zone to UTC again, as a new connection is.
-    public func resetSession() throws {
-        let handle = try liveHandle(operation: "reset")
-        statements.removeAll()
-        for sql in ["DISCARD ALL", "SET TimeZone = 'UTC'"] {
-            let result = PQexec(handle, sql)
-            try check(result, operation: "reset")
-            PQclear(result)
-        }
-    }
-
     /// How many statements this connection holds prepared (for tests and diagnostics).
     public var preparedStatementCount: Int { statements.count }
 }

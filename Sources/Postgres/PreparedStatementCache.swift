@@ -110,8 +110,9 @@ struct PreparedStatementCache {
 
     /// Whether a script of several statements may drop the session's prepared statements.
     static func scriptMayDropPreparedStatements(_ sql: String) -> Bool {
-        let text = sql.uppercased()
-        return text.contains("DISCARD") || text.contains("DEALLOCATE")
+        let words = sql.uppercased().split { !$0.isLetter }
+        // `DISCARD TEMP` (``PostgresConnection/resetSession()``) and `DISCARD PLANS` keep the statements.
+        return words.contains("DEALLOCATE") || zip(words, words.dropFirst()).contains { $0 == "DISCARD" && $1 == "ALL" }
     }
 
     /// The first word of `sql`, upper-cased, after white space and `--` comments.

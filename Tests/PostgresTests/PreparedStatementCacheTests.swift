@@ -73,4 +73,11 @@ struct PreparedStatementCacheTests {
         #expect(!PreparedStatementCache.dropsPreparedStatements("DEALLOCATE storerecon_1"))
         #expect(!PreparedStatementCache.dropsPreparedStatements("SELECT 'DISCARD ALL'"))
     }
+
+    @Test func aScriptDropsThemOnlyWithDiscardAllOrADeallocate() {
+        #expect(PreparedStatementCache.scriptMayDropPreparedStatements("SET a = 1; discard  all;"))
+        #expect(PreparedStatementCache.scriptMayDropPreparedStatements("SELECT 1; DEALLOCATE storerecon_1"))
+        #expect(!PreparedStatementCache.scriptMayDropPreparedStatements("RESET ALL; DISCARD TEMP"))
+        #expect(!PreparedStatementCache.scriptMayDropPreparedStatements("CLOSE ALL; DISCARD PLANS"))
+    }
 }
