@@ -35,9 +35,9 @@ extension PostgresQuotaGate {
         }
     }
 
-    /// Counts a call begun with ``beginCall(app:api:)`` as answered now.
-    public nonisolated func endCall(app: String, api: StoreAPI) async {
-        let now = clock.now
+    /// Counts a call begun with ``beginCall(app:api:)`` as answered `answeredAgo` before now.
+    public nonisolated func endCall(app: String, api: StoreAPI, answeredAgo: Duration) async {
+        let now = clock.now.advanced(by: .zero - max(.zero, answeredAgo))
         local.withLock { $0.pacers[QuotaKey(app: app, api: api)]?.finished(at: now) }
     }
 }

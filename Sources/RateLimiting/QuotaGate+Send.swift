@@ -24,7 +24,7 @@ extension QuotaGate {
         try await beginCall(app: app, api: api)
         do {
             let response = try await sendRetakingLate(app: app, api: api, purpose: purpose, onLate: onLate, send)
-            await endCall(app: app, api: api)
+            await endCall(app: app, api: api, answeredAgo: response.answeredAt.map { .now - $0 } ?? .zero)
             return response
         } catch {
             await endCall(app: app, api: api)

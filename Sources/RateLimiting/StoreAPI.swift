@@ -90,8 +90,9 @@ public protocol QuotaGate: Sendable {
     /// - Throws: `CancellationError` when cancelled while waiting.
     func beginCall(app: String, api: StoreAPI) async throws
 
-    /// Counts a call begun with ``beginCall(app:api:)`` as answered (or failed) now.
-    func endCall(app: String, api: StoreAPI) async
+    /// Counts a call begun with ``beginCall(app:api:)`` as answered (or failed) `answeredAgo` before now: the
+    /// transport's own time of the answer's first byte, which the calling task may reach much later on a loaded host.
+    func endCall(app: String, api: StoreAPI, answeredAgo: Duration) async
 }
 
 extension QuotaGate {
@@ -99,7 +100,12 @@ extension QuotaGate {
     public func beginCall(app: String, api: StoreAPI) async throws {}
 
     /// No pacing by answers: a gate that only grants.
-    public func endCall(app: String, api: StoreAPI) async {}
+    public func endCall(app: String, api: StoreAPI, answeredAgo: Duration) async {}
+
+    /// Counts a call begun with ``beginCall(app:api:)`` as answered (or failed) now.
+    public func endCall(app: String, api: StoreAPI) async {
+        await endCall(app: app, api: api, answeredAgo: .zero)
+    }
 }
 
 /// The daily budget (or the share a backfill may take of it) is spent, or the store said so.

@@ -87,7 +87,8 @@ enum CurlRequestSetup {
         guard status >= 100 else {
             return .failure(TransportError(code: .invalidResponse, request: transfer.label, message: "no HTTP status"))
         }
-        return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body))
+        return .success(
+            HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, answeredAt: transfer.answeredAt))
     }
 
     private static func errorCode(_ code: CURLcode) -> TransportError.Code {

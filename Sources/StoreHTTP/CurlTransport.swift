@@ -66,6 +66,8 @@ final class CurlTransfer: @unchecked Sendable {
     var body = Data()
     var headers: [String: String] = [:]
     var tooLarge = false
+    /// When the first status line came (``HTTPResponse/answeredAt``).
+    var answeredAt: ContinuousClock.Instant?
 
     init(_ request: HTTPRequest, limit: Int) {
         self.request = request
@@ -95,6 +97,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// a `100 Continue` or a proxy's `CONNECT` answer), so the fields before it are dropped.
     func receiveHeader(_ line: UnsafeRawBufferPointer) {
         if line.starts(with: "HTTP/".utf8) {
+            if answeredAt == nil { answeredAt = .now }
             headers = [:]
             return
         }

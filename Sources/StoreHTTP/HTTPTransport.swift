@@ -38,12 +38,16 @@ public struct HTTPResponse: Sendable {
     public var headers: [String: String]
     /// The body.
     public var body: Data
+    /// When the answer's first byte came back, taken by the transport's own thread; `nil` when the transport does
+    /// not say. The store counted the request no later than this, however long the caller took to resume.
+    public var answeredAt: ContinuousClock.Instant?
 
     /// Creates a response.
-    public init(status: Int, headers: [String: String], body: Data) {
+    public init(status: Int, headers: [String: String], body: Data, answeredAt: ContinuousClock.Instant? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.answeredAt = answeredAt
     }
 
     /// A header by case-insensitive name.

@@ -83,6 +83,20 @@ struct ArrivalPacerTests {
         #expect(google.statistics.paced == 0)
     }
 
+    @Test func anAnswerIsCountedWhenTheTransportSawItNotWhenTheCallerResumed() async throws {
+        let clock = ManualClock()
+        let api = StoreAPI.appleConsumption
+        let policy = QuotaPolicy(defaultLimits: QuotaLimits([api: QuotaLimit(windows: [Self.limit])]))
+        let gate = PostgresQuotaGate(conninfo: "host=/nonexistent", policy: policy, clock: clock)
+        for _ in 0..<3 { try await gate.beginCall(app: "a", api: api) }
+        clock.advance(by: .milliseconds(400))
+        // The transport saw the answers 300 ms before their callers got to say so.
+        for _ in 0..<3 { await gate.endCall(app: "a", api: api, answeredAgo: .milliseconds(300)) }
+        try await gate.beginCall(app: "a", api: api)
+        // The first answer came back at 100 ms (not 400): the fourth call was asked for 1.025 s after that.
+        #expect(clock.now == Self.at(1125))
+    }
+
     /// Records the order in which `sendGranted` uses the gate.
     actor RecordingGate: QuotaGate {
         var events: [String] = []
@@ -96,7 +110,9 @@ struct ArrivalPacerTests {
 
         func beginCall(app: String, api: StoreAPI) async throws { events.append("begin") }
 
-        func endCall(app: String, api: StoreAPI) async { events.append("end") }
+        func endCall(app: String, api: StoreAPI, answeredAgo: Duration) async {
+            events.append(answeredAgo >= .milliseconds(250) ? "end earlier" : "end")
+        }
 
         func note(_ event: String) { events.append(event) }
     }
@@ -111,6 +127,11 @@ struct ArrivalPacerTests {
             return HTTPResponse(status: 200, headers: [:], body: Data())
         }
         #expect(await gate.events == ["begin", "acquire", "send", "acquire", "send", "end"])
+        // The answer's own time reaches the gate.
+        _ = try await gate.sendGranted(app: "a", api: .appleConsumption, purpose: .incremental) { _ in
+            HTTPResponse(status: 200, headers: [:], body: Data(), answeredAt: .now - .milliseconds(250))
+        }
+        #expect(await gate.events.suffix(3) == ["begin", "acquire", "end earlier"])
         await #expect(throws: TransportError.self) {
             _ = try await gate.sendGranted(app: "a", api: .appleConsumption, purpose: .incremental) { _ in
                 throw TransportError(code: .connection, request: "POST /", message: "refused")

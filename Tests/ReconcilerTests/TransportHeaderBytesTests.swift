@@ -15,8 +15,12 @@ import Testing
         answer += Array("Content-Length: 17\r\nConnection: close\r\n\r\n{\"voided\": [1,2]}".utf8)
         let server = try RawHTTPServer(answer: answer)
         let url = URL(string: "http://127.0.0.1:\(server.port)/androidpublisher/v3/x")!
+        let sent = ContinuousClock.now
         let response = try await CurlTransport().send(HTTPRequest(url: url, timeout: 10))
         #expect(response.status == 200)
+        // The transport's own time of the answer (the quota gate paces by it).
+        let answeredAt = try #require(response.answeredAt)
+        #expect(answeredAt >= sent && answeredAt <= .now)
         #expect(String(decoding: response.body, as: UTF8.self) == "{\"voided\": [1,2]}")
         // Each byte that is not UTF-8 is read as ISO-8859-1: é and ÿ.
         #expect(response.header("X-Served-By") == "caf\u{E9}\u{FF} node")

@@ -30,7 +30,7 @@ public struct CountingQuotaGate: QuotaGate {
         try await base.beginCall(app: app, api: api)
     }
 
-    public func endCall(app: String, api: StoreAPI) async {
-        await base.endCall(app: app, api: api)
+    public func endCall(app: String, api: StoreAPI, answeredAgo: Duration) async {
+        await base.endCall(app: app, api: api, answeredAgo: answeredAgo)
     }
 }
