@@ -88,7 +88,8 @@ enum CurlRequestSetup {
             return .failure(TransportError(code: .invalidResponse, request: transfer.label, message: "no HTTP status"))
         }
         return .success(
-            HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, answeredAt: transfer.answeredAt))
+            HTTPResponse(
+                status: status, headers: transfer.headers, body: transfer.body, answeredAt: transfer.answeredAt))
     }
 
     private static func errorCode(_ code: CURLcode) -> TransportError.Code {
