@@ -17,23 +17,17 @@ public final class JobConnectionPool: Sendable {
 
     private let conninfo: String
     private let idle = Mutex<[Idle]>([])
-    private let openedCount = Atomic<Int>(0)
 
     /// A pool that opens its connections with `conninfo`; it holds none until the first is given back.
     public init(conninfo: String) {
         self.conninfo = conninfo
     }
 
-    /// Connections opened so far.
-    public var opened: Int { openedCount.load(ordering: .relaxed) }
-
     /// An idle connection, or a new one when none is idle.
     /// - Throws: `PostgresError` when a new connection cannot be opened.
     public func take() throws -> PostgresConnection {
         if let reused = idle.withLock({ $0.popLast() }) { return reused.connection }
-        let connection = try PostgresConnection(conninfo: conninfo)
-        openedCount.add(1, ordering: .relaxed)
-        return connection
+        return try PostgresConnection(conninfo: conninfo)
     }
 
     /// Takes back a connection whose job has ended: kept for the next job once its session is reset, closed when
