@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Synchronization
+import X509
 
 /// Certificate chains that passed validation, keyed by the leaf certificate's bytes (and, as a faster first look, by
 /// the JWS header bytes that carried them). Only what is time-independent is cached: each payload's `signedDate` is
@@ -33,9 +34,21 @@ final class ChainCache: Sendable {
         var entry: Entry
     }
 
+    /// What a verification that found no cached chain for its leaf does.
+    private enum Turn {
+        /// Validates the chain; the verifications that ask meanwhile wait for it.
+        case lead
+        /// Another verification validated the chain meanwhile.
+        case validated(Entry)
+        /// Validates the chain itself: the one it waited for failed.
+        case alone
+    }
+
     private struct State {
         var byLeaf: [[UInt8]: Entry] = [:]
         var headers: [KnownHeader] = []
+        /// Leaves being validated, with the verifications waiting for the outcome.
+        var validating: [[UInt8]: [CheckedContinuation<Turn, Never>]] = [:]
     }
 
     private let capacity: Int
@@ -64,8 +77,47 @@ final class ChainCache: Sendable {
         return memcmp(leftBase, rightBase, left.count) == 0
     }
 
-    func entry(forLeaf leaf: [UInt8]) -> Entry? {
-        state.withLock { $0.byLeaf[leaf] }
+    /// The chain of `leaf`, cached or validated with `validate`, and remembered for `header`. Verifications of one
+    /// leaf that arrive together (the first pages of many apps at a run's start) validate it once: the first
+    /// validates, the others wait for it, and validate themselves only when it failed.
+    func entry(
+        forLeaf leaf: [UInt8], header: ArraySlice<UInt8>, validate: () async throws -> Entry
+    ) async throws -> Entry {
+        let turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
+            state.withLock { state in
+                if let entry = state.byLeaf[leaf] {
+                    continuation.resume(returning: .validated(entry))
+                } else if state.validating[leaf] != nil {
+                    state.validating[leaf]?.append(continuation)
+                } else {
+                    state.validating[leaf] = []
+                    continuation.resume(returning: .lead)
+                }
+            }
+        }
+        switch turn {
+        case .validated(let entry):
+            store(entry, leaf: leaf, header: header)
+            return entry
+        case .alone:
+            let entry = try await validate()
+            store(entry, leaf: leaf, header: header)
+            return entry
+        case .lead:
+            do {
+                let entry = try await validate()
+                store(entry, leaf: leaf, header: header)
+                for waiting in state.withLock({ $0.validating.removeValue(forKey: leaf) ?? [] }) {
+                    waiting.resume(returning: .validated(entry))
+                }
+                return entry
+            } catch {
+                for waiting in state.withLock({ $0.validating.removeValue(forKey: leaf) ?? [] }) {
+                    waiting.resume(returning: .alone)
+                }
+                throw error
+            }
+        }
     }
 
     func store(_ entry: Entry, leaf: [UInt8], header: ArraySlice<UInt8>) {
@@ -79,4 +131,20 @@ final class ChainCache: Sendable {
     }
 
     var count: Int { state.withLock { $0.byLeaf.count } }
+}
+
+extension ChainCache {
+    /// The caches shared by verifiers that trust the same roots, by that set of roots.
+    private static let byRoots = Mutex<[Set<Certificate>: ChainCache]>([:])
+
+    /// The one cache of the process for verifiers trusting exactly `roots`: a chain validated for one of them is valid
+    /// for all (the checks depend on the roots alone), so each chain is validated once per process, not once per app.
+    static func shared(trusting roots: [Certificate]) -> ChainCache {
+        byRoots.withLock { caches in
+            if let cache = caches[Set(roots)] { return cache }
+            let cache = ChainCache()
+            caches[Set(roots)] = cache
+            return cache
+        }
+    }
 }

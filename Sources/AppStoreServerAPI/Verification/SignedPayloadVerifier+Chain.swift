@@ -36,22 +36,19 @@ extension SignedPayloadVerifier {
             }
             ders.append(der)
         }
-        if let entry = cache.entry(forLeaf: ders[0]) {
-            cache.store(entry, leaf: ders[0], header: jws.header)
-            try entry.checkValidity(at: date)
-            return entry.leafKey
-        }
-        var certificates: [Certificate] = []
-        for (index, der) in ders.enumerated() {
-            do {
-                certificates.append(try Certificate(derEncoded: der))
-            } catch {
-                throw AppStoreServerAPIError(
-                    code: .malformedJWS, message: "x5c certificate \(index + 1) is not a DER X.509 certificate")
+        let entry = try await cache.entry(forLeaf: ders[0], header: jws.header) {
+            var certificates: [Certificate] = []
+            for (index, der) in ders.enumerated() {
+                do {
+                    certificates.append(try Certificate(derEncoded: der))
+                } catch {
+                    throw AppStoreServerAPIError(
+                        code: .malformedJWS, message: "x5c certificate \(index + 1) is not a DER X.509 certificate")
+                }
             }
+            return try await validateChain(leaf: certificates[0], intermediate: certificates[1], at: date)
         }
-        let entry = try await validateChain(leaf: certificates[0], intermediate: certificates[1], at: date)
-        cache.store(entry, leaf: ders[0], header: jws.header)
+        try entry.checkValidity(at: date)
         return entry.leafKey
     }
 

@@ -26,7 +26,7 @@ public struct SignedPayloadVerifier: Sendable {
 
     let roots: [Certificate]
     let now: @Sendable () -> Date
-    let cache = ChainCache()
+    let cache: ChainCache
     /// One decoder for every payload (it is never configured after creation) rather than one per payload.
     static let decoder = JSONDecoder()
 
@@ -38,11 +38,14 @@ public struct SignedPayloadVerifier: Sendable {
     ///   - environment: the environment payloads must come from.
     ///   - verifiesSignatures: `false` skips signature and chain checks; allowed only for `Xcode` and `LocalTesting`.
     ///   - now: the clock, used only for payloads without a `signedDate`.
+    ///   - sharesValidatedChains: validated chains are cached with every other verifier of the process that shares
+    ///     this option and trusts the same roots (the apps of one run), rather than for this verifier alone.
     /// - Throws: ``AppStoreServerAPIError`` `configuration` for an unusable root, a missing app Apple ID in
     ///   production, or verification turned off outside Xcode and local testing.
     public init(
         rootCertificates: [Data], bundleId: String, appAppleId: Int64?, environment: Environment,
-        verifiesSignatures: Bool = true, now: @escaping @Sendable () -> Date = { Date() }
+        verifiesSignatures: Bool = true, now: @escaping @Sendable () -> Date = { Date() },
+        sharesValidatedChains: Bool = false
     ) throws {
         guard verifiesSignatures || environment == .xcode || environment == .localTesting else {
             throw AppStoreServerAPIError(
@@ -61,6 +64,7 @@ public struct SignedPayloadVerifier: Sendable {
             throw AppStoreServerAPIError(code: .configuration, message: "no root certificate is configured")
         }
         self.roots = roots
+        cache = sharesValidatedChains ? ChainCache.shared(trusting: roots) : ChainCache()
         self.bundleId = bundleId
         self.appAppleId = appAppleId
         self.environment = environment
@@ -69,10 +73,11 @@ public struct SignedPayloadVerifier: Sendable {
     }
 
     /// Creates a verifier with roots read from files (DER `.cer` as Apple publishes them, or PEM).
+    /// - Parameter sharesValidatedChains: as in ``init(rootCertificates:bundleId:appAppleId:environment:verifiesSignatures:now:sharesValidatedChains:)``.
     /// - Throws: ``AppStoreServerAPIError`` `configuration` naming a file that is missing or not a certificate.
     public init(
         rootCertificateFiles: [String], bundleId: String, appAppleId: Int64?, environment: Environment,
-        verifiesSignatures: Bool = true
+        verifiesSignatures: Bool = true, sharesValidatedChains: Bool = false
     ) throws {
         var roots: [Data] = []
         for path in rootCertificateFiles {
@@ -85,7 +90,7 @@ public struct SignedPayloadVerifier: Sendable {
         }
         try self.init(
             rootCertificates: roots, bundleId: bundleId, appAppleId: appAppleId, environment: environment,
-            verifiesSignatures: verifiesSignatures)
+            verifiesSignatures: verifiesSignatures, sharesValidatedChains: sharesValidatedChains)
     }
 
     /// Verifies a signed transaction (`signedTransactions[]`, `signedTransactionInfo`).

@@ -118,7 +118,7 @@ extension StoreClients {
             return try SignedPayloadVerifier(
                 rootCertificateFiles: app.rootCertificates, bundleId: bundleId,
                 appAppleId: environment == .production || rules.appAppleIdOutsideProduction ? app.appAppleId : nil,
-                environment: environment, verifiesSignatures: !skips)
+                environment: environment, verifiesSignatures: !skips, sharesValidatedChains: true)
         }
         func access(_ environment: Environment, fallsBack: Bool) throws -> AppleStoreAccess {
             let configuration = AppStoreServerClient.Configuration(

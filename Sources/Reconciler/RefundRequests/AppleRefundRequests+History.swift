@@ -9,6 +9,17 @@ extension AppleRefundRequests {
         var type: NotificationTypeV2
         var start: Date
         var end: Date
+        /// Where the requests that can still be answered begin (`CONSUMPTION_REQUEST`: Apple's 12 hours before the
+        /// window's end); nil for the other types.
+        var answerableFrom: Date?
+
+        /// The parts read in turn, each a page chain of its own: the answerable requests first, then those already
+        /// past their deadline (recorded `missed`), so that the first pages carry answers to send. Apple's history
+        /// is oldest first: a first run's day back would otherwise begin with twelve hours of missed requests.
+        var spans: [(start: Date, end: Date)] {
+            guard let split = answerableFrom, split > start, split < end else { return [(start, end)] }
+            return [(split, end), (start, split)]
+        }
     }
 
     /// One page of Notification History, read and verified.
@@ -24,38 +35,70 @@ extension AppleRefundRequests {
         var isLast: Bool
     }
 
-    /// Reads each window's chain in turn and hands on each page as it is verified.
+    /// Reads each window's chain in turn (each of its spans in turn) and hands on each page as it is verified: a
+    /// page's payloads are verified while the next page is being fetched, and the pages are handed on in order.
     /// - Throws: `AppStoreServerAPIError` (a 401 at once), `QuotaError`, `ReconcilerError` (`.storeLoop`), or the
     ///   stop error when a stop was requested (checked before each page).
     func readHistory(
         _ windows: [HistoryWindow], shared: JobEnvironment.Shared, push: @Sendable (HistoryPage) -> Void
     ) async throws {
         for window in windows {
-            var chain = PageChain(
-                app: app.id, api: .appleNotificationHistory, name: "\(window.type.rawValue) notifications",
-                startingAt: nil, maximumPages: PageChain.maximumApplePages)
-            var token: String?
-            repeat {
-                if shared.shutdown.isRequested { throw StoppableQuotaGate.stopped }
-                let request = NotificationHistoryRequest(
-                    startDate: window.start, endDate: window.end, notificationType: window.type)
-                let page = try await access.client.notificationHistory(
-                    request, paginationToken: token, purpose: .incremental
-                ).page
-                token = try chain.follow(
-                    page.hasMore ? page.paginationToken : nil, rows: page.notificationHistory.count)
-                var verified: [(VerifiedNotification, VerifiedTransaction)] = []
-                var clean = true
-                for item in page.notificationHistory {
-                    guard let signed = item.signedPayload else { continue }
-                    if let pair = await verify(signed, shared: shared) { verified.append(pair) } else { clean = false }
-                }
-                push(
-                    HistoryPage(
-                        type: window.type, verified: verified, count: page.notificationHistory.count, clean: clean,
-                        isLast: token == nil))
-            } while token != nil
+            let spans = window.spans
+            for (index, span) in spans.enumerated() {
+                try await readSpan(
+                    window.type, from: span.start, to: span.end, endsChain: index == spans.count - 1, shared: shared,
+                    push: push)
+            }
         }
+    }
+
+    /// Reads one span's page chain; its last page ends the window's chain when `endsChain`.
+    private func readSpan(
+        _ type: NotificationTypeV2, from start: Date, to end: Date, endsChain: Bool, shared: JobEnvironment.Shared,
+        push: @Sendable (HistoryPage) -> Void
+    ) async throws {
+        var chain = PageChain(
+            app: app.id, api: .appleNotificationHistory, name: "\(type.rawValue) notifications", startingAt: nil,
+            maximumPages: PageChain.maximumApplePages)
+        let request = NotificationHistoryRequest(startDate: start, endDate: end, notificationType: type)
+        guard var page = try await fetchPage(request, after: nil, first: true, shared: shared) else { return }
+        while true {
+            let token = try chain.follow(
+                page.hasMore ? page.paginationToken : nil, rows: page.notificationHistory.count)
+            async let following = fetchPage(request, after: token, first: false, shared: shared)
+            // On a database thread, a child task waits for this task's next suspension: let the call start first.
+            await Task.yield()
+            let (verified, clean) = await verifyPage(page, shared: shared)
+            push(
+                HistoryPage(
+                    type: type, verified: verified, count: page.notificationHistory.count, clean: clean,
+                    isLast: endsChain && token == nil))
+            guard let next = try await following else { return }
+            page = next
+        }
+    }
+
+    /// The chain's first page, or the page after `token` (nil when there is none), through the quota gate.
+    private func fetchPage(
+        _ request: NotificationHistoryRequest, after token: String?, first: Bool, shared: JobEnvironment.Shared
+    ) async throws -> NotificationHistoryResponse? {
+        guard first || token != nil else { return nil }
+        if shared.shutdown.isRequested { throw StoppableQuotaGate.stopped }
+        return try await access.client.notificationHistory(request, paginationToken: token, purpose: .incremental)
+            .page
+    }
+
+    /// The page's payloads that pass verification, and whether all did.
+    private func verifyPage(
+        _ page: NotificationHistoryResponse, shared: JobEnvironment.Shared
+    ) async -> ([(VerifiedNotification, VerifiedTransaction)], Bool) {
+        var verified: [(VerifiedNotification, VerifiedTransaction)] = []
+        var clean = true
+        for item in page.notificationHistory {
+            guard let signed = item.signedPayload else { continue }
+            if let pair = await verify(signed, shared: shared) { verified.append(pair) } else { clean = false }
+        }
+        return (verified, clean)
     }
 
     /// Verifies a notification and its transaction as the refund sync does; a failure is logged and counted.

@@ -34,12 +34,11 @@ public struct AppleRefundRequests: Sendable {
     }
 
     /// Runs the job: the answers go out while Notification History is still being read (a child task reads and
-    /// verifies the pages ahead; this task stores each page as it arrives and answers the requests stored so far,
-    /// nearest deadline first, between groups); then the outcomes.
+    /// verifies the pages ahead, the requests that can still be answered first; this task stores each page as it
+    /// arrives and answers the requests stored so far, nearest deadline first, between groups); then the outcomes.
     /// - Throws: `QuotaError`, `AppStoreServerAPIError` (a 401 at once), `PostgresError`, or `ReconcilerError` when
     ///   payloads failed verification or the store refused answers (after everything else is done).
     public func run(in environment: JobEnvironment) async throws {
-        try requests.closeInterrupted(in: environment)
         let read = try [NotificationTypeV2.consumptionRequest, .refund, .refundDeclined].map {
             try window($0, in: environment)
         }
@@ -49,6 +48,8 @@ public struct AppleRefundRequests: Sendable {
         try await withReadAhead { push in
             try await readHistory(windows, shared: shared, push: push)
         } consume: { queue in
+            // The first page is on its way meanwhile: a claim left by a crashed run is closed before any answer.
+            try requests.closeInterrupted(in: environment)
             var intake = AppleHistoryIntake(job: self, queue: queue, chains: chains)
             try await answerer.answerOpen(in: environment, finder: &intake)
             try await intake.storeRest(in: environment)
@@ -88,7 +89,8 @@ public struct AppleRefundRequests: Sendable {
     }
 
     /// The window one notification type is read over: from its checkpoint less the overlap (a first run: a day
-    /// back; never past Apple's retention) to now, with the chain's checkpoint.
+    /// back; never past Apple's retention) to now, with the chain's checkpoint. `CONSUMPTION_REQUEST` reads the
+    /// requests that can still be answered (Apple's 12 hours) first.
     func window(
         _ type: NotificationTypeV2, in environment: JobEnvironment
     ) throws -> (HistoryWindow, AppleHistoryIntake.Chain) {
@@ -101,7 +103,10 @@ public struct AppleRefundRequests: Sendable {
             oldest,
             checkpoint.highWater.map { $0.addingTimeInterval(-overlap) } ?? now.addingTimeInterval(-Self.firstLookBack))
         return (
-            HistoryWindow(type: type, start: start, end: now),
+            HistoryWindow(
+                type: type, start: start, end: now,
+                answerableFrom: type == .consumptionRequest
+                    ? now.addingTimeInterval(-RequestingStore.apple.answerWindow) : nil),
             AppleHistoryIntake.Chain(checkpoint: checkpoint, end: now)
         )
     }

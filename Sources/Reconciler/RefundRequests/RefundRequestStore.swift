@@ -62,21 +62,20 @@ public struct RefundRequestStore: Sendable {
     /// (`interrupted`), never sent again, and its usage evidence deleted with it. Runs of one app hold its job lock,
     /// so no send of another run is in flight.
     public func closeInterrupted(on connection: PostgresConnection) throws -> Int {
-        let interrupted =
-            "app_id = $1 AND sending_since IS NOT NULL AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))"
-        return try connection.transaction { connection in
-            try connection.execute(
-                """
-                DELETE FROM consumption_usage_event WHERE purchase_id IN (
-                    SELECT transaction_id FROM refund_request WHERE \(interrupted)
-                    UNION ALL SELECT original_id FROM refund_request WHERE \(interrupted))
-                """, [appId])
-            return try connection.execute(
-                """
+        // One statement, so one round trip (and atomic without a transaction of its own).
+        let rows = try connection.query(
+            """
+            WITH closed AS (
                 UPDATE refund_request SET answer = 'failed', error_code = 'interrupted', answered_at = now()
-                WHERE \(interrupted)
-                """, [appId])
-        }
+                WHERE app_id = $1 AND sending_since IS NOT NULL
+                  AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
+                RETURNING transaction_id, original_id),
+            dropped AS (
+                DELETE FROM consumption_usage_event
+                WHERE purchase_id IN (SELECT transaction_id FROM closed UNION ALL SELECT original_id FROM closed))
+            SELECT count(*)::int AS n FROM closed
+            """, [appId])
+        return try rows[0].decode("n")
     }
 
     /// ``closeInterrupted(on:)`` at the start of a run (not a dry run), logged as an error when it closed any.
