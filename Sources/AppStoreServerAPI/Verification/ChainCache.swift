@@ -49,6 +49,8 @@ final class ChainCache: Sendable {
         var headers: [KnownHeader] = []
         /// Leaves being validated, with the verifications waiting for the outcome.
         var validating: [[UInt8]: [CheckedContinuation<Turn, Never>]] = [:]
+        /// Chain validations begun.
+        var validations = 0
     }
 
     private let capacity: Int
@@ -91,6 +93,7 @@ final class ChainCache: Sendable {
                     state.validating[leaf]?.append(continuation)
                 } else {
                     state.validating[leaf] = []
+                    state.validations += 1
                     continuation.resume(returning: .lead)
                 }
             }
@@ -100,6 +103,7 @@ final class ChainCache: Sendable {
             store(entry, leaf: leaf, header: header)
             return entry
         case .alone:
+            state.withLock { $0.validations += 1 }
             let entry = try await validate()
             store(entry, leaf: leaf, header: header)
             return entry
@@ -131,6 +135,9 @@ final class ChainCache: Sendable {
     }
 
     var count: Int { state.withLock { $0.byLeaf.count } }
+
+    /// How many chain validations began (for tests).
+    var validationCount: Int { state.withLock { $0.validations } }
 }
 
 extension ChainCache {

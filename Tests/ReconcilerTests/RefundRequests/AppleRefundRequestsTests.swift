@@ -88,6 +88,31 @@ struct AppleRefundRequestsTests {
         }
     }
 
+    /// Apple's history is oldest first, and a first run looks back a day: the requests of the last 12 hours are read
+    /// first, so the first page holds answers to send rather than requests already past their deadline.
+    @Test func theFirstPageHoldsRequestsThatCanStillBeAnswered() async throws {
+        try await StoreSimulator.withRunning(Self.options()) { simulator in
+            let stores = try SimulatedStores(simulator: simulator, databasePrefix: "applerqfirst")
+            let connection = try PostgresConnection(conninfo: stores.conninfo)
+            defer { connection.close() }
+            try importFacts(simulator, stores, on: connection)
+            simulator.setFaults(FaultSettings(rates: [.expiredPageToken: 1]), for: .appleNotificationHistory)
+            _ = try await run(stores)
+            #expect(try Self.count(connection, "true") == 20, "the first page, whole")
+            // Decided nearest deadline first: a request past its deadline on this page would have been decided first.
+            #expect(try Self.count(connection, "answer IS NOT NULL") >= 16)
+            #expect(try Self.count(connection, "answer = 'missed'") == 0)
+
+            simulator.clearFaults()
+            let clean = try await run(stores)
+            #expect(clean.exitCode == 0, "\(clean.error ?? "")")
+            #expect(try Self.count(connection, "true") == 50)
+            // The scenario's requests from 13 hours back, read after the others, recorded missed.
+            #expect(try Self.count(connection, "answer = 'missed'") > 0)
+            #expect(try Self.highWater(connection) == stores.now())
+        }
+    }
+
     @Test func payloadsThatFailVerificationAreNotStoredAndHoldTheCheckpoint() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
             let stores = try SimulatedStores(simulator: simulator, databasePrefix: "applerqverify")
