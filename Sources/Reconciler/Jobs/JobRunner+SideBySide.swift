@@ -38,7 +38,7 @@ extension JobRunner {
                     dryRun: dryRun, quiet: quiet, logger: logger, now: now)
             }
             runner.connectionPool = pool
-            runner.warmUp = WarmUpSignal(threshold: SideBySideSchedule.tuneWarm ?? SideBySideSchedule.warmAnswers) { reporter.yield(.warm(index)) }
+            runner.warmUp = WarmUpSignal(threshold: SideBySideSchedule.warmAnswers) { reporter.yield(.warm(index)) }
             started += 1
             return runner
         }

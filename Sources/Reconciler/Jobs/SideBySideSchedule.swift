@@ -1,4 +1,3 @@
-import Foundation // TUNE-REMOVE
 /// Which apps' jobs start when, when one job runs for many apps side by side (``JobRunner/runSideBySide(job:apps:concurrency:paced:gates:record:_:)``).
 ///
 /// Apps whose work waits on a per-second store quota (paced) start first and take every slot they need: each of
@@ -83,11 +82,8 @@ extension SideBySideSchedule {
     /// ``unpacedPerCore`` per core.
     init(paced: [Bool], limit: Int, cores: Int) {
         self.init(
-            paced: paced, limit: limit, unpacedWhileWarming: Self.tune?[0] ?? 0, unpacedWhilePaced: Self.tune?[1] ?? Self.unpacedPerCore * max(1, cores))
+            paced: paced, limit: limit, unpacedWhileWarming: 0, unpacedWhilePaced: Self.unpacedPerCore * max(1, cores))
     }
-    // TUNE-REMOVE
-    static var tune: [Int]? { ProcessInfo.processInfo.environment["STORERECON_SCHED_TUNE"].map { $0.split(separator: ",").compactMap { Int($0) } } }
-    static var tuneWarm: Int? { tune.map { $0[2] } }
 
     /// Unpaced jobs per core while warm paced ones run.
     static let unpacedPerCore = 2

@@ -86,6 +86,7 @@ struct SideBySideScheduleTests {
         let schedule = SideBySideSchedule(paced: [true, false], limit: 40, cores: 2)
         #expect(schedule.unpacedWhileWarming == 0)
         #expect(schedule.unpacedWhilePaced == 2 * SideBySideSchedule.unpacedPerCore)
-        #expect(SideBySideSchedule(paced: [], limit: 40, cores: 8).unpacedWhilePaced == 8 * SideBySideSchedule.unpacedPerCore)
+        let eight = SideBySideSchedule(paced: [], limit: 40, cores: 8)
+        #expect(eight.unpacedWhilePaced == 8 * SideBySideSchedule.unpacedPerCore)
     }
 }
