@@ -8,7 +8,8 @@ extension CommandRuntime {
     /// default half those the server has free; unlike `run nightly`, not bounded per core, since these apps spend
     /// their time waiting on their own store quotas): one per running app's job, handed on to the next app when
     /// one ends, and those of a few quota gates that the apps share, one per core (``sharedGateCount(apps:connections:)``). The
-    /// `paced` apps (those waiting on a per-second quota) go first (``JobRunner/runSideBySide``).
+    /// `paced` apps (those waiting on a per-second quota) go first, the others once those have sent their first
+    /// answers (``JobRunner/runSideBySide``).
     func runJobsSideBySide(
         _ job: String, apps: [AppConfig], paced: (AppConfig) -> Bool = { _ in true },
         _ body: @escaping @Sendable (AppConfig, JobEnvironment) async throws -> Void

@@ -20,8 +20,8 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
             the next run until the deadline). Exit codes as every job: 75 on quota or an outage (progress saved), \
             1 when Apple refused an answer or a payload failed verification. The apps run side by side (each on \
             its own store quota) within nightly.concurrency database connections: Apple's apps, which wait on \
-            Apple's per-second quota, start first; Google's fill the gaps (at most one per core until the Apple \
-            apps are done).
+            Apple's per-second quota, start first; Google's wait until each running Apple app has sent its first \
+            answers, then fill the gaps (two per core until the Apple apps are done).
             Example (cron): */10 * * * * storerecon run refund-requests --quiet
             """
     )

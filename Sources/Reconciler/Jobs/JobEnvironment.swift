@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Postgres
 import RateLimiting
+import Synchronization
 
 /// What every job run gets: the database, the shared quota gate (already counting calls), its run record, counters,
 /// the stop signal, and whether to write at all.
@@ -24,12 +25,24 @@ public struct JobEnvironment {
     public let progress: ProgressDisplay?
     /// The current time (injectable so tests can follow the store simulator's clock).
     public let now: @Sendable () -> Date
+    /// Where ``answersSent(_:)`` reports to: the side-by-side run that started the job, if any.
+    let warmUp: WarmUpSignal?
 
     /// Creates an environment.
     public init(
         connection: PostgresConnection, gate: any QuotaGate, counters: JobCounters, runId: Int64?,
         shutdown: ShutdownSignal, dryRun: Bool, logger: Logger, progress: ProgressDisplay?,
         now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(
+            connection: connection, gate: gate, counters: counters, runId: runId, shutdown: shutdown, dryRun: dryRun,
+            logger: logger, progress: progress, now: now, warmUp: nil)
+    }
+
+    init(
+        connection: PostgresConnection, gate: any QuotaGate, counters: JobCounters, runId: Int64?,
+        shutdown: ShutdownSignal, dryRun: Bool, logger: Logger, progress: ProgressDisplay?,
+        now: @escaping @Sendable () -> Date, warmUp: WarmUpSignal?
     ) {
         self.connection = connection
         self.gate = gate
@@ -40,13 +53,21 @@ public struct JobEnvironment {
         self.logger = logger
         self.progress = progress
         self.now = now
+        self.warmUp = warmUp
+    }
+
+    /// Tells the side-by-side run that started this job (if any) that `count` more of its answers reached the store:
+    /// once the first ones have, the job's urgent start is over and other apps may take the cores
+    /// (``SideBySideSchedule``). Call it after each group of calls.
+    public func answersSent(_ count: Int) {
+        warmUp?.answersSent(count)
     }
 
     /// Everything but the connection, for workers that each open a connection of their own.
     public var shared: Shared {
         Shared(
             gate: gate, counters: counters, runId: runId, shutdown: shutdown, dryRun: dryRun, logger: logger,
-            progress: progress, now: now)
+            progress: progress, now: now, warmUp: warmUp)
     }
 
     /// What a job's concurrent workers share: the environment without its connection (a connection is one session
@@ -60,18 +81,38 @@ public struct JobEnvironment {
         let logger: Logger
         let progress: ProgressDisplay?
         let now: @Sendable () -> Date
+        let warmUp: WarmUpSignal?
 
         /// The environment of a worker on `connection`.
         public func environment(on connection: PostgresConnection) -> JobEnvironment {
             JobEnvironment(
                 connection: connection, gate: gate, counters: counters, runId: runId, shutdown: shutdown,
-                dryRun: dryRun, logger: logger, progress: progress, now: now)
+                dryRun: dryRun, logger: logger, progress: progress, now: now, warmUp: warmUp)
         }
     }
 
     /// Throws the "stopped early" error when a stop was requested; call between pages.
     public func checkShutdown() throws {
         if shutdown.isRequested { throw StoppableQuotaGate.stopped }
+    }
+}
+
+/// A job's report of its first answers sent, to the side-by-side run that started it (``SideBySideSchedule``): it
+/// calls `onWarm` once, when the answers reported through ``JobEnvironment/answersSent(_:)`` first reach `threshold`.
+final class WarmUpSignal: Sendable {
+    private let threshold: Int
+    private let sent = Atomic<Int>(0)
+    private let onWarm: @Sendable () -> Void
+
+    init(threshold: Int, onWarm: @escaping @Sendable () -> Void) {
+        self.threshold = max(1, threshold)
+        self.onWarm = onWarm
+    }
+
+    func answersSent(_ count: Int) {
+        guard count > 0 else { return }
+        let total = sent.add(count, ordering: .relaxed).newValue
+        if total >= threshold, total - count < threshold { onWarm() }
     }
 }
 

@@ -15,7 +15,8 @@ extension JobRunner {
     /// database either way. The caller closes the gates.
     ///
     /// `paced` says which apps wait on a per-second store quota: they start first, and while any of them runs the
-    /// others run at most one per core (``SideBySideSchedule``). By default every app is paced.
+    /// others wait until they have sent their first answers, then run a few per core (``SideBySideSchedule``). By
+    /// default every app is paced.
     public func runSideBySide(
         job: String, apps: [AppConfig], concurrency: Int, paced: (AppConfig) -> Bool = { _ in true },
         gates: [any QuotaGate] = [],
@@ -23,12 +24,13 @@ extension JobRunner {
         _ body: @escaping @Sendable (AppConfig, JobEnvironment) async throws -> Void
     ) async -> [Result] {
         var schedule = SideBySideSchedule(
-            paced: apps.map(paced), limit: concurrency,
-            unpacedWhilePaced: ProcessInfo.processInfo.activeProcessorCount)
+            paced: apps.map(paced), limit: concurrency, cores: ProcessInfo.processInfo.activeProcessorCount)
         let pool = JobConnectionPool(conninfo: configuration.database.url)
         defer { pool.close() }
+        guard !apps.isEmpty else { return [] }
+        let (events, reporter) = AsyncStream.makeStream(of: SideBySideEvent.self)
         var started = 0
-        func nextRunner() -> JobRunner {
+        func nextRunner(_ index: Int) -> JobRunner {
             var runner = self
             if !gates.isEmpty {
                 runner = JobRunner(
@@ -36,22 +38,33 @@ extension JobRunner {
                     dryRun: dryRun, quiet: quiet, logger: logger, now: now)
             }
             runner.connectionPool = pool
+            runner.warmUp = WarmUpSignal(threshold: SideBySideSchedule.warmAnswers) { reporter.yield(.warm(index)) }
             started += 1
             return runner
         }
-        return await withTaskGroup(of: (Int, Result).self) { group in
+        return await withDiscardingTaskGroup { group in
             func start(_ index: Int) {
-                let runner = nextRunner()
-                group.addTask { (index, await runner.runOne(job: job, app: apps[index], body)) }
+                let runner = nextRunner(index)
+                group.addTask { reporter.yield(.ended(index, await runner.runOne(job: job, app: apps[index], body))) }
             }
             for index in schedule.start() { start(index) }
             var results = [Result?](repeating: nil, count: apps.count)
-            while let (index, result) = await group.next() {
-                record(result)
-                results[index] = result
-                schedule.ended(index)
+            var unfinished = apps.count
+            // Each job's end, and each paced job's first answers, may let the next apps start.
+            for await event in events {
+                switch event {
+                case .warm(let index):
+                    schedule.warm(index)
+                case .ended(let index, let result):
+                    record(result)
+                    results[index] = result
+                    schedule.ended(index)
+                    unfinished -= 1
+                }
+                if unfinished == 0 { break }
                 for index in schedule.start() { start(index) }
             }
+            reporter.finish()
             return results.compactMap { $0 }
         }
     }
@@ -70,4 +83,12 @@ extension JobRunner {
                 counts: [:], calls: [:], seconds: 0)
         }
     }
+}
+
+/// What a side-by-side run's jobs tell its schedule.
+private enum SideBySideEvent: Sendable {
+    /// The paced job of app `index` sent its first answers (``JobEnvironment/answersSent(_:)``).
+    case warm(Int)
+    /// The job of app `index` ended with this result.
+    case ended(Int, JobRunner.Result)
 }

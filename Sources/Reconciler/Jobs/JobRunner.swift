@@ -61,6 +61,8 @@ public struct JobRunner: Sendable {
     /// Where jobs take their connection and give it back (``runSideBySide(job:apps:concurrency:paced:gates:record:_:)``);
     /// `nil`: each job opens its own and closes it.
     var connectionPool: JobConnectionPool?
+    /// Where the job's ``JobEnvironment/answersSent(_:)`` reports (a side-by-side run's schedule); `nil`: nowhere.
+    var warmUp: WarmUpSignal?
 
     /// Creates a runner.
     public init(
@@ -116,7 +118,7 @@ public struct JobRunner: Sendable {
                 gate: CountingQuotaGate(base: StoppableQuotaGate(base: gate, shutdown: shutdown), counters: counters),
                 counters: counters,
                 runId: recorder?.id, shutdown: shutdown, dryRun: dryRun, logger: logger,
-                progress: ProgressDisplay(quiet: quiet, key: app.id), now: now)
+                progress: ProgressDisplay(quiet: quiet, key: app.id), now: now, warmUp: warmUp)
             do {
                 try await body(environment)
                 try? recorder?.finish(.ok, counts: counters.snapshot, calls: counters.callSnapshot)

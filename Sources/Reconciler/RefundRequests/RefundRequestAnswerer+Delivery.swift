@@ -46,6 +46,7 @@ extension RefundRequestAnswerer {
             }
         }
         try record(finishes, released: released, of: claimed, on: environment.connection)
+        environment.answersSent(finishes.count)
         if let stop { throw stop }
     }
 
