@@ -9,7 +9,7 @@ import Testing
 
 /// ``RefundRequestAnswerer`` on a real database with calls the test holds: the next group is claimed while a group's
 /// calls are out, nearest deadline first, and a call that did not reach the store, with other groups out, leaves
-/// every group recorded and no claim behind.
+/// every group recorded and no claim behind, as does a shutdown.
 @Suite("RefundRequestAnswerer groups in flight")
 struct RefundRequestAnswererTests {
     let received = Date(timeIntervalSince1970: 1_795_000_000)
@@ -39,10 +39,10 @@ struct RefundRequestAnswererTests {
         return conninfo
     }
 
-    func environment(_ connection: PostgresConnection) -> JobEnvironment {
+    func environment(_ connection: PostgresConnection, shutdown: ShutdownSignal = ShutdownSignal()) -> JobEnvironment {
         JobEnvironment(
             connection: connection, gate: SimulatorSampleFuzzTests.OpenGate(), counters: JobCounters(), runId: nil,
-            shutdown: ShutdownSignal(), dryRun: false, logger: Logger(label: "test"), progress: nil,
+            shutdown: shutdown, dryRun: false, logger: Logger(label: "test"), progress: nil,
             now: { received })
     }
 
@@ -128,6 +128,30 @@ struct RefundRequestAnswererTests {
         let open = try RefundRequestStore(appId: "ios").open(limit: 1, now: received, on: connection)
         #expect(open.map(\.request.transactionId) == ["t003"])
         #expect(calls.counts.count == inFlight * Self.size && calls.counts.values.allSatisfy { $0 == 1 })
+    }
+
+    @Test func aShutdownWithGroupsOutRecordsThemAndClaimsNoMore() async throws {
+        let inFlight = RefundRequestAnswerer.groupsInFlight
+        let conninfo = try database((inFlight + 2) * Self.size)
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        let (latch, shutdown) = (Latch(), ShutdownSignal())
+        // Every call is held until all the groups that may be out are claimed; each asks for the stop before it
+        // ends, so no group ends before the stop.
+        let answerer = makeAnswerer { _, _ in
+            await latch.wait()
+            shutdown.request()
+            return .answered
+        }
+        async let claimed = Latch.open(
+            latch, conninfo: conninfo,
+            when: "(SELECT count(*) FROM refund_request WHERE sending_since IS NOT NULL) = \(inFlight * Self.size)")
+        let environment = environment(connection, shutdown: shutdown)
+        await #expect(throws: ReconcilerError.self) { try await answerer.answerOpen(in: environment) }
+        #expect(try await claimed)
+        #expect(try Self.count(connection, "answer = 'answered'") == inFlight * Self.size)
+        #expect(try Self.count(connection, "sending_since IS NOT NULL AND answer IS NULL") == 0)
+        #expect(try Self.count(connection, "sending_since IS NULL AND answer IS NULL") == 2 * Self.size)
     }
 }
 
