@@ -25,8 +25,9 @@ struct RefundRequestAnswerer: Sendable {
     static let groupSize = 16
     /// Groups of one app whose calls may be out at once (the next group is claimed while the calls of the others
     /// are out, so that each call leaves when the quota gate lets it): at most `groupSize` x `groupsInFlight` answers
-    /// of one app are in flight, and a crash leaves at most this many unanswered.
-    static let groupsInFlight = 4
+    /// of one app are in flight, and a crash leaves at most this many unanswered. 48 stays under a window of Apple's
+    /// 50 a second: a 49th call out would wait at the gate for an earlier one's answer, polling its lock.
+    static let groupsInFlight = 3
 
     let requests: RefundRequestStore
     let decider: RefundRequestDecider
