@@ -3,51 +3,39 @@ import Postgres
 import Synchronization
 
 extension RefundRequestAnswerer {
-    /// Sends a group's claimed answers side by side and records, in one transaction, what the store said to each;
-    /// a call that never reached the store releases its claim for the next run and, once the others are recorded,
-    /// stops the job with its error.
-    func deliver(_ claimed: [Claimed], in environment: JobEnvironment) async throws {
-        guard !claimed.isEmpty else { return }
-        let send = self.send
-        // Each call writes what the store said under its request's id, and the group's tasks return nothing: a
-        // child task's result read back through the group came out garbled in release builds (Swift 6.3.1), so
-        // answers are never matched by what the group hands back.
-        let answers = StoreAnswers()
-        await withDiscardingTaskGroup { group in
-            for item in claimed {
-                group.addTask {
-                    let result: Result<SendResult, any Error>
-                    do {
-                        result = .success(try await send(item.json, item.open))
-                    } catch {
-                        result = .failure(error)
-                    }
-                    answers.set(result, for: item.open.id)
+    /// Records what the store said to each answer of the groups that ended, one transaction per group; a call that
+    /// never reached the store releases its claim for the next run. Returns the first error of those calls, or of
+    /// the database, once every group is recorded (or tried).
+    func record(_ ended: [AnswersInFlight.Ended], in environment: JobEnvironment) -> (any Error)? {
+        var stop: (any Error)?
+        for group in ended {
+            var finishes: [RefundRequestStore.Finish] = []
+            var released: [Int64] = []
+            for item in group.claimed {
+                // A call whose task ended without an answer may still have reached the store: never sent again.
+                switch group.results[item.open.id]
+                    ?? .success(.refused(code: "interrupted", message: "no answer recorded"))
+                {
+                case .success(.answered):
+                    finishes.append(.init(id: item.open.id, answer: .answered))
+                    environment.counters.add("answered")
+                case .success(.refused(let code, let message)):
+                    finishes.append(.init(id: item.open.id, answer: .failed, errorCode: code))
+                    environment.counters.add("answers_failed")
+                    environment.logger.error("\(item.label): the store refused the answer (\(code)): \(message)")
+                case .failure(let error):
+                    released.append(item.open.id)
+                    stop = stop ?? error
                 }
             }
-        }
-        let results = answers.all
-        var finishes: [RefundRequestStore.Finish] = []
-        var released: [Int64] = []
-        var stop: (any Error)?
-        for item in claimed {
-            // A call whose task ended without an answer may still have reached the store: never sent again.
-            switch results[item.open.id] ?? .success(.refused(code: "interrupted", message: "no answer recorded")) {
-            case .success(.answered):
-                finishes.append(.init(id: item.open.id, answer: .answered))
-                environment.counters.add("answered")
-            case .success(.refused(let code, let message)):
-                finishes.append(.init(id: item.open.id, answer: .failed, errorCode: code))
-                environment.counters.add("answers_failed")
-                environment.logger.error("\(item.label): the store refused the answer (\(code)): \(message)")
-            case .failure(let error):
-                released.append(item.open.id)
+            do {
+                try record(finishes, released: released, of: group.claimed, on: environment.connection)
+                environment.answersSent(finishes.count)
+            } catch {
                 stop = stop ?? error
             }
         }
-        try record(finishes, released: released, of: claimed, on: environment.connection)
-        environment.answersSent(finishes.count)
-        if let stop { throw stop }
+        return stop
     }
 
     /// Records the finished answers and releases the rest; a Google answer's usage evidence (IP addresses,
@@ -68,13 +56,94 @@ extension RefundRequestAnswerer {
     }
 }
 
-/// What the store said to each answer of a group, by request id, written by the calls' tasks as they end.
-private final class StoreAnswers: Sendable {
-    private let answers = Mutex<[Int64: Result<SendResult, any Error>]>([:])
-
-    func set(_ result: Result<SendResult, any Error>, for id: Int64) {
-        answers.withLock { $0[id] = result }
+/// The claimed groups of one app whose calls are out: each group is one task of the job's task group, its calls
+/// side by side inside it.
+struct AnswersInFlight {
+    /// A group whose calls all ended, with what the store said to each (by request id).
+    struct Ended {
+        var claimed: [RefundRequestAnswerer.Claimed]
+        var results: [Int64: Result<SendResult, any Error>]
     }
 
-    var all: [Int64: Result<SendResult, any Error>] { answers.withLock { $0 } }
+    private var groups: [Int: [RefundRequestAnswerer.Claimed]] = [:]
+    private var serial = 0
+    private let answers = StoreAnswers()
+
+    /// How many groups are out.
+    var count: Int { groups.count }
+    /// Whether no group is out.
+    var isEmpty: Bool { groups.isEmpty }
+
+    /// Sends a claimed group's answers side by side in a new task of `tasks` (nothing when none was claimed).
+    mutating func send(
+        _ claimed: [RefundRequestAnswerer.Claimed],
+        with send: @escaping @Sendable (Data, OpenRefundRequest) async throws -> SendResult,
+        on tasks: inout ThrowingTaskGroup<Void, any Error>
+    ) {
+        guard !claimed.isEmpty else { return }
+        serial += 1
+        let (group, answers) = (serial, answers)
+        groups[group] = claimed
+        // Each call writes what the store said under its request's id, and the tasks return nothing: a child task's
+        // result read back through a task group came out garbled in release builds (Swift 6.3.1), so answers are
+        // never matched by what a group hands back, and the groups that ended are found by their number.
+        tasks.addTask {
+            await withDiscardingTaskGroup { calls in
+                for item in claimed {
+                    calls.addTask {
+                        let result: Result<SendResult, any Error>
+                        do {
+                            result = .success(try await send(item.json, item.open))
+                        } catch {
+                            result = .failure(error)
+                        }
+                        answers.set(result, for: item.open.id)
+                    }
+                }
+            }
+            answers.end(group)
+        }
+    }
+
+    /// Takes the groups whose calls all ended since the last call, in the order they were claimed.
+    mutating func takeEnded() -> [Ended] {
+        answers.takeEnded().sorted().compactMap { group in
+            guard let claimed = groups.removeValue(forKey: group) else { return nil }
+            return Ended(claimed: claimed, results: answers.take(claimed.map(\.open.id)))
+        }
+    }
+}
+
+/// What the store said to each answer out, by request id, and the groups whose calls all ended, written by the
+/// calls' tasks as they end.
+private final class StoreAnswers: Sendable {
+    private struct State {
+        var answers: [Int64: Result<SendResult, any Error>] = [:]
+        var ended: [Int] = []
+    }
+
+    private let state = Mutex(State())
+
+    func set(_ result: Result<SendResult, any Error>, for id: Int64) {
+        state.withLock { $0.answers[id] = result }
+    }
+
+    func end(_ group: Int) {
+        state.withLock { $0.ended.append(group) }
+    }
+
+    func takeEnded() -> [Int] {
+        state.withLock { state in
+            defer { state.ended = [] }
+            return state.ended
+        }
+    }
+
+    func take(_ ids: [Int64]) -> [Int64: Result<SendResult, any Error>] {
+        state.withLock { state in
+            var taken: [Int64: Result<SendResult, any Error>] = [:]
+            for id in ids { taken[id] = state.answers.removeValue(forKey: id) }
+            return taken
+        }
+    }
 }

@@ -16,12 +16,18 @@ enum SendResult: Sendable {
 ///
 /// The requests go in groups of ``groupSize``: a group's verdicts that send nothing and the claims of those that do
 /// are committed in one transaction before any of its calls; the calls then go out side by side (each through the
-/// quota gate), and what the store said to each is recorded in one transaction after the last. A crash in between
-/// leaves the group's claims, which the next run records `failed` (`interrupted`) and never sends again.
+/// quota gate), and what the store said to each is recorded in one transaction after the last. The next group is
+/// decided and claimed while the calls of up to ``groupsInFlight`` groups are out; all the database work stays on
+/// the job's connection, in this task. A crash in between leaves the claims of the groups out, which the next run
+/// records `failed` (`interrupted`) and never sends again.
 struct RefundRequestAnswerer: Sendable {
-    /// Requests decided, claimed and sent together: at most this many answers of one app are in flight, and a crash
-    /// leaves at most this many unanswered.
+    /// Requests decided, claimed and sent together.
     static let groupSize = 16
+    /// Groups of one app whose calls may be out at once (the next group is claimed while the calls of the others
+    /// are out, so that each call leaves when the quota gate lets it): at most `groupSize` x `groupsInFlight` answers
+    /// of one app are in flight, and a crash leaves at most this many unanswered. 48 stays under a window of Apple's
+    /// 50 a second: a 49th call out would wait at the gate for an earlier one's answer, polling its lock.
+    static let groupsInFlight = 3
 
     let requests: RefundRequestStore
     let decider: RefundRequestDecider
@@ -47,34 +53,67 @@ struct RefundRequestAnswerer: Sendable {
 
     /// Decides and answers the open requests, nearest deadline first, while `finder` stores more: before each group
     /// it stores what was found, and the open requests are read again when it stored new ones (once fewer than
-    /// ``readAhead`` are left in hand); when none is left, it waits for the next find. Each request is decided at
-    /// most once per run, and at most ``AppleRefundRequests/batch`` in all.
+    /// ``readAhead`` are left in hand); when none is left and no group is out, it waits for the next find. Each
+    /// request is decided at most once per run, and at most ``AppleRefundRequests/batch`` in all. Up to
+    /// ``groupsInFlight`` groups are out at once; on an error or a shutdown, the groups out are recorded before the
+    /// error is rethrown.
     func answerOpen(in environment: JobEnvironment, finder: inout some RefundRequestFinder) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            var flight = AnswersInFlight()
+            var stop: (any Error)?
+            do {
+                try await claimAndSend(finder: &finder, flight: &flight, tasks: &tasks, in: environment)
+            } catch {
+                stop = error
+            }
+            while !flight.isEmpty {
+                // The groups' tasks throw nothing: each call's outcome is in `flight`.
+                _ = try? await tasks.next()
+                if let error = record(flight.takeEnded(), in: environment) { stop = stop ?? error }
+            }
+            if let stop { throw stop }
+        }
+    }
+
+    /// Claims groups nearest deadline first while fewer than ``groupsInFlight`` are out and sends each as it is
+    /// claimed, recording the groups that ended in between; returns once every group claimed is recorded.
+    /// - Throws: the first error, leaving the groups still out in `flight` (the caller records them).
+    private func claimAndSend(
+        finder: inout some RefundRequestFinder, flight: inout AnswersInFlight,
+        tasks: inout ThrowingTaskGroup<Void, any Error>, in environment: JobEnvironment
+    ) async throws {
         var hand = OpenRequestsInHand<RefundRequestSubject>()
         var stale = true
         var more = true
-        while hand.taken.count < AppleRefundRequests.batch {
-            try environment.checkShutdown()
-            if more {
-                let found = try await finder.storeFound(waiting: hand.isEmpty && !stale, in: environment)
-                stale = stale || found.stored
-                more = found.more
+        while true {
+            if flight.count < Self.groupsInFlight, hand.taken.count < AppleRefundRequests.batch {
+                try environment.checkShutdown()
+                if more {
+                    let found = try await finder.storeFound(
+                        waiting: hand.isEmpty && !stale && flight.isEmpty, in: environment)
+                    stale = stale || found.stored
+                    more = found.more
+                }
+                // New requests come after those in hand (Apple's history is read oldest first): read again once the
+                // hand runs low, not for each page of a long backlog.
+                if stale, hand.count < Self.readAhead {
+                    hand.replace(
+                        with: try requests.open(
+                            limit: AppleRefundRequests.batch, now: environment.now(), on: environment.connection))
+                    stale = false
+                }
+                if !hand.isEmpty {
+                    let group = try hand.next(Self.groupSize, ahead: Self.readAhead) { chunk in
+                        try RefundRequestSubject.load(chunk, store: requests, on: environment.connection)
+                    }
+                    flight.send(try decideAndClaim(group, in: environment), with: send, on: &tasks)
+                    continue
+                }
+                if more, flight.isEmpty { continue }
             }
-            // New requests come after those in hand (Apple's history is read oldest first): read again once the
-            // hand runs low, not for each page of a long backlog.
-            if stale, hand.count < Self.readAhead {
-                hand.replace(
-                    with: try requests.open(
-                        limit: AppleRefundRequests.batch, now: environment.now(), on: environment.connection))
-                stale = false
-            }
-            if hand.isEmpty {
-                if more { continue } else { return }
-            }
-            let group = try hand.next(Self.groupSize, ahead: Self.readAhead) { chunk in
-                try RefundRequestSubject.load(chunk, store: requests, on: environment.connection)
-            }
-            try await deliver(try decideAndClaim(group, in: environment), in: environment)
+            if flight.isEmpty { return }
+            _ = try await tasks.next()
+            if let error = record(flight.takeEnded(), in: environment) { throw error }
         }
     }
 
