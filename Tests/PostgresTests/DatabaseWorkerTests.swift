@@ -59,6 +59,48 @@ struct DatabaseWorkerTests {
         #expect(results == ["waiter": true, "holder": true])
     }
 
+    /// Jobs enqueued from other threads wait in one inbox served by a few threads: a server about to block in a
+    /// statement hands the inbox on, so the job that ends the waits runs though more jobs wait than there are servers.
+    @Test func inboxWorkNeverWaitsBehindAServersStatement() async throws {
+        let conninfo = try TestDatabase.create(prefix: "pgworker")
+        let key = AdvisoryLockKey("worker-test-inbox")
+        let holder = Owned(try PostgresConnection(conninfo: conninfo))
+        let waiters = try (0...DatabaseThreads.inboxServers).map { _ in
+            Owned(try PostgresConnection(conninfo: conninfo))
+        }
+        defer { for session in [holder] + waiters { session.connection.close() } }
+        try holder.connection.advisoryLock(key)
+        // Should the inbox stall, the waiters give up after 20 s and the test fails rather than hangs.
+        for waiter in waiters { _ = try waiter.connection.execute("SET lock_timeout = '20s'") }
+        let unlocked = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for waiter in waiters {
+                group.addTask {
+                    try await DatabaseThreads.run {
+                        try waiter.connection.advisoryLock(key)
+                        return try waiter.connection.advisoryUnlock(key)
+                    }
+                }
+            }
+            group.addTask {
+                try await DatabaseThreads.run {
+                    // Unlocks only once every waiter waits, each having blocked the thread that ran it.
+                    for _ in 0..<2_500 {
+                        let rows = try holder.connection.query(
+                            """
+                            SELECT count(*)::int AS n FROM pg_locks, pg_sleep(0.01)
+                            WHERE NOT granted AND locktype = 'advisory'
+                              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                            """)
+                        if try rows[0].decode("n", as: Int.self) == waiters.count { break }
+                    }
+                    return try holder.connection.advisoryUnlock(key)
+                }
+            }
+            return try await group.reduce(into: 0) { count, unlocked in count += unlocked ? 1 : 0 }
+        }
+        #expect(unlocked == waiters.count + 1)
+    }
+
     /// Runs `body` with two sessions of a new database, `holder` holding the advisory lock `name` and `waiter` watched
     /// (should it wait for ever, the watchdog ends its session). Returns what `body` returned and whether it fired.
     private func withHeldLock<T: Sendable>(
