@@ -8,7 +8,8 @@ import Glibc
 /// quota grants, timers. Each job handed to this executor runs on libdispatch's overcommitting threads, which start
 /// another when every one is busy or blocked. So the waits of each connection hold a thread of their own, and the
 /// other tasks keep running beside them. A job enqueued by a job running here runs after it on the same thread,
-/// unless that one blocks first (``DatabaseWorker``): a hop between statements then wakes no other thread.
+/// unless that one blocks first (``DatabaseWorker``): a hop between statements then wakes no other thread. Jobs
+/// enqueued from elsewhere (a store's answer, a timer) wait in one inbox served by ``inboxServers`` threads at most.
 ///
 /// A task runs its database work here with ``run(isolation:_:)``. The child tasks it starts run here too, side by
 /// side: a page being mapped or a store answer arriving is never queued behind its parent's statement, as it would
@@ -18,6 +19,9 @@ public final class DatabaseThreads: TaskExecutor {
     public static let shared = DatabaseThreads()
 
     private init() {}
+
+    /// Threads at most that serve jobs enqueued from threads other than these (one per core, two at least).
+    public static var inboxServers: Int { DatabaseWorker.mostServers }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         DatabaseWorker.submit(.task(UnownedJob(job)))

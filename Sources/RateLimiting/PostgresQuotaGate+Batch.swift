@@ -2,33 +2,43 @@ import Foundation
 import Postgres
 
 extension PostgresQuotaGate {
+    /// What a call in a batch comes back with.
+    enum BatchAnswer: Sendable {
+        /// The call's attempt, and when the batch's round trip was asked for.
+        case answered(QuotaAttempt, asked: ContinuousClock.Instant)
+        /// The (app, API) is blocked in this process until then.
+        case blocked(until: C.Instant)
+    }
+
     /// One attempt for one call, in a batch: joins the round trip of (app, API, purpose) that another call of this
-    /// process is about to make, or leads one that the calls arriving meanwhile join.
-    /// - Returns: the call's attempt, and when the batch's round trip was asked for.
+    /// process is about to make, or leads one that the calls arriving meanwhile join; unless this process keeps a
+    /// block of the (app, API) that has not ended.
     /// - Throws: as ``attempt(app:api:purpose:)``.
-    nonisolated func batchedAttempt(
-        _ key: BatchKey
-    ) async throws -> (attempt: QuotaAttempt, asked: ContinuousClock.Instant) {
-        let role = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<BatchRole, any Error>) in
-            if local.withLock({ $0.join(key, continuation) }) { continuation.resume(returning: .lead) }
+    nonisolated func batchedAttempt(_ key: BatchKey) async throws -> BatchAnswer {
+        let now = clock.now
+        let shard = local[key]
+        let role = try await withCheckedThrowingContinuation { (waiter: QuotaGateLocalState<C.Instant>.Waiter) in
+            if let role = shard.withLock({ $0.join(key, at: now, waiter) }) { waiter.resume(returning: role) }
         }
         switch role {
         case .answered(let attempt, let asked):
-            return (attempt, asked)
+            return .answered(attempt, asked: asked)
+        case .blocked(let until):
+            return .blocked(until: until)
         case .lead:
-            return try await askForBatch(key)
+            let (attempt, asked) = try await askForBatch(key)
+            return .answered(attempt, asked: asked)
         }
     }
 
     /// Closes the batch of `key` (the calls that joined it while this one waited for the database thread) and asks
     /// for all of its calls in one round trip. Grants go in the order the calls came, the leader's first.
     private func askForBatch(_ key: BatchKey) async throws -> (attempt: QuotaAttempt, asked: ContinuousClock.Instant) {
-        let followers = local.withLock { $0.gathering.removeValue(forKey: key) ?? [] }
+        let (followers, exhausted) = local[key].withLock { $0.close(key) }
         let asked = ContinuousClock.now
         let results: [Result<QuotaAttempt, any Error>]
         do {
-            let row = try await roundTrip(key, wanted: 1 + followers.count)
+            let row = try await roundTrip(key, wanted: 1 + followers.count, exhausted: exhausted)
             // One jitter for the whole batch: its calls wake together and ask again in one round trip.
             var generator = SystemRandomNumberGenerator()
             let wait = policy.jittered(.seconds(max(0, row.waitSeconds ?? 0)), using: &generator)
@@ -48,15 +58,13 @@ extension PostgresQuotaGate {
     }
 
     /// Asks `quota_acquire_batch` for `wanted` calls of `key`, and counts the answer in the statistics.
-    /// - Throws: `QuotaError` when this process learnt (with the database away) that the store spent the day;
-    ///   `PostgresError` when the database stays unreachable.
-    func roundTrip(_ key: BatchKey, wanted: Int) async throws -> BatchRow {
+    /// - Parameter exhausted: the day this process learnt (with the database away) that the store spent, if it did.
+    /// - Throws: `QuotaError` when `exhausted` is today; `PostgresError` when the database stays unreachable.
+    func roundTrip(_ key: BatchKey, wanted: Int, exhausted: PacificDay?) async throws -> BatchRow {
         let limit = policy.limit(app: key.app, api: key.api)
         let windows = limit?.enforcedWindows ?? []
         let backfillCap = policy.backfillCap(of: limit)
-        if let day = local.withLock({ $0.localExhausted[QuotaKey(app: key.app, api: key.api)] }),
-            day == PacificDay(containing: Date())
-        {
+        if let day = exhausted, day == PacificDay(containing: Date()) {
             throw QuotaError(
                 app: key.app, api: key.api,
                 reason: QuotaRefusal.storeExhausted.reason(day: day, cap: limit?.dailyCap, backfillCap: backfillCap))
@@ -69,19 +77,20 @@ extension PostgresQuotaGate {
             Self.arrayLiteral(lengths), limit?.dailyCap, backfillCap,
         ]
         let measure = ContinuousClock()
-        let row = try await withConnection { connection in
+        let shard = local[key]
+        let (row, elapsed) = try await withConnection { connection in
             let started = measure.now
-            defer {
+            do {
+                let row = try BatchRow(connection.query(Self.acquireSQL, parameters)[0])
+                return (row, started.duration(to: measure.now))
+            } catch {
                 let elapsed = started.duration(to: measure.now)
-                local.withLock {
-                    $0.statistics.attempts += 1
-                    $0.statistics.attemptTime += elapsed
-                    $0.statistics.largestBatch = max($0.statistics.largestBatch, wanted)
-                }
+                shard.withLock { $0.statistics.countAttempt(wanted: wanted, took: elapsed) }
+                throw error
             }
-            return try BatchRow(connection.query(Self.acquireSQL, parameters)[0])
         }
-        local.withLock { state in
+        shard.withLock { state in
+            state.statistics.countAttempt(wanted: wanted, took: elapsed)
             state.statistics.grants += row.granted
             if row.granted < wanted, row.refusal == nil {
                 state.statistics.waits += 1

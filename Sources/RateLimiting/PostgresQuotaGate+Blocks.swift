@@ -61,7 +61,7 @@ extension PostgresQuotaGate {
             }
         }
         let key = QuotaKey(app: app, api: api)
-        local.withLock { state in
+        local[key].withLock { state in
             state.localBlocks[key] = nil
             state.localExhausted[key] = nil
         }

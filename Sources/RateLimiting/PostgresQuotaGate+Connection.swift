@@ -16,7 +16,7 @@ extension PostgresQuotaGate {
                     "quota database unavailable, trying again",
                     metadata: ["error": "\(error)", "attempt": "\(attempt)"])
                 close()
-                local.withLock { $0.statistics.reconnects += 1 }
+                local.anyKey.withLock { $0.statistics.reconnects += 1 }
                 let pause: Duration = attempt == 1 ? .milliseconds(500) : .seconds(2)
                 try await clock.sleep(until: clock.now.advanced(by: pause), tolerance: nil)
                 attempt += 1

@@ -51,9 +51,9 @@ extension PostgresQuotaGate {
                 let block = policy.throttleBlock(
                     app: app, api: api, retryAfter: retryAfter, streak: policy.throttleBlockWindows, fraction: 1)
                 let until = clock.now.advanced(by: block.duration)
-                local.withLock { $0.localBlocks[key] = until }
+                local[key].withLock { $0.localBlocks[key] = until }
             case .dailyQuotaExhausted:
-                local.withLock { $0.localExhausted[key] = PacificDay(containing: Date()) }
+                local[key].withLock { $0.localExhausted[key] = PacificDay(containing: Date()) }
             }
         }
     }

@@ -13,11 +13,12 @@ extension PostgresQuotaGate {
         guard !api.countsShortWindows, let windows = policy.limit(app: app, api: api)?.windows, !windows.isEmpty
         else { return }
         let key = QuotaKey(app: app, api: api)
+        let shard = local[key]
         while true {
             try Task.checkCancellation()
             // Judged again after every sleep: other calls of this gate ran meanwhile.
             let now = clock.now
-            let wait = local.withLock { state -> ArrivalPacer<C.Instant>.Wait in
+            let wait = shard.withLock { state -> ArrivalPacer<C.Instant>.Wait in
                 var pacer = state.pacers[key] ?? ArrivalPacer(windows: windows)
                 let wait = pacer.wait(at: now)
                 if wait == .none { pacer.started() } else { state.statistics.paced += 1 }
@@ -38,6 +39,7 @@ extension PostgresQuotaGate {
     /// Counts a call begun with ``beginCall(app:api:)`` as answered `answeredAgo` before now.
     public nonisolated func endCall(app: String, api: StoreAPI, answeredAgo: Duration) async {
         let now = clock.now.advanced(by: .zero - max(.zero, answeredAgo))
-        local.withLock { $0.pacers[QuotaKey(app: app, api: api)]?.finished(at: now) }
+        let key = QuotaKey(app: app, api: api)
+        local[key].withLock { $0.pacers[key]?.finished(at: now) }
     }
 }

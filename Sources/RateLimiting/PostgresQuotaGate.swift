@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Postgres
-import Synchronization
 
 /// The `QuotaGate` every process shares through PostgreSQL: one budget per (app, API) for any number of
 /// processes on any number of hosts.
@@ -17,7 +16,7 @@ import Synchronization
 ///
 /// The actor owns its own connection and opens a new one when it is lost. libpq calls block, so the actor runs on a
 /// thread of its own (``DatabaseThread``), never on Swift's shared pool; only round trips run there; waits, pacing
-/// and local blocks run on the caller's task, their state behind a `Mutex`.
+/// and local blocks run on the caller's task, their state behind locks split by (app, API) (``QuotaGateShards``).
 /// A grant whose answer was lost with the connection is counted but unused: the limits err on the safe side.
 public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration {
     let conninfo: String
@@ -30,10 +29,10 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
     static var mostRetakes: Int { 2 }
     var connection: PostgresConnection?
     /// Pacing, local blocks, batches being gathered and statistics: no database work.
-    nonisolated let local: Mutex<QuotaGateLocalState<C.Instant>>
+    nonisolated let local = QuotaGateShards<C.Instant>()
 
     /// What this gate has done so far (read without waiting for a round trip).
-    public nonisolated var statistics: QuotaGateStatistics { local.withLock { $0.statistics } }
+    public nonisolated var statistics: QuotaGateStatistics { local.statistics }
     private nonisolated let thread = DatabaseThread(label: "storerecon-quota-gate")
 
     /// The gate's executor: a thread of its own, which its statements block.
@@ -50,7 +49,6 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
         self.policy = policy
         self.clock = clock
         self.logger = logger ?? Logger(label: "storerecon.quota")
-        local = Mutex(QuotaGateLocalState())
     }
 
     /// Waits until one call of `api` for `app` is allowed, then counts it.
@@ -82,20 +80,23 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
         // (a window split to fit the log has a proportionally smaller one, which no arrival time is judged by).
         // A batch's calls are judged from the moment its round trip was asked for.
         let margin = api.countsShortWindows ? policy.limit(app: app, api: api)?.windows.map(\.margin).min() : nil
-        let key = QuotaKey(app: app, api: api)
+        let key = BatchKey(app: app, api: api, purpose: purpose)
         var retakes = 0
         while true {
             try Task.checkCancellation()
-            if let blocked = local.withLock({ $0.localBlocks[key] }), blocked > clock.now {
-                try await clock.sleep(until: blocked, tolerance: nil)
+            let (attempt, asked): (QuotaAttempt, ContinuousClock.Instant)
+            switch try await batchedAttempt(key) {
+            case .blocked(let until):
+                try await clock.sleep(until: until, tolerance: nil)
                 continue
+            case .answered(let answer, let answerAsked):
+                (attempt, asked) = (answer, answerAsked)
             }
-            let (attempt, asked) = try await batchedAttempt(BatchKey(app: app, api: api, purpose: purpose))
             if let grant = attempt.grant {
                 guard let margin, retakes < Self.mostRetakes else { return (grant, nil) }
                 if asked.duration(to: .now) > margin {
                     retakes += 1
-                    local.withLock { $0.statistics.retaken += 1 }
+                    local[key].withLock { $0.statistics.retaken += 1 }
                     continue
                 }
                 return (grant, asked + margin)
@@ -110,9 +111,10 @@ public actor PostgresQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration
     /// - Throws: `QuotaError` when the day's budget for `purpose` is spent; `PostgresError` when the database
     ///   stays unreachable.
     public func attempt(app: String, api: StoreAPI, purpose: CallPurpose) async throws -> QuotaAttempt {
-        let row = try await roundTrip(BatchKey(app: app, api: api, purpose: purpose), wanted: 1)
-        return try row.attempts(wanted: 1, key: BatchKey(app: app, api: api, purpose: purpose), policy: policy)[0]
-            .get()
+        let key = BatchKey(app: app, api: api, purpose: purpose)
+        let row = try await roundTrip(
+            key, wanted: 1, exhausted: local[key].withLock { $0.localExhausted[key.quotaKey] })
+        return try row.attempts(wanted: 1, key: key, policy: policy)[0].get()
     }
 
     /// Closes the connection; the next call opens a new one.

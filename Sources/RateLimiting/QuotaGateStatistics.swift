@@ -30,3 +30,26 @@ public struct QuotaGateStatistics: Sendable, Hashable {
         attempts == 0 ? nil : attemptTime / attempts
     }
 }
+
+extension QuotaGateStatistics {
+    /// Adds what another part of the same gate did: counts and times add up, the largest batch is the larger.
+    mutating func add(_ other: QuotaGateStatistics) {
+        attempts += other.attempts
+        attemptTime += other.attemptTime
+        grants += other.grants
+        joined += other.joined
+        largestBatch = max(largestBatch, other.largestBatch)
+        waits += other.waits
+        waited += other.waited
+        reconnects += other.reconnects
+        retaken += other.retaken
+        paced += other.paced
+    }
+
+    /// Counts one round trip for `wanted` calls that took `took`.
+    mutating func countAttempt(wanted: Int, took: Duration) {
+        attempts += 1
+        attemptTime += took
+        largestBatch = max(largestBatch, wanted)
+    }
+}

@@ -59,6 +59,54 @@ struct DatabaseWorkerTests {
         #expect(results == ["waiter": true, "holder": true])
     }
 
+    /// Jobs enqueued from other threads wait in one inbox served by a few threads: a server about to block in a
+    /// statement hands the inbox on, so the job that ends the waits runs though more jobs wait than there are servers.
+    /// (A server that kept the inbox while blocked would stall it for good: the time limit then fails the test.)
+    @Test(.timeLimit(.minutes(1))) func inboxWorkNeverWaitsBehindAServersStatement() async throws {
+        let conninfo = try TestDatabase.create(prefix: "pgworker")
+        let key = AdvisoryLockKey("worker-test-inbox")
+        let holder = Owned(try PostgresConnection(conninfo: conninfo))
+        let waiters = try (0...DatabaseThreads.inboxServers).map { _ in
+            Owned(try PostgresConnection(conninfo: conninfo))
+        }
+        defer { for session in [holder] + waiters { session.connection.close() } }
+        try holder.connection.advisoryLock(key)
+        // Should the inbox stall, the waiters give up after 20 s rather than hold the shared cluster's locks.
+        for waiter in waiters { _ = try waiter.connection.execute("SET lock_timeout = '20s'") }
+        let start = Latch(count: waiters.count + 1)
+        let unlocked = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for waiter in waiters {
+                group.addTask {
+                    try await DatabaseThreads.run {
+                        await start.arrive()
+                        try waiter.connection.advisoryLock(key)
+                        return try waiter.connection.advisoryUnlock(key)
+                    }
+                }
+            }
+            group.addTask {
+                try await DatabaseThreads.run {
+                    await start.arrive()
+                    // Unlocks only once every waiter waits, each having blocked the thread that ran it.
+                    for _ in 0..<2_500 {
+                        let rows = try holder.connection.query(
+                            """
+                            SELECT count(*)::int AS n FROM pg_locks, pg_sleep(0.01)
+                            WHERE NOT granted AND locktype = 'advisory'
+                              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                            """)
+                        if try rows[0].decode("n", as: Int.self) == waiters.count { break }
+                    }
+                    return try holder.connection.advisoryUnlock(key)
+                }
+            }
+            // Resumed from this task's thread, not a database thread: all of them land in the inbox at once.
+            await start.openWhenAllArrived()
+            return try await group.reduce(into: 0) { count, unlocked in count += unlocked ? 1 : 0 }
+        }
+        #expect(unlocked == waiters.count + 1)
+    }
+
     /// Runs `body` with two sessions of a new database, `holder` holding the advisory lock `name` and `waiter` watched
     /// (should it wait for ever, the watchdog ends its session). Returns what `body` returned and whether it fired.
     private func withHeldLock<T: Sendable>(
@@ -134,6 +182,41 @@ private actor Tally {
     func result() throws -> (Int, Int, Int) {
         let rows = try connection.query("SELECT n FROM tally")
         return (count, overlaps, try rows[0].decode("n", as: Int.self))
+    }
+}
+
+/// Holds `count` tasks until the test opens it, then resumes them all from the opening task's thread.
+private final class Latch: Sendable {
+    private struct State {
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        var opener: CheckedContinuation<Void, Never>?
+    }
+
+    private let count: Int
+    private let state = Mutex(State())
+
+    init(count: Int) { self.count = count }
+
+    func arrive() async {
+        await withCheckedContinuation { continuation in
+            let opener = state.withLock { state in
+                state.waiting.append(continuation)
+                defer { if state.waiting.count == count { state.opener = nil } }
+                return state.waiting.count == count ? state.opener : nil
+            }
+            opener?.resume()
+        }
+    }
+
+    func openWhenAllArrived() async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                if state.waiting.count < count { state.opener = continuation }
+                return state.waiting.count == count
+            }
+            if ready { continuation.resume() }
+        }
+        for waiter in state.withLock({ $0.waiting }) { waiter.resume() }
     }
 }
 
