@@ -4,13 +4,17 @@
 /// The shared log counts a call when the database grants it; the store counts it when the request arrives, which on
 /// a loaded host can be later than the grant by more than any margin (the sender or the store's own handler waited
 /// for a core). A call's arrival is never later than its answer, so if a call is asked for only after the answer of
-/// the call `count` before it (in this process) came back, plus the window and its margin, the two arrive at least
-/// a window apart at the store, whatever the transit took: no window of the store's holds more than `count` of
-/// this process's calls. A call still in flight counts as arriving at any moment. The shared log still bounds
-/// all processes together; this only closes the gap between a grant and an arrival within one process.
+/// the call `count` before it (in this process) came back, plus the window, the two arrive at least a window apart
+/// at the store, whatever the transit took: no window of the store's holds more than `count` of this process's
+/// calls. So the window is not widened by its latency margin here (which a grant needs, not an answer), only by
+/// ``clockAllowance``. A call still in flight counts as arriving at any moment. The shared log still bounds all
+/// processes together, margin included; this only closes the gap between a grant and an arrival within one process.
 public struct ArrivalPacer<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    /// The store's windows (count in window + margin).
+    /// The store's windows.
     public let windows: [RateLimit]
+    /// What each window is widened by, as a fraction of it (1/200: 5 ms on a second): this host's clock and the
+    /// store's may tick at rates a little apart (NTP slews a clock by at most 0.05 %).
+    public static var clockAllowance: Int { 200 }
     /// Calls asked for whose answer has not come back.
     public private(set) var inFlight = 0
     /// When the latest answers came back, oldest first (at most the largest window's count).
@@ -40,7 +44,8 @@ public struct ArrivalPacer<Instant: InstantProtocol>: Sendable where Instant.Dur
             let earlier = window.count - inFlight
             if earlier <= 0 { return .answer }
             guard answered.count >= earlier else { continue }
-            let free = answered[answered.count - earlier].advanced(by: window.enforcedWindow)
+            let free = answered[answered.count - earlier].advanced(
+                by: window.window + window.window / Self.clockAllowance)
             if free > now, latest.map({ free > $0 }) ?? true { latest = free }
         }
         return latest.map { .until($0) } ?? .none

@@ -20,9 +20,10 @@ struct ArrivalPacerTests {
             pacer.finished(at: Self.at(answered))
         }
         // Granted at 0, its answer came back at 300 ms: it may have reached the store as late as that, so the
-        // fourth call waits for the window after the oldest of the three answers (20 ms), not after the grant.
-        #expect(pacer.wait(at: Self.at(500)) == .until(Self.at(1045)))
-        #expect(pacer.wait(at: Self.at(1045)) == .none)
+        // fourth call waits for the window after the oldest of the three answers (20 ms), not after the grant; the
+        // window is the store's second and 5 ms for the clocks, not the grant's 25 ms latency margin.
+        #expect(pacer.wait(at: Self.at(500)) == .until(Self.at(1025)))
+        #expect(pacer.wait(at: Self.at(1025)) == .none)
     }
 
     @Test func aCallInFlightCountsAsArrivingAnyMoment() {
@@ -32,13 +33,13 @@ struct ArrivalPacerTests {
         pacer.started()
         pacer.started()
         // Two in flight and one answered at 0: the next waits for the window after that answer.
-        #expect(pacer.wait(at: Self.at(100)) == .until(Self.at(1025)))
+        #expect(pacer.wait(at: Self.at(100)) == .until(Self.at(1005)))
         pacer.started()
         // Three in flight: only an answer can free a place.
         #expect(pacer.wait(at: Self.at(5000)) == .answer)
         pacer.finished(at: Self.at(5000))
         #expect(pacer.inFlight == 2)
-        #expect(pacer.wait(at: Self.at(5000)) == .until(Self.at(6025)))
+        #expect(pacer.wait(at: Self.at(5000)) == .until(Self.at(6005)))
     }
 
     @Test func answersOutOfOrderAreKeptInOrderAndTheTightestWindowDecides() {
@@ -48,8 +49,8 @@ struct ArrivalPacerTests {
             pacer.started()
             pacer.finished(at: Self.at(answered))
         }
-        // 3 in 1 s: the third latest answer (200) + 1.025 s; 4 in 10 s: the fourth latest (100) + 10 s decides.
-        #expect(pacer.wait(at: Self.at(500)) == .until(Self.at(10_100)))
+        // 3 in 1 s: the third latest answer (200) + 1.005 s; 4 in 10 s: the fourth latest (100) + 10.05 s decides.
+        #expect(pacer.wait(at: Self.at(500)) == .until(Self.at(10_150)))
         #expect(ArrivalPacer<Instant>(windows: []).wait(at: Self.at(0)) == .none)
     }
 
@@ -66,12 +67,12 @@ struct ArrivalPacerTests {
         }
         #expect(clock.now == Self.at(300))
         try await gate.beginCall(app: "a", api: api)
-        // The first answer came back at 100 ms: the fourth call was asked for 1.025 s after it.
-        #expect(clock.now == Self.at(1125))
+        // The first answer came back at 100 ms: the fourth call was asked for 1.005 s after it.
+        #expect(clock.now == Self.at(1105))
         #expect(gate.statistics.paced == 1)
         // Another app's calls are paced on their own.
         try await gate.beginCall(app: "b", api: api)
-        #expect(clock.now == Self.at(1125))
+        #expect(clock.now == Self.at(1105))
         // An API counted in short windows (its calls leave within their grant's margin) is not paced by answers.
         let google = PostgresQuotaGate(
             conninfo: "host=/nonexistent",
@@ -79,7 +80,7 @@ struct ArrivalPacerTests {
                 defaultLimits: QuotaLimits([.googleVoidedPurchases: QuotaLimit(windows: [Self.limit])])),
             clock: clock)
         for _ in 0..<5 { try await google.beginCall(app: "a", api: .googleVoidedPurchases) }
-        #expect(clock.now == Self.at(1125))
+        #expect(clock.now == Self.at(1105))
         #expect(google.statistics.paced == 0)
     }
 
@@ -93,8 +94,8 @@ struct ArrivalPacerTests {
         // The transport saw the answers 300 ms before their callers got to say so.
         for _ in 0..<3 { await gate.endCall(app: "a", api: api, answeredAgo: .milliseconds(300)) }
         try await gate.beginCall(app: "a", api: api)
-        // The first answer came back at 100 ms (not 400): the fourth call was asked for 1.025 s after that.
-        #expect(clock.now == Self.at(1125))
+        // The first answer came back at 100 ms (not 400): the fourth call was asked for 1.005 s after that.
+        #expect(clock.now == Self.at(1105))
     }
 
     /// Records the order in which `sendGranted` uses the gate.

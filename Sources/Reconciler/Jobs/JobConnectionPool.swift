@@ -15,8 +15,14 @@ public final class JobConnectionPool: Sendable {
         let connection: PostgresConnection
     }
 
+    private struct State {
+        var idle: [Idle] = []
+        /// No job starts after those running: a connection given back is closed at once.
+        var draining = false
+    }
+
     private let conninfo: String
-    private let idle = Mutex<[Idle]>([])
+    private let state = Mutex(State())
 
     /// A pool that opens its connections with `conninfo`; it holds none until the first is given back.
     public init(conninfo: String) {
@@ -26,26 +32,37 @@ public final class JobConnectionPool: Sendable {
     /// An idle connection, or a new one when none is idle.
     /// - Throws: `PostgresError` when a new connection cannot be opened.
     public func take() throws -> PostgresConnection {
-        if let reused = idle.withLock({ $0.popLast() }) { return reused.connection }
+        if let reused = state.withLock({ $0.idle.popLast() }) { return reused.connection }
         return try PostgresConnection(conninfo: conninfo)
     }
 
     /// Takes back a connection whose job has ended: kept for the next job once its session is reset, closed when
-    /// it is lost, still inside a transaction, or cannot be reset.
+    /// it is lost, still inside a transaction, or cannot be reset, or when no job is left to start (``drain()``).
     public func giveBack(_ connection: PostgresConnection) {
-        guard connection.isIdle, (try? connection.resetSession()) != nil else {
+        guard !state.withLock(\.draining), connection.isIdle, (try? connection.resetSession()) != nil else {
             connection.close()
             return
         }
-        idle.withLock { $0.append(Idle(connection: connection)) }
+        state.withLock { $0.idle.append(Idle(connection: connection)) }
     }
 
-    /// Closes the idle connections; call it when the run is over.
+    /// From now on closes each connection given back: no job is left to start (those just started still take the
+    /// idle ones). Each backend's exit then comes as its job ends, not all together at the end of the run, where
+    /// they held the cores while the last job was finishing.
+    public func drain() {
+        state.withLock { $0.draining = true }
+    }
+
+    /// Closes the idle connections, and each given back from now on; call it when the run is over.
     public func close() {
-        let all = idle.withLock { idle in
-            defer { idle = [] }
-            return idle
+        let all = state.withLock { state in
+            state.draining = true
+            defer { state.idle = [] }
+            return state.idle
         }
         for entry in all { entry.connection.close() }
     }
+
+    /// How many connections wait for a job (for tests).
+    var idleCount: Int { state.withLock { $0.idle.count } }
 }

@@ -48,6 +48,7 @@ extension JobRunner {
                 group.addTask { reporter.yield(.ended(index, await runner.runOne(job: job, app: apps[index], body))) }
             }
             for index in schedule.start() { start(index) }
+            if started == apps.count { pool.drain() }
             var results = [Result?](repeating: nil, count: apps.count)
             var unfinished = apps.count
             // Each job's end, and each paced job's first answers, may let the next apps start.
@@ -63,6 +64,7 @@ extension JobRunner {
                 }
                 if unfinished == 0 { break }
                 for index in schedule.start() { start(index) }
+                if started == apps.count { pool.drain() }
             }
             reporter.finish()
             return results.compactMap { $0 }

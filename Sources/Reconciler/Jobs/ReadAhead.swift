@@ -3,9 +3,10 @@ import Synchronization
 /// Items (store pages) read ahead by a producer task and taken, in order, by the consumer: the task that owns the
 /// job's connection and stores them.
 ///
-/// The buffer is unbounded, so the producer never waits on the consumer: a producer bounds what it reads itself (an
-/// Apple chain has at most ``PageChain/maximumApplePages`` pages). The producer's error comes after every item read
-/// before it, so a consumer stores each page that arrived whole and then stops.
+/// Pushing never waits; a producer that should read only as the consumer needs waits for ``permit()`` before reading
+/// its next item (one that does not still bounds what it reads itself: an Apple chain has at most
+/// ``PageChain/maximumApplePages`` pages). The producer's error comes after every item read before it, so a consumer
+/// stores each page that arrived whole and then stops.
 final class ReadAheadQueue<Item: Sendable>: Sendable {
     private enum End {
         case open
@@ -17,26 +18,97 @@ final class ReadAheadQueue<Item: Sendable>: Sendable {
         var items: [Item] = []
         var end = End.open
         var waiter: CheckedContinuation<Void, Never>?
+        var observer: (@Sendable () -> Void)?
+        /// Items the consumer took so far.
+        var taken = 0
+        /// Items the consumer asked for in all (``askForMore()``), counting those it took; the first is asked for
+        /// from the start.
+        var wanted = 1
+        /// Items the producer was let start (``permit()``).
+        var permitted = 0
+        /// The producer waiting for the consumer to ask.
+        var permitWaiter: CheckedContinuation<Void, Never>?
+        /// The consumer is gone, or wants everything: the producer never waits again.
+        var unbounded = false
+
+        /// Lets the waiting producer start its next item, if the consumer wants it.
+        mutating func release() -> CheckedContinuation<Void, Never>? {
+            guard permitWaiter != nil, unbounded || permitted < wanted else { return nil }
+            permitted += 1
+            return permitWaiter.take()
+        }
     }
 
     private let state = Mutex(State())
 
     /// Adds an item (the producer's side).
     func push(_ item: Item) {
-        let waiter = state.withLock { state in
+        let (waiter, observer) = state.withLock { state in
             state.items.append(item)
-            return state.waiter.take()
+            return (state.waiter.take(), state.observer)
         }
         waiter?.resume()
+        observer?()
+    }
+
+    /// Has `observer` told of each item pushed and of the end (the consumer's side, for a consumer that also waits
+    /// for other things and takes items with `take(waiting: false)`).
+    func observe(_ observer: @escaping @Sendable () -> Void) {
+        state.withLock { $0.observer = observer }
     }
 
     /// Ends the queue (the producer's side), with the producer's error if it failed.
     func finish(throwing error: (any Error)?) {
-        let waiter = state.withLock { state in
+        let (waiter, observer) = state.withLock { state in
             state.end = error.map { .failed($0) } ?? .finished
-            return state.waiter.take()
+            return (state.waiter.take(), state.observer)
         }
         waiter?.resume()
+        observer?()
+    }
+
+    /// Returns once the consumer wants one more item than the producer started so far (the producer's side, before
+    /// it reads an item it should read only on demand), or once it wants them all.
+    func permit() async {
+        await withCheckedContinuation { continuation in
+            let go = state.withLock { state in
+                if state.unbounded || state.permitted < state.wanted {
+                    state.permitted += 1
+                    return true
+                }
+                precondition(state.permitWaiter == nil, "one producer")
+                state.permitWaiter = continuation
+                return false
+            }
+            if go { continuation.resume() }
+        }
+    }
+
+    /// Whether the consumer wants one more item than the producer started so far, counting it as started if so
+    /// (``permit()`` without waiting).
+    func tryPermit() -> Bool {
+        state.withLock { state in
+            guard state.unbounded || state.permitted < state.wanted else { return false }
+            state.permitted += 1
+            return true
+        }
+    }
+
+    /// Asks for one item beyond those taken (the consumer's side, when it runs short): a producer waiting in
+    /// ``permit()`` starts it, unless it was started already.
+    func askForMore() {
+        state.withLock { state in
+            state.wanted = max(state.wanted, state.taken + 1)
+            return state.release()
+        }?.resume()
+    }
+
+    /// Lets the producer read everything left without waiting (the consumer wants it all, or is gone).
+    func unbound() {
+        state.withLock { state in
+            state.unbounded = true
+            return state.release()
+        }?.resume()
     }
 
     /// Takes every item that arrived, first waiting for one when `waiting`.
@@ -47,6 +119,7 @@ final class ReadAheadQueue<Item: Sendable>: Sendable {
             return try state.withLock { state in
                 if state.items.isEmpty, case .failed(let error) = state.end { throw error }
                 defer { state.items = [] }
+                state.taken += state.items.count
                 return state.items
             }
         }
@@ -54,6 +127,7 @@ final class ReadAheadQueue<Item: Sendable>: Sendable {
         // What came after it, not its error: that is for the next take.
         let after = state.withLock { state in
             defer { state.items = [] }
+            state.taken += state.items.count
             return state.items
         }
         return [first] + after
@@ -64,7 +138,10 @@ final class ReadAheadQueue<Item: Sendable>: Sendable {
     func next() async throws -> Item? {
         while true {
             let taken: Item?? = try state.withLock { state in
-                if !state.items.isEmpty { return .some(state.items.removeFirst()) }
+                if !state.items.isEmpty {
+                    state.taken += 1
+                    return .some(state.items.removeFirst())
+                }
                 switch state.end {
                 case .open: return .none
                 case .finished: return .some(nil)
@@ -95,17 +172,48 @@ func withReadAhead<Item: Sendable, Value>(
     _ produce: @escaping @Sendable (_ push: @Sendable (Item) -> Void) async throws -> Void,
     consume: (ReadAheadQueue<Item>) async throws -> Value
 ) async throws -> Value {
+    try await withReadAhead(isolation: isolation, fed: { feed in try await produce(feed.push) }, consume: consume)
+}
+
+/// The producer's side of a ``ReadAheadQueue``.
+struct ReadAheadFeed<Item: Sendable>: Sendable {
+    fileprivate let queue: ReadAheadQueue<Item>
+
+    /// Hands on an item.
+    var push: @Sendable (Item) -> Void { { [queue] in queue.push($0) } }
+
+    /// Returns once the consumer wants another item (``ReadAheadQueue/permit()``).
+    func permit() async {
+        await queue.permit()
+    }
+
+    /// Whether the consumer wants another item now (``ReadAheadQueue/tryPermit()``).
+    func tryPermit() -> Bool {
+        queue.tryPermit()
+    }
+}
+
+/// ``withReadAhead(isolation:_:consume:)`` with a producer that can also read on demand: it waits for
+/// ``ReadAheadFeed/permit()`` before an item, which comes when the consumer asks (``ReadAheadQueue/askForMore()``).
+func withReadAhead<Item: Sendable, Value>(
+    isolation: isolated (any Actor)? = #isolation,
+    fed produce: @escaping @Sendable (_ feed: ReadAheadFeed<Item>) async throws -> Void,
+    consume: (ReadAheadQueue<Item>) async throws -> Value
+) async throws -> Value {
     let queue = ReadAheadQueue<Item>()
     return try await withThrowingTaskGroup(of: Void.self, isolation: isolation) { group in
         group.addTask {
             do {
-                try await produce { queue.push($0) }
+                try await produce(ReadAheadFeed(queue: queue))
                 queue.finish(throwing: nil)
             } catch {
                 queue.finish(throwing: error)
             }
         }
-        defer { group.cancelAll() }
+        defer {
+            queue.unbound()
+            group.cancelAll()
+        }
         return try await consume(queue)
     }
 }

@@ -31,9 +31,12 @@ struct AppleHistoryIntake: RefundRequestFinder {
         self.chains = chains
     }
 
-    /// Stores the request pages that arrived, first waiting for one when `waiting`.
-    mutating func storeFound(waiting: Bool, in environment: JobEnvironment) async throws -> FoundRequests {
+    /// Stores the request pages that arrived, first waiting for one when `waiting`; the next page is asked for when
+    /// the answerer is `short` and no page came (or when it waits).
+    mutating func storeFound(waiting: Bool, short: Bool, in environment: JobEnvironment) async throws -> FoundRequests {
+        if waiting { queue.askForMore() }
         let pages = try await queue.take(waiting: waiting)
+        if pages.isEmpty, short { queue.askForMore() }
         if pages.isEmpty, waiting {
             requestsRead = true
             return FoundRequests(stored: false, more: false)
@@ -51,9 +54,14 @@ struct AppleHistoryIntake: RefundRequestFinder {
         return FoundRequests(stored: stored, more: !requestsRead)
     }
 
+    func whenFound(_ wake: @escaping @Sendable () -> Void) {
+        queue.observe(wake)
+    }
+
     /// Stores the pages kept back and every page still to come, in order.
     /// - Throws: the reading's error once every page before it is stored, or the database's.
     mutating func storeRest(in environment: JobEnvironment) async throws {
+        queue.unbound()
         for page in parked { _ = try store(page, in: environment) }
         parked = []
         while let page = try await queue.next() {

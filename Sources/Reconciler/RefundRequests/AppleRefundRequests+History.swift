@@ -37,17 +37,21 @@ extension AppleRefundRequests {
 
     /// Reads each window's chain in turn (each of its spans in turn) and hands on each page as it is verified: a
     /// page's payloads are verified while the next page is being fetched, and the pages are handed on in order.
+    /// A `CONSUMPTION_REQUEST` page is read only once the job asks for it (``ReadAheadFeed/permit()``: it runs short
+    /// of requests to answer): the answers go out at Apple's pace, so pages read further ahead would only take the
+    /// cores from the other apps' first pages, whose answers set when their apps end. The outcomes' pages, read
+    /// last, are read at once: the job stores them after its last answer and should not wait for them then.
     /// - Throws: `AppStoreServerAPIError` (a 401 at once), `QuotaError`, `ReconcilerError` (`.storeLoop`), or the
     ///   stop error when a stop was requested (checked before each page).
     func readHistory(
-        _ windows: [HistoryWindow], shared: JobEnvironment.Shared, push: @Sendable (HistoryPage) -> Void
+        _ windows: [HistoryWindow], shared: JobEnvironment.Shared, feed: ReadAheadFeed<HistoryPage>
     ) async throws {
         for window in windows {
             let spans = window.spans
             for (index, span) in spans.enumerated() {
                 try await readSpan(
                     window.type, from: span.start, to: span.end, endsChain: index == spans.count - 1, shared: shared,
-                    push: push)
+                    feed: feed)
             }
         }
     }
@@ -55,27 +59,47 @@ extension AppleRefundRequests {
     /// Reads one span's page chain; its last page ends the window's chain when `endsChain`.
     private func readSpan(
         _ type: NotificationTypeV2, from start: Date, to end: Date, endsChain: Bool, shared: JobEnvironment.Shared,
-        push: @Sendable (HistoryPage) -> Void
+        feed: ReadAheadFeed<HistoryPage>
     ) async throws {
         var chain = PageChain(
             app: app.id, api: .appleNotificationHistory, name: "\(type.rawValue) notifications", startingAt: nil,
             maximumPages: PageChain.maximumApplePages)
         let request = NotificationHistoryRequest(startDate: start, endDate: end, notificationType: type)
+        let paced = type == .consumptionRequest
+        if paced { await feed.permit() }
         guard var page = try await fetchPage(request, after: nil, first: true, shared: shared) else { return }
         while true {
             let token = try chain.follow(
                 page.hasMore ? page.paginationToken : nil, rows: page.notificationHistory.count)
+            let last = endsChain && token == nil
+            guard !paced || token == nil || feed.tryPermit() else {
+                // The job has not asked for the next page yet: this one first, then the next when it asks.
+                await pushVerified(page, type: type, isLast: last, shared: shared, feed: feed)
+                await feed.permit()
+                guard let next = try await fetchPage(request, after: token, first: false, shared: shared) else {
+                    return
+                }
+                page = next
+                continue
+            }
             async let following = fetchPage(request, after: token, first: false, shared: shared)
             // On a database thread, a child task waits for this task's next suspension: let the call start first.
             await Task.yield()
-            let (verified, clean) = await verifyPage(page, shared: shared)
-            push(
-                HistoryPage(
-                    type: type, verified: verified, count: page.notificationHistory.count, clean: clean,
-                    isLast: endsChain && token == nil))
+            await pushVerified(page, type: type, isLast: last, shared: shared, feed: feed)
             guard let next = try await following else { return }
             page = next
         }
+    }
+
+    /// Verifies a page's payloads and hands the page on.
+    private func pushVerified(
+        _ page: NotificationHistoryResponse, type: NotificationTypeV2, isLast: Bool, shared: JobEnvironment.Shared,
+        feed: ReadAheadFeed<HistoryPage>
+    ) async {
+        let (verified, clean) = await verifyPage(page, shared: shared)
+        feed.push(
+            HistoryPage(
+                type: type, verified: verified, count: page.notificationHistory.count, clean: clean, isLast: isLast))
     }
 
     /// The chain's first page, or the page after `token` (nil when there is none), through the quota gate.

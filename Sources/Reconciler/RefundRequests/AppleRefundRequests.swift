@@ -39,15 +39,16 @@ public struct AppleRefundRequests: Sendable {
     /// - Throws: `QuotaError`, `AppStoreServerAPIError` (a 401 at once), `PostgresError`, or `ReconcilerError` when
     ///   payloads failed verification or the store refused answers (after everything else is done).
     public func run(in environment: JobEnvironment) async throws {
+        try RefundRequestStore.planStatementsOnce(on: environment.connection)
         let read = try [NotificationTypeV2.consumptionRequest, .refund, .refundDeclined].map {
             try window($0, in: environment)
         }
         let windows = read.map(\.0)
         let chains = Dictionary(uniqueKeysWithValues: read.map { ($0.0.type.rawValue, $0.1) })
         let shared = environment.shared
-        try await withReadAhead { push in
-            try await readHistory(windows, shared: shared, push: push)
-        } consume: { queue in
+        try await withReadAhead(fed: { feed in
+            try await readHistory(windows, shared: shared, feed: feed)
+        }) { queue in
             // The first page is on its way meanwhile: a claim left by a crashed run is closed before any answer.
             try requests.closeInterrupted(in: environment)
             var intake = AppleHistoryIntake(job: self, queue: queue, chains: chains)

@@ -45,6 +45,7 @@ public struct GoogleRefundRequests: Sendable {
     /// then read the outcome of the reviews that are over.
     /// - Throws: `QuotaError`, `PlayAPIError`, `PostgresError`, or `ReconcilerError` when Google refused answers.
     public func run(in environment: JobEnvironment) async throws {
+        try RefundRequestStore.planStatementsOnce(on: environment.connection)
         try requests.closeInterrupted(in: environment)
         if let subscription = app.rtdnSubscription {
             try await pullAll(subscription, in: environment)

@@ -68,11 +68,21 @@ struct AnswersInFlight {
     private var groups: [Int: [RefundRequestAnswerer.Claimed]] = [:]
     private var serial = 0
     private let answers = StoreAnswers()
+    /// Given when a group's calls all ended, and by whoever else has news for the answerer (``wake()``).
+    private let changes = Wakeup()
 
     /// How many groups are out.
     var count: Int { groups.count }
     /// Whether no group is out.
     var isEmpty: Bool { groups.isEmpty }
+
+    /// Wakes the answerer waiting in ``nextChange()``; callable from any task.
+    var wake: @Sendable () -> Void { { [changes] in changes.signal() } }
+
+    /// Returns once a group's calls all ended or ``wake`` was called since the last return.
+    func nextChange() async {
+        await changes.wait()
+    }
 
     /// Sends a claimed group's answers side by side in a new task of `tasks` (nothing when none was claimed).
     mutating func send(
@@ -82,7 +92,7 @@ struct AnswersInFlight {
     ) {
         guard !claimed.isEmpty else { return }
         serial += 1
-        let (group, answers) = (serial, answers)
+        let (group, answers, changes) = (serial, answers, changes)
         groups[group] = claimed
         // Each call writes what the store said under its request's id, and the tasks return nothing: a child task's
         // result read back through a task group came out garbled in release builds (Swift 6.3.1), so answers are
@@ -102,6 +112,7 @@ struct AnswersInFlight {
                 }
             }
             answers.end(group)
+            changes.signal()
         }
     }
 

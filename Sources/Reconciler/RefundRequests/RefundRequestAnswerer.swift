@@ -85,12 +85,14 @@ struct RefundRequestAnswerer: Sendable {
         var hand = OpenRequestsInHand<RefundRequestSubject>()
         var stale = true
         var more = true
+        finder.whenFound(flight.wake)
         while true {
             if flight.count < Self.groupsInFlight, hand.taken.count < AppleRefundRequests.batch {
                 try environment.checkShutdown()
                 if more {
                     let found = try await finder.storeFound(
-                        waiting: hand.isEmpty && !stale && flight.isEmpty, in: environment)
+                        waiting: hand.isEmpty && !stale && flight.isEmpty, short: hand.count < Self.groupSize,
+                        in: environment)
                     stale = stale || found.stored
                     more = found.more
                 }
@@ -112,7 +114,8 @@ struct RefundRequestAnswerer: Sendable {
                 if more, flight.isEmpty { continue }
             }
             if flight.isEmpty { return }
-            _ = try await tasks.next()
+            // A group's end, or a page found: either may let the next group go.
+            await flight.nextChange()
             if let error = record(flight.takeEnded(), in: environment) { throw error }
         }
     }

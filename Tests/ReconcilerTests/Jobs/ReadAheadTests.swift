@@ -111,4 +111,46 @@ struct ReadAheadTests {
         #expect(first == 1)
         #expect(cancelled.withLock { $0 })
     }
+
+    @Test func aProducerOnDemandReadsTheFirstItemAtOnceAndEachNextOnlyWhenAsked() async throws {
+        let queue = ReadAheadQueue<Int>()
+        // The first item is wanted from the start.
+        #expect(queue.tryPermit())
+        #expect(!queue.tryPermit())
+        queue.push(1)
+        // Asking before taking wants nothing more: the item in the queue is the one asked for.
+        queue.askForMore()
+        #expect(!queue.tryPermit())
+        #expect(try await queue.take(waiting: false) == [1])
+        #expect(!queue.tryPermit(), "taken, not yet asked for the next")
+        queue.askForMore()
+        queue.askForMore()
+        #expect(queue.tryPermit())
+        #expect(!queue.tryPermit(), "asking twice before the next arrives wants one item, not two")
+        queue.unbound()
+        #expect(queue.tryPermit())
+        #expect(queue.tryPermit())
+    }
+
+    @Test func aProducerWaitingForPermissionGoesOnWhenTheConsumerAsksOrIsDone() async {
+        let seen = await withinAMinute {
+            try? await withReadAhead(fed: { (feed: ReadAheadFeed<Int>) in
+                for item in 1...4 {
+                    await feed.permit()
+                    feed.push(item)
+                }
+            }) { queue in
+                var seen: [Int] = []
+                while seen.count < 3 {
+                    seen += try await queue.take(waiting: true)
+                    // Not asked for yet: the producer has not read the next.
+                    #expect(try await queue.take(waiting: false).isEmpty)
+                    if seen.count < 3 { queue.askForMore() }
+                }
+                // The fourth is never asked for: the consumer's end lets the producer go on and finish.
+                return seen
+            }
+        }
+        #expect(seen == [1, 2, 3])
+    }
 }

@@ -58,6 +58,15 @@ struct RefundRequestAnswererTests {
     /// The transaction id of the request at `place` in deadline order (from 1).
     static func transaction(_ place: Int) -> String { "t" + String(1000 + place).dropFirst() }
 
+    /// An Apple request for transaction `id`, received `offset` seconds after the first.
+    func request(_ id: String, at offset: Int) -> NewRefundRequest {
+        NewRefundRequest(
+            store: .apple, requestId: "u-\(id)", transactionId: id, originalId: "o-\(id)", productId: "coins",
+            productType: "Consumable", country: "FR", familyShared: false, reason: nil, pendingToken: nil,
+            receivedAt: received.addingTimeInterval(Double(offset)), purchasedAt: nil, firstPurchasedAt: nil,
+            expiresAt: nil, priceNanos: 990_000_000, currency: "EUR")
+    }
+
     /// The request's place in deadline order, from 1.
     static func place(_ open: OpenRefundRequest) -> Int { Int(open.request.transactionId.dropFirst()) ?? 0 }
 
@@ -97,6 +106,38 @@ struct RefundRequestAnswererTests {
             ) claims WHERE before IS NOT NULL
             """)
         #expect(try order[0].decode("ordered", as: Bool.self))
+    }
+
+    @Test func requestsFoundWhileAGroupsCallsAreOutAreClaimedBeforeTheyAreAnswered() async throws {
+        let conninfo = try database(Self.size)
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        let latch = Latch()
+        let answerer = makeAnswerer { _, open in
+            if Self.place(open) <= Self.size { await latch.wait() }
+            return .answered
+        }
+        let found = FoundLater()
+        var finder = found.finder
+        // Once the first group is out, the next page's requests arrive; the first group's calls are held until the
+        // database shows the new ones claimed: an answerer that waits for a group's end before it stores what was
+        // found never gets there.
+        let later = (1...Self.size).map { Self.transaction(Self.size + $0) }
+        async let claimedLater: Bool = {
+            let out = try await Latch.open(
+                Latch(), conninfo: conninfo,
+                when: "(SELECT count(*) FROM refund_request WHERE sending_since IS NOT NULL) = \(Self.size)")
+            found.arrive(later.map { request($0, at: Self.size) })
+            return try await Latch.open(
+                latch, conninfo: conninfo,
+                when:
+                    "(SELECT count(*) FILTER (WHERE transaction_id <= '\(Self.transaction(Self.size))' AND answer IS NULL) "
+                    + "= \(Self.size) AND count(*) FILTER (WHERE transaction_id > '\(Self.transaction(Self.size))' "
+                    + "AND sending_since IS NOT NULL) > 0 FROM refund_request)") && out
+        }()
+        try await answerer.answerOpen(in: environment(connection), finder: &finder)
+        #expect(try await claimedLater)
+        #expect(try Self.count(connection, "answer = 'answered'") == 2 * Self.size)
     }
 
     @Test func aCallThatFailsWithOtherGroupsOutLeavesEveryGroupRecordedAndNoClaim() async throws {
