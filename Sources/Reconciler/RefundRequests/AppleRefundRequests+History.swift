@@ -36,7 +36,8 @@ extension AppleRefundRequests {
     }
 
     /// Reads each window's chain in turn (each of its spans in turn) and hands on each page as it is verified: a
-    /// page's payloads are verified while the next page is being fetched, and the pages are handed on in order.
+    /// page's payloads are verified while the next page, when wanted already, is being fetched, and the pages are
+    /// handed on in order.
     /// A `CONSUMPTION_REQUEST` page is read only once the job asks for it (``ReadAheadFeed/permit()``: it runs short
     /// of requests to answer): the answers go out at Apple's pace, so pages read further ahead would only take the
     /// cores from the other apps' first pages, whose answers set when their apps end. The outcomes' pages, read
