@@ -40,6 +40,8 @@ extension JobRunner {
             runner.connectionPool = pool
             runner.warmUp = WarmUpSignal(threshold: SideBySideSchedule.warmAnswers) { reporter.yield(.warm(index)) }
             started += 1
+            // The last app to start takes its connection from the pool; from then on each closes with its job.
+            if started == apps.count { pool.drain() }
             return runner
         }
         return await withDiscardingTaskGroup { group in
@@ -48,7 +50,6 @@ extension JobRunner {
                 group.addTask { reporter.yield(.ended(index, await runner.runOne(job: job, app: apps[index], body))) }
             }
             for index in schedule.start() { start(index) }
-            if started == apps.count { pool.drain() }
             var results = [Result?](repeating: nil, count: apps.count)
             var unfinished = apps.count
             // Each job's end, and each paced job's first answers, may let the next apps start.
@@ -64,7 +65,6 @@ extension JobRunner {
                 }
                 if unfinished == 0 { break }
                 for index in schedule.start() { start(index) }
-                if started == apps.count { pool.drain() }
             }
             reporter.finish()
             return results.compactMap { $0 }

@@ -31,10 +31,16 @@ final class ReadAheadQueue<Item: Sendable>: Sendable {
         /// The consumer is gone, or wants everything: the producer never waits again.
         var unbounded = false
 
+        /// Counts the producer's next item as started, if the consumer wants it.
+        mutating func grant() -> Bool {
+            guard unbounded || permitted < wanted else { return false }
+            permitted += 1
+            return true
+        }
+
         /// Lets the waiting producer start its next item, if the consumer wants it.
         mutating func release() -> CheckedContinuation<Void, Never>? {
-            guard permitWaiter != nil, unbounded || permitted < wanted else { return nil }
-            permitted += 1
+            guard permitWaiter != nil, grant() else { return nil }
             return permitWaiter.take()
         }
     }
@@ -72,10 +78,7 @@ final class ReadAheadQueue<Item: Sendable>: Sendable {
     func permit() async {
         await withCheckedContinuation { continuation in
             let go = state.withLock { state in
-                if state.unbounded || state.permitted < state.wanted {
-                    state.permitted += 1
-                    return true
-                }
+                if state.grant() { return true }
                 precondition(state.permitWaiter == nil, "one producer")
                 state.permitWaiter = continuation
                 return false
@@ -87,11 +90,7 @@ final class ReadAheadQueue<Item: Sendable>: Sendable {
     /// Whether the consumer wants one more item than the producer started so far, counting it as started if so
     /// (``permit()`` without waiting).
     func tryPermit() -> Bool {
-        state.withLock { state in
-            guard state.unbounded || state.permitted < state.wanted else { return false }
-            state.permitted += 1
-            return true
-        }
+        state.withLock { $0.grant() }
     }
 
     /// Asks for one item beyond those taken (the consumer's side, when it runs short): a producer waiting in
@@ -162,19 +161,6 @@ final class ReadAheadQueue<Item: Sendable>: Sendable {
     }
 }
 
-/// Runs `produce` in a child task, feeding a ``ReadAheadQueue`` that `consume` takes from in the calling task (which
-/// may own a connection: `consume` never leaves it). When `consume` returns or throws, the producer is cancelled and
-/// awaited, so no call of it outlives this function.
-/// - Returns: what `consume` returned.
-/// - Throws: what `consume` threw (the producer's error reaches it through the queue).
-func withReadAhead<Item: Sendable, Value>(
-    isolation: isolated (any Actor)? = #isolation,
-    _ produce: @escaping @Sendable (_ push: @Sendable (Item) -> Void) async throws -> Void,
-    consume: (ReadAheadQueue<Item>) async throws -> Value
-) async throws -> Value {
-    try await withReadAhead(isolation: isolation, fed: { feed in try await produce(feed.push) }, consume: consume)
-}
-
 /// The producer's side of a ``ReadAheadQueue``.
 struct ReadAheadFeed<Item: Sendable>: Sendable {
     fileprivate let queue: ReadAheadQueue<Item>
@@ -193,11 +179,15 @@ struct ReadAheadFeed<Item: Sendable>: Sendable {
     }
 }
 
-/// ``withReadAhead(isolation:_:consume:)`` with a producer that can also read on demand: it waits for
+/// Runs `produce` in a child task, feeding a ``ReadAheadQueue`` that `consume` takes from in the calling task (which
+/// may own a connection: `consume` never leaves it). When `consume` returns or throws, the producer is cancelled and
+/// awaited, so no call of it outlives this function. A producer that reads only on demand waits for
 /// ``ReadAheadFeed/permit()`` before an item, which comes when the consumer asks (``ReadAheadQueue/askForMore()``).
+/// - Returns: what `consume` returned.
+/// - Throws: what `consume` threw (the producer's error reaches it through the queue).
 func withReadAhead<Item: Sendable, Value>(
     isolation: isolated (any Actor)? = #isolation,
-    fed produce: @escaping @Sendable (_ feed: ReadAheadFeed<Item>) async throws -> Void,
+    _ produce: @escaping @Sendable (_ feed: ReadAheadFeed<Item>) async throws -> Void,
     consume: (ReadAheadQueue<Item>) async throws -> Value
 ) async throws -> Value {
     let queue = ReadAheadQueue<Item>()

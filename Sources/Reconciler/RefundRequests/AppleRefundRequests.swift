@@ -46,9 +46,9 @@ public struct AppleRefundRequests: Sendable {
         let windows = read.map(\.0)
         let chains = Dictionary(uniqueKeysWithValues: read.map { ($0.0.type.rawValue, $0.1) })
         let shared = environment.shared
-        try await withReadAhead(fed: { feed in
+        try await withReadAhead { feed in
             try await readHistory(windows, shared: shared, feed: feed)
-        }) { queue in
+        } consume: { queue in
             // The first page is on its way meanwhile: a claim left by a crashed run is closed before any answer.
             try requests.closeInterrupted(in: environment)
             var intake = AppleHistoryIntake(job: self, queue: queue, chains: chains)

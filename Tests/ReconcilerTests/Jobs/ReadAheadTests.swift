@@ -33,12 +33,12 @@ struct ReadAheadTests {
     @Test func theConsumerActsOnAPageBeforeTheLaterPagesAreRead() async {
         let answered = Signal()
         let seen = await withinAMinute {
-            try? await withReadAhead { (push: @Sendable (Int) -> Void) in
-                push(1)
-                push(2)
+            try? await withReadAhead { (feed: ReadAheadFeed<Int>) in
+                feed.push(1)
+                feed.push(2)
                 // Page 3 comes only once page 1 was answered: reading every page before acting would wait forever.
                 await answered.wait()
-                push(3)
+                feed.push(3)
             } consume: { queue in
                 var seen: [Int] = []
                 while let page = try await queue.next() {
@@ -57,9 +57,9 @@ struct ReadAheadTests {
         let taken = await withinAMinute { () -> [String] in
             var taken: [String] = []
             do {
-                _ = try await withReadAhead { (push: @Sendable (Int) -> Void) in
-                    push(1)
-                    push(2)
+                _ = try await withReadAhead { (feed: ReadAheadFeed<Int>) in
+                    feed.push(1)
+                    feed.push(2)
                     throw PageFailed()
                 } consume: { queue in
                     while let page = try await queue.next() { taken.append("page \(page)") }
@@ -94,8 +94,8 @@ struct ReadAheadTests {
     @Test func aConsumerThatIsDoneStopsTheProducer() async {
         let cancelled = Mutex(false)
         let first = await withinAMinute {
-            try? await withReadAhead { (push: @Sendable (Int) -> Void) in
-                push(1)
+            try? await withReadAhead { (feed: ReadAheadFeed<Int>) in
+                feed.push(1)
                 // Reads on until cancelled.
                 do {
                     try await Task.sleep(for: .seconds(3600))
@@ -103,7 +103,7 @@ struct ReadAheadTests {
                     cancelled.withLock { $0 = true }
                     throw error
                 }
-                push(2)
+                feed.push(2)
             } consume: { queue in
                 try await queue.next()
             }
@@ -134,12 +134,12 @@ struct ReadAheadTests {
 
     @Test func aProducerWaitingForPermissionGoesOnWhenTheConsumerAsksOrIsDone() async {
         let seen = await withinAMinute {
-            try? await withReadAhead(fed: { (feed: ReadAheadFeed<Int>) in
+            try? await withReadAhead { (feed: ReadAheadFeed<Int>) in
                 for item in 1...4 {
                     await feed.permit()
                     feed.push(item)
                 }
-            }) { queue in
+            } consume: { queue in
                 var seen: [Int] = []
                 while seen.count < 3 {
                     seen += try await queue.take(waiting: true)

@@ -40,15 +40,7 @@ final class FoundLater: Sendable {
                     return (state.arrived, state.done)
                 }
                 if !arrived.isEmpty {
-                    try RefundRequestStore(appId: "ios").insert(arrived, runId: nil, on: environment.connection)
-                    let facts = ConsumptionFacts(
-                        customerConsented: true, deliveryStatus: .delivered, consumptionMilli: 25_000,
-                        sampleContentProvided: false, asOf: Date(timeIntervalSince1970: 1_794_900_000))
-                    _ = try ConsumptionFactStore.upsert(
-                        arrived.map {
-                            ConsumptionFactRow(platform: .apple, purchaseId: $0.transactionId, facts: facts)
-                        },
-                        on: environment.connection)
+                    try RefundRequestAnswererTests.store(arrived, on: environment.connection)
                     return FoundRequests(stored: true, more: false)
                 }
                 if done || !waiting { return FoundRequests(stored: false, more: !done) }

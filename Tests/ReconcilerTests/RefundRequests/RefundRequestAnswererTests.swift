@@ -12,7 +12,7 @@ import Testing
 /// every group recorded and no claim behind, as does a shutdown.
 @Suite("RefundRequestAnswerer groups in flight")
 struct RefundRequestAnswererTests {
-    let received = Date(timeIntervalSince1970: 1_795_000_000)
+    static let received = Date(timeIntervalSince1970: 1_795_000_000)
     static let size = RefundRequestAnswerer.groupSize
 
     /// `count` Apple requests with consenting facts, `t001` nearest its deadline; returns the database's conninfo.
@@ -22,20 +22,7 @@ struct RefundRequestAnswererTests {
         defer { connection.close() }
         try Migrator(connection: connection).migrate()
         try connection.execute("INSERT INTO app (id, platform, store_app_id) VALUES ('ios', 'apple', 'com.ios')")
-        let ids = (1...count).map(Self.transaction)
-        let requests = ids.enumerated().map { n, id in
-            NewRefundRequest(
-                store: .apple, requestId: "u-\(id)", transactionId: id, originalId: "o-\(id)", productId: "coins",
-                productType: "Consumable", country: "FR", familyShared: false, reason: nil, pendingToken: nil,
-                receivedAt: received.addingTimeInterval(Double(n)), purchasedAt: nil, firstPurchasedAt: nil,
-                expiresAt: nil, priceNanos: 990_000_000, currency: "EUR")
-        }
-        try RefundRequestStore(appId: "ios").insert(requests, runId: nil, on: connection)
-        let facts = ConsumptionFacts(
-            customerConsented: true, deliveryStatus: .delivered, consumptionMilli: 25_000,
-            sampleContentProvided: false, asOf: received.addingTimeInterval(-86_400))
-        _ = try ConsumptionFactStore.upsert(
-            ids.map { ConsumptionFactRow(platform: .apple, purchaseId: $0, facts: facts) }, on: connection)
+        try Self.store((1...count).map { Self.request(Self.transaction($0), at: $0 - 1) }, on: connection)
         return conninfo
     }
 
@@ -43,7 +30,7 @@ struct RefundRequestAnswererTests {
         JobEnvironment(
             connection: connection, gate: SimulatorSampleFuzzTests.OpenGate(), counters: JobCounters(), runId: nil,
             shutdown: shutdown, dryRun: false, logger: Logger(label: "test"), progress: nil,
-            now: { received })
+            now: { Self.received })
     }
 
     /// The answerer of app `ios`, sending with `send`.
@@ -59,12 +46,23 @@ struct RefundRequestAnswererTests {
     static func transaction(_ place: Int) -> String { "t" + String(1000 + place).dropFirst() }
 
     /// An Apple request for transaction `id`, received `offset` seconds after the first.
-    func request(_ id: String, at offset: Int) -> NewRefundRequest {
+    static func request(_ id: String, at offset: Int) -> NewRefundRequest {
         NewRefundRequest(
             store: .apple, requestId: "u-\(id)", transactionId: id, originalId: "o-\(id)", productId: "coins",
             productType: "Consumable", country: "FR", familyShared: false, reason: nil, pendingToken: nil,
             receivedAt: received.addingTimeInterval(Double(offset)), purchasedAt: nil, firstPurchasedAt: nil,
             expiresAt: nil, priceNanos: 990_000_000, currency: "EUR")
+    }
+
+    /// Stores `requests` of app `ios` with the backend's consenting facts for each.
+    static func store(_ requests: [NewRefundRequest], on connection: PostgresConnection) throws {
+        try RefundRequestStore(appId: "ios").insert(requests, runId: nil, on: connection)
+        let facts = ConsumptionFacts(
+            customerConsented: true, deliveryStatus: .delivered, consumptionMilli: 25_000,
+            sampleContentProvided: false, asOf: received.addingTimeInterval(-86_400))
+        _ = try ConsumptionFactStore.upsert(
+            requests.map { ConsumptionFactRow(platform: .apple, purchaseId: $0.transactionId, facts: facts) },
+            on: connection)
     }
 
     /// The request's place in deadline order, from 1.
@@ -127,7 +125,7 @@ struct RefundRequestAnswererTests {
             let out = try await Latch.open(
                 Latch(), conninfo: conninfo,
                 when: "(SELECT count(*) FROM refund_request WHERE sending_since IS NOT NULL) = \(Self.size)")
-            found.arrive(later.map { request($0, at: Self.size) })
+            found.arrive(later.map { Self.request($0, at: Self.size) })
             return try await Latch.open(
                 latch, conninfo: conninfo,
                 when:
@@ -166,7 +164,7 @@ struct RefundRequestAnswererTests {
         #expect(try Self.count(connection, "answer = 'answered'") == inFlight * Self.size - 1)
         // No group was claimed after the failure; the request whose call failed is open again.
         #expect(try Self.count(connection, "sending_since IS NULL AND answer IS NULL") == 2 * Self.size + 1)
-        let open = try RefundRequestStore(appId: "ios").open(limit: 1, now: received, on: connection)
+        let open = try RefundRequestStore(appId: "ios").open(limit: 1, now: Self.received, on: connection)
         #expect(open.map(\.request.transactionId) == ["t003"])
         #expect(calls.counts.count == inFlight * Self.size && calls.counts.values.allSatisfy { $0 == 1 })
     }
