@@ -33,14 +33,22 @@ struct QuotaTests {
         }
     }
 
-    @Test("/admin/stats gives each endpoint's first and last grant on the quota clock; a refused call moves neither")
-    func firstAndLastGrant() async throws {
+    /// Runs `body` against a simulator allowing two voided-purchases calls per window, with a client, its Google
+    /// token and a voided-purchases URL.
+    func withTwoVoidedCallsPerWindow(
+        _ body: (StoreSimulator, TestClient, String, URL) async throws -> Void
+    ) async throws {
         var options = TestKeys.options()
         options.quotas.voidedPerWindow = 2
         try await StoreSimulator.withRunning(options) { sim in
             let client = TestClient(sim)
-            let token = try await client.googleAccessToken()
-            let url = client.voidedURL(["maxResults": "1"])
+            try await body(sim, client, try await client.googleAccessToken(), client.voidedURL(["maxResults": "1"]))
+        }
+    }
+
+    @Test("/admin/stats gives each endpoint's first and last grant on the quota clock; a refused call moves neither")
+    func firstAndLastGrant() async throws {
+        try await withTwoVoidedCallsPerWindow { sim, client, token, url in
             let statsURL = sim.adminURL.appendingPathComponent("stats")
             func voided() async throws -> [String: Any]? {
                 let entries = try await client.send("GET", statsURL).json["endpoints"] as? [[String: Any]]
@@ -61,6 +69,28 @@ struct QuotaTests {
             let stats = try #require(sim.statistics().first { $0.endpoint == .googleVoidedPurchases })
             #expect(stats.firstGrantMillis == start + 1_000)
             #expect(stats.lastGrantMillis == start + 4_500)
+        }
+    }
+
+    @Test("/admin/arrivals lists when each call let through arrived, per app; a refused call is not listed")
+    func arrivalsPerApp() async throws {
+        try await withTwoVoidedCallsPerWindow { sim, client, token, url in
+            let start = sim.clock.nowMillis()
+            for offset in [1_000, 1_250, 1_500] as [Int64] {
+                sim.clock.set(millis: start + offset)
+                _ = try await client.send("GET", url, bearer: token)
+            }
+            var arrivalsURL = URLComponents(
+                url: sim.adminURL.appendingPathComponent("arrivals"), resolvingAgainstBaseURL: false)!
+            arrivalsURL.queryItems = [URLQueryItem(name: "endpoint", value: "googleVoidedPurchases")]
+            let page = try await client.send("GET", arrivalsURL.url!).json
+            #expect(page["endpoint"] as? String == "googleVoidedPurchases")
+            let apps = try #require(page["apps"] as? [[String: Any]])
+            #expect(apps.count == 1)
+            let times = (apps.first?["arrivals"] as? [NSNumber])?.map(\.int64Value)
+            #expect(times == [start + 1_000, start + 1_250])
+            arrivalsURL.queryItems = [URLQueryItem(name: "endpoint", value: "voided")]
+            #expect(try await client.send("GET", arrivalsURL.url!).status == 400)
         }
     }
 

@@ -61,6 +61,27 @@ rq_answers() {
         | add // 0' <<<"$1"
 }
 
+# Where the wall time over the least went, from the store's side: the Apple answers' arrivals ($1, the JSON of
+# /admin/arrivals, ms on the wall clock) after the run's start ($2). An app's last call arrives at least a window
+# after the call a window's count (n) before it, and so on back to its call number (N - 1) mod n: prints the
+# latest arrival of that call over the apps (the start the run then had to wait out from), and the median gap
+# between a call and the one n later (the window as this run spent it; the store's is 1,000 ms).
+rq_windows() {
+    python3 - "$1" "$2" <<'PY'
+import json, statistics, sys
+n = 50
+started = int(sys.argv[2])
+starts, gaps = [], []
+for app in json.loads(sys.argv[1])["apps"]:
+    times = [t - started for t in app["arrivals"]]
+    if not times:
+        continue
+    starts.append(times[(len(times) - 1) % n])
+    gaps += [b - a for a, b in zip(times, times[n:])]
+print(max(starts, default=0), int(statistics.median(gaps)) if gaps else 0)
+PY
+}
+
 dir="$work/refund-requests"
 db=bench_refund_requests
 apps=$(( 2 * rq_per_store ))
@@ -120,6 +141,11 @@ record "refund_requests_${apps}_apps_storerecon_cpu" "$run_cpu" ms \
 record "refund_requests_${apps}_apps_simulator_cpu" "$sim_cpu" ms \
     "$(python3 -c "print(round($sim_cpu / ($cores * $run_ms), 3))")" "of $cores cores x wall" true
 record "refund_requests_${apps}_apps_load" "${load%% *}" "load" null "reported (1-min load average at the start)" true
+read -r first_window turn < <(rq_windows "$(curl -fsS "$sim_url/admin/arrivals?endpoint=appleConsumption")" "$started")
+record "refund_requests_${apps}_apps_first_window" "$first_window" ms null \
+    "measured (the latest Apple app's call that its last window counts from, after the start)" true
+record "refund_requests_${apps}_apps_window_turn" "$turn" ms "$(python3 -c "print(round($turn / 1000, 3))")" \
+    "measured (median time between an Apple answer and the one 50 later; the window is 1000 ms)" true
 
 # One app again with nothing new: each store's, alone (the overlap of Apple's history is read again and verified).
 for app in rq-ios-1 rq-android-1; do

@@ -10,6 +10,9 @@ import Foundation
 ///   quota clock; the first and last grant are left out before any; `connectionsAccepted`: the TCP connections the
 ///   server accepted).
 /// - `POST /admin/stats/reset` → `{}`: forgets every count.
+/// - `GET /admin/arrivals?endpoint=<endpoint>` → `{"endpoint","apps":[{"app","environment"?,"arrivals":[N]}]}`: when
+///   each call to the endpoint that was let through arrived, per app (ms on the quota clock, oldest first, since the
+///   last stats reset), to see how a client spent a rolling window.
 /// - `GET /admin/faults` → `{"faults":{"<endpoint>":{"rates":{"<kind>":rate},"slowMillis":N}}}`.
 /// - `POST /admin/faults` with `{"endpoint":"<endpoint>"|"all","rates":{"<kind>":rate},"slowMillis":N}` → as
 ///   GET. Endpoints: ``SimulatorEndpoint`` raw values; kinds: ``FaultKind`` raw values.
@@ -43,6 +46,14 @@ struct AdminEndpoint {
             state.resetFlight()
             state.resetConnections()
             return .json(200, "{}")
+        case ("GET", ["arrivals"]):
+            guard let name = request.parameter("endpoint"), let endpoint = SimulatorEndpoint(rawValue: name) else {
+                return error("arrivals: the endpoint parameter is not one of the simulator's endpoints")
+            }
+            let apps = state.ledger.grantTimes(of: endpoint).map {
+                AppArrivals(app: $0.key.app, environment: $0.key.environment, arrivals: $0.times)
+            }
+            return encode(ArrivalsPage(endpoint: name, apps: apps))
         case ("GET", ["latency"]):
             return latency()
         case ("POST", ["latency"]):
@@ -117,6 +128,17 @@ struct AdminEndpoint {
             most[endpoint.rawValue] = state.mostInFlight(endpoint)
         }
         return encode(LatencyPage(millis: current.millis, jitterMillis: current.jitterMillis, mostInFlight: most))
+    }
+
+    private struct ArrivalsPage: Codable {
+        var endpoint: String
+        var apps: [AppArrivals]
+    }
+
+    private struct AppArrivals: Codable {
+        var app: String
+        var environment: String?
+        var arrivals: [Int64]
     }
 
     private struct StatisticsPage: Codable {

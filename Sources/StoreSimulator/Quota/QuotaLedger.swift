@@ -105,6 +105,12 @@ final class QuotaLedger: Sendable {
         counters.withLock { $0[key]?.grants ?? [] }
     }
 
+    /// The grant times of every counter of `endpoint` (ms on the quota clock, oldest first), sorted by key.
+    func grantTimes(of endpoint: SimulatorEndpoint) -> [(key: Key, times: [Int64])] {
+        counters.withLock { $0.filter { $0.key.endpoint == endpoint }.map { ($0.key, $0.value.grants) } }
+            .sorted { $0.key < $1.key }
+    }
+
     /// The most grants in any half-open window `[t, t + width)`.
     static func maxInWindow(_ sorted: [Int64], _ width: Int64) -> Int {
         var best = 0
