@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Reconciler
@@ -90,5 +91,29 @@ struct SignalRaceTests {
         // The body's sleep ends by cancellation (whichever side the race saw first): the wait does not outlive its
         // caller.
         #expect(await task.value.value == false)
+    }
+}
+
+/// The stop signal's registry, spread over shards: a stop reaches every action still registered, in any shard.
+@Suite("The stop signal's actions")
+struct ShutdownActionsTests {
+    @Test func aStopCallsEveryActionStillRegisteredOnceAndNoneForgotten() {
+        let shutdown = ShutdownSignal()
+        let calls = Mutex([Int: Int]())
+        let keys = (0..<100).map { index in
+            shutdown.whenRequested { calls.withLock { $0[index, default: 0] += 1 } }
+        }
+        #expect(keys.allSatisfy { $0 != nil })
+        for index in stride(from: 0, to: 100, by: 3) { shutdown.forget(keys[index] ?? -1) }
+        #expect(!shutdown.isRequested)
+        #expect(!shutdown.request())
+        #expect(shutdown.request())
+        let called = calls.withLock { $0 }
+        #expect(called.count == 66)
+        #expect(called.values.allSatisfy { $0 == 1 })
+        #expect(called.keys.allSatisfy { $0 % 3 != 0 })
+        // Registered after the stop: called at once, with no key to take back.
+        #expect(shutdown.whenRequested { calls.withLock { $0[1000, default: 0] += 1 } } == nil)
+        #expect(calls.withLock { $0[1000] } == 1)
     }
 }
