@@ -100,22 +100,22 @@ curl -fsS -X POST "$sim_url/admin/quotas" -d '{"appleEnforcement": "perSecond"}'
 "$bin" migrate --config "$dir/storerecon.yaml" --quiet
 "$bin" import consumption "$dir/consumption.csv" --config "$dir/storerecon.yaml" --quiet
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-# CPU time of a process in ms (utime + stime, from /proc), for the simulator's share of the run.
-cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"; }
+# CPU time of process $1 in ms (utime + stime, from /proc); with $2 = children, that of its ended children too.
+cpu_ms() {
+    awk -v hz="$(getconf CLK_TCK)" -v children="${2:-}" \
+        '{ print int(($14 + $15 + (children ? $16 + $17 : 0)) * 1000 / hz) }' "/proc/$1/stat"
+}
 # PostgreSQL's: the postmaster's own and its ended children's (each session's backend ends with the run).
 postmaster=$(head -1 "$PG_TMP/data/postmaster.pid")
-pg_cpu_ms() {
-    awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15 + $16 + $17) * 1000 / hz) }' "/proc/$postmaster/stat"
-}
 sim_cpu_before=$(cpu_ms "$sim_pid")
-pg_cpu_before=$(pg_cpu_ms)
+pg_cpu_before=$(cpu_ms "$postmaster" children)
 started=$(now_ms)
 /usr/bin/time -f '%M %U %S' -o "$dir.rss" "$bin" run refund-requests --config "$dir/storerecon.yaml" --quiet \
     2>"$dir.run.log" || log "refund requests: run refund-requests exited $? (see $dir.run.log)"
 run_ms=$(( $(now_ms) - started ))
 sim_cpu=$(( $(cpu_ms "$sim_pid") - sim_cpu_before ))
 sleep 0.2 # the run's backends are reaped
-pg_cpu=$(( $(pg_cpu_ms) - pg_cpu_before ))
+pg_cpu=$(( $(cpu_ms "$postmaster" children) - pg_cpu_before ))
 read -r rss_kb user_s sys_s < <(tail -1 "$dir.rss")
 run_cpu=$(python3 -c "print(round(($user_s + $sys_s) * 1000))")
 stats=$(curl -fsS "$sim_url/admin/stats")
@@ -144,15 +144,16 @@ record "refund_requests_${apps}_apps_rss" "$rss_kb" KiB null "measured" true
 # Where the host's time went: storerecon's, the simulator's and PostgreSQL's CPU, against the cores' time during the
 # run.
 cores=$(nproc)
-record "refund_requests_${apps}_apps_storerecon_cpu" "$run_cpu" ms \
-    "$(python3 -c "print(round($run_cpu / ($cores * $run_ms), 3))")" "of $cores cores x wall" true
-record "refund_requests_${apps}_apps_simulator_cpu" "$sim_cpu" ms \
-    "$(python3 -c "print(round($sim_cpu / ($cores * $run_ms), 3))")" "of $cores cores x wall" true
-record "refund_requests_${apps}_apps_postgres_cpu" "$pg_cpu" ms \
-    "$(python3 -c "print(round($pg_cpu / ($cores * $run_ms), 3))")" "of $cores cores x wall" true
+cores_share() { python3 -c "print(round($1 / ($cores * $run_ms), 3))"; }
+record "refund_requests_${apps}_apps_storerecon_cpu" "$run_cpu" ms "$(cores_share "$run_cpu")" \
+    "of $cores cores x wall" true
+record "refund_requests_${apps}_apps_simulator_cpu" "$sim_cpu" ms "$(cores_share "$sim_cpu")" \
+    "of $cores cores x wall" true
+record "refund_requests_${apps}_apps_postgres_cpu" "$pg_cpu" ms "$(cores_share "$pg_cpu")" \
+    "of $cores cores x wall" true
 # The three together: near 1, the run waited for CPU, and its wall time says more of the host than of the pacing.
-record "refund_requests_${apps}_apps_host_busy" "$(( run_cpu + sim_cpu + pg_cpu ))" ms \
-    "$(python3 -c "print(round(($run_cpu + $sim_cpu + $pg_cpu) / ($cores * $run_ms), 3))")" \
+busy=$(( run_cpu + sim_cpu + pg_cpu ))
+record "refund_requests_${apps}_apps_host_busy" "$busy" ms "$(cores_share "$busy")" \
     "of $cores cores x wall (storerecon, simulator and PostgreSQL)" true
 record "refund_requests_${apps}_apps_load" "${load%% *}" "load" null "reported (1-min load average at the start)" true
 read -r first_window turn < <(rq_windows "$(curl -fsS "$sim_url/admin/arrivals?endpoint=appleConsumption")" "$started")

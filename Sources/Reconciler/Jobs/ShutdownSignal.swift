@@ -53,7 +53,12 @@ public final class ShutdownSignal: Sendable {
     /// A new key and its shard.
     private func newKey() -> (Int, SleepingMutex<Shard>) {
         let key = nextKey.wrappingAdd(1, ordering: .relaxed).oldValue
-        return (key, shards[key & (Self.shardCount - 1)])
+        return (key, shard(of: key))
+    }
+
+    /// The shard a key's waiter or action is kept in: its low bits.
+    private func shard(of key: Int) -> SleepingMutex<Shard> {
+        shards[key & (Self.shardCount - 1)]
     }
 
     /// Has `action` called once a stop is requested (on the requesting thread), or at once on this one when it
@@ -72,7 +77,7 @@ public final class ShutdownSignal: Sendable {
 
     /// Takes back an action of ``whenRequested(_:)`` not called yet.
     func forget(_ key: Int) {
-        _ = shards[key & (Self.shardCount - 1)].withLock { $0.actions.removeValue(forKey: key) }
+        _ = shard(of: key).withLock { $0.actions.removeValue(forKey: key) }
     }
 
     /// Returns once a stop is requested, or when the calling task is cancelled (whichever comes first).
