@@ -3,20 +3,7 @@ import StoreSimulator
 import Testing
 
 extension Chaos {
-    /// Waits until the Google voided calls made so far have left the store's 30-s window. Each round of a chaos test
-    /// starts on a fresh database, whose quota gate knows nothing of the calls the rounds before made on the same
-    /// simulated store (a new host with an empty database would likewise start after the old one stopped): without
-    /// this a round's first burst could meet the end of the previous round's in one window and be refused. The apps
-    /// run side by side, so a round ends within seconds of its last voided call.
-    static func waitForVoidedWindow(_ simulator: StoreSimulator) async throws {
-        let apps = Set(simulator.statistics().filter { $0.endpoint == .googleVoidedPurchases }.map(\.app))
-        let last = apps.compactMap { simulator.grantTimes(app: $0, endpoint: .googleVoidedPurchases).last }.max()
-        guard let last else { return }
-        let wait = last + 31_000 - SimulatorClock.wallMillis()
-        if wait > 0 { try await Task.sleep(for: .milliseconds(wait)) }
-    }
-
-    /// The simulator refused at most one call per database's night for quota, and no app's endpoint got more calls
+    /// The simulator refused at most one call for quota, and no app's endpoint got more calls
     /// in any window than the published limit (the simulator enforces the published limits, counted on the wall
     /// clock; Apple's per hour).
     ///
@@ -25,16 +12,15 @@ extension Chaos {
     /// - Parameters:
     ///   - allowingRefusals: the store may have refused calls the gate never granted (see `StoreFaultChaosTests`:
     ///     libcurl's own resend on a dropped connection); the windows are still checked.
-    ///   - databases: how many fresh databases (each with its own learnt margins) the calls came from.
     static func expectWithinQuotas(
-        _ simulator: StoreSimulator, allowingRefusals: Bool = false, databases: Int = 1,
+        _ simulator: StoreSimulator, allowingRefusals: Bool = false,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let quotas = QuotaOptions()
         for statistics in simulator.statistics() {
             let label = "\(statistics.app) \(statistics.endpoint.rawValue)"
             if !allowingRefusals {
-                #expect(statistics.refused <= databases, "\(label) refused", sourceLocation: sourceLocation)
+                #expect(statistics.refused <= 1, "\(label) refused", sourceLocation: sourceLocation)
             }
             switch statistics.endpoint {
             case .googleVoidedPurchases:
