@@ -196,8 +196,17 @@ struct FleetNightlyTests {
             simulator.setFault(.hang, app: Self.hung)
             defer { simulator.setFault(nil, app: Self.hung) }
             let metrics = stores.directory.appendingPathComponent("storerecon.prom").path
-            let outcome = try await BuiltExecutable("storerecon").run(
+            let (process, _, errors) = try BuiltExecutable("storerecon").start(
                 ["run", "nightly", "--app", Self.hung, "--metrics-file", metrics, "--config", stores.configPath])
+            // The store answers again once the deadline has passed: the call in hand is let finish (the store counts
+            // it), and nothing after it starts. (Left hung, the call would end at the transport's 30-s timeout.)
+            let stderr = { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+            while process.isRunning && !stderr().contains("nightly.appTimeout (5s) passed") {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            simulator.setFault(nil, app: Self.hung)
+            await BuiltExecutable.waitForExit(process)
+            let outcome = (status: process.terminationStatus, stderr: stderr())
             #expect(outcome.status == 75, "\(outcome.stderr.suffix(2000))")
             let connection = try PostgresConnection(conninfo: stores.conninfo)
             let runs = try connection.query("SELECT job, outcome, error FROM job_run WHERE app_id = $1", [Self.hung])
@@ -220,7 +229,6 @@ struct FleetNightlyTests {
             #expect(status.stdout.contains("night: partial, "), "\(status.stdout)")
             #expect(status.stdout.contains("never run: recheck, google_orders"), "\(status.stdout)")
 
-            simulator.setFault(nil, app: Self.hung)
             let rerun = try await BuiltExecutable("storerecon").run(
                 ["run", "nightly", "--app", Self.hung, "--config", stores.configPath])
             #expect(rerun.status == 0, "\(rerun.stderr.suffix(2000))")
