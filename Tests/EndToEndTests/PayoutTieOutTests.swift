@@ -99,11 +99,12 @@ struct PayoutTieOutTests {
         return lines.map { line in line.mapValues { $0 is NSNull ? "" : "\($0)" } }
     }
 
+    static let extra = "sync: { appleSweepCustomers: 0 }\n" + NightlyRunTests.fastAppleRefunds
+
     @Test func theNightFetchesTheReportsAndTheTieOutNamesEveryDifference() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
             let stores = try SimulatedStores(
-                simulator: simulator, databasePrefix: "payouts", extraYAML: "sync: { appleSweepCustomers: 0 }\n",
-                payouts: true)
+                simulator: simulator, databasePrefix: "payouts", extraYAML: Self.extra, payouts: true)
             let binary = try BuiltExecutable("storerecon")
             let config = ["--config", stores.configPath]
             let csv = stores.directory.appendingPathComponent("subscriptions.csv")

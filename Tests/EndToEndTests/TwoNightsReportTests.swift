@@ -154,7 +154,7 @@ struct TwoNightsReportTests {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
             let stores = try SimulatedStores(
                 simulator: simulator, databasePrefix: "twonights",
-                extraYAML: "sync: { appleSweepCustomers: 0, googleSkew: 1442m }\n")
+                extraYAML: "sync: { appleSweepCustomers: 0, googleSkew: 1442m }\n" + NightlyRunTests.fastAppleRefunds)
             let binary = try BuiltExecutable("storerecon")
             let config = ["--config", stores.configPath]
             let (knownTokens, firstNight) = try await Self.runTwoNights(simulator, stores: stores, binary: binary)

@@ -36,3 +36,15 @@ struct CompactJWS {
     /// What the signature covers: `header.payload`.
     var signingInput: ArraySlice<UInt8> { bytes[..<secondDot] }
 }
+
+/// What a signed notification says about itself before it is verified.
+public enum UnverifiedNotification {
+    /// The `notificationUUID` its payload claims, read without checking the signature: a key to merge repeats by
+    /// before verifying, or to name a payload that failed verification. Nil when the text is not a compact JWS or its
+    /// payload has no such field.
+    public static func uuid(_ signed: String) -> String? {
+        struct UUIDOnly: Decodable { var notificationUUID: String? }
+        guard let parts = try? CompactJWS(signed), let payload = Base64URL.decode(parts.payload) else { return nil }
+        return (try? JSONDecoder().decode(UUIDOnly.self, from: Data(payload)))?.notificationUUID
+    }
+}

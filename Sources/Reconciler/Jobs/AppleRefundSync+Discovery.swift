@@ -119,16 +119,6 @@ extension AppleRefundSync {
     /// A notification's identity for merging repeats: its `notificationUUID` as the unverified payload says (a
     /// forged repeat is merged into nothing it could change: every kept payload is verified), else the JWS itself.
     static func notificationKey(_ signed: String) -> String {
-        let parts = signed.split(separator: ".", omittingEmptySubsequences: false)
-        struct UUIDOnly: Decodable { var notificationUUID: String? }
-        var base64 = parts.count == 3 ? parts[1].replacingOccurrences(of: "-", with: "+") : ""
-        base64 = base64.replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        if parts.count == 3, let data = Data(base64Encoded: base64),
-            let uuid = (try? JSONDecoder().decode(UUIDOnly.self, from: data))?.notificationUUID
-        {
-            return uuid
-        }
-        return signed
+        UnverifiedNotification.uuid(signed) ?? signed
     }
 }

@@ -15,11 +15,6 @@ enum Base64URL {
         return table
     }()
 
-    /// Whether a byte is a character of the base64url alphabet.
-    static func isAlphabet(_ byte: UInt8) -> Bool {
-        values[Int(byte)] != 0xFF && byte != UInt8(ascii: "+") && byte != UInt8(ascii: "/")
-    }
-
     /// Encodes bytes.
     static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let input = Array(bytes)
