@@ -135,7 +135,7 @@ struct FleetNightlyTests {
                 try await Task.sleep(for: .milliseconds(100))
             }
             let whileHung = try outcomes(connection)
-            let log = { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+            let log = { Chaos.text(errors) }
             #expect(process.isRunning, "\(log().suffix(2000))")
             // The hung app has ended no job well (its calls are held; the transport's own timeout may end a job 75).
             #expect(whileHung.filter { $0.key.hasPrefix("\(Self.hung) ") && $0.value == "ok" }.isEmpty, "\(whileHung)")
@@ -200,13 +200,12 @@ struct FleetNightlyTests {
                 ["run", "nightly", "--app", Self.hung, "--metrics-file", metrics, "--config", stores.configPath])
             // The store answers again once the deadline has passed: the call in hand is let finish (the store counts
             // it), and nothing after it starts. (Left hung, the call would end at the transport's 30-s timeout.)
-            let stderr = { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
-            while process.isRunning && !stderr().contains("nightly.appTimeout (5s) passed") {
+            while process.isRunning && !Chaos.text(errors).contains("nightly.appTimeout (5s) passed") {
                 try await Task.sleep(for: .milliseconds(50))
             }
             simulator.setFault(nil, app: Self.hung)
             await BuiltExecutable.waitForExit(process)
-            let outcome = (status: process.terminationStatus, stderr: stderr())
+            let outcome = (status: process.terminationStatus, stderr: Chaos.text(errors))
             #expect(outcome.status == 75, "\(outcome.stderr.suffix(2000))")
             let connection = try PostgresConnection(conninfo: stores.conninfo)
             let runs = try connection.query("SELECT job, outcome, error FROM job_run WHERE app_id = $1", [Self.hung])

@@ -97,7 +97,7 @@ struct NightlyRunTests {
             try await Task.sleep(for: .milliseconds(700))
             process.interrupt()
             await BuiltExecutable.waitForExit(process)
-            let log = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            let log = Chaos.text(errors)
             #expect([0, 75].contains(process.terminationStatus), "\(log.suffix(1500))")
             let rerun = try await run(stores, ["run", "nightly"])
             #expect(rerun.status == 0, "\(rerun.stderr.suffix(1500))")
