@@ -53,12 +53,13 @@ extension GoogleOrderPricing {
         }
 
         /// The event as a refund of its own (a partial refund by amount, not revoked); `nil` when it has no time.
+        /// It is dated when it was made (`createTime`, seconds from a voided row's time), not when Google processed
+        /// it (possibly days later): a part keeps its day whether storerecon learns of it from the voided list or
+        /// from the order alone.
         func record(_ order: PlayOrder, facts: OrderFacts, payload: Data) -> RefundRecord? {
-            guard processed, let key = createdMillis ?? processedMillis,
-                let at = processedMillis ?? createdMillis
-            else { return nil }
+            guard processed, let at = createdMillis ?? processedMillis else { return nil }
             return facts.record(
-                order, part: .orderPartial(createdMillis: key), kind: .partialAmount, at: at, quantity: 1,
+                order, part: .orderPartial(createdMillis: at), kind: .partialAmount, at: at, quantity: 1,
                 amount: gross.map { .stated(gross: $0, tax: tax ?? 0, precision: 9) } ?? .none(note: nil),
                 currency: currency, payload: payload)
         }

@@ -2,10 +2,12 @@ import Foundation
 
 extension GoogleTieOut {
     /// The two sides joined by order, in order id order. The ledger's side is the refund report's entries of the
-    /// store month (`$1` ... `$7`), so both print one figure; `$8` the app, `$9` the month, `$10` the next month,
-    /// `$11` the month's last day (US Pacific; every entry is before its end, so one from its start on is of that
-    /// day). Report-only orders carry what their cause needs: the latest day the ledger refunded them in any month,
-    /// and whether storerecon read them from the Orders API.
+    /// store month, so both print one figure: `$1` ... `$7` select them from the previous month's last day on, and
+    /// the ledger counts those from `$12`, the month's first day (US Pacific); an order's entries of the previous
+    /// month's last day, which Google books in this month, are summed apart (`previous_nanos`). `$8` the app, `$9`
+    /// the month, `$10` the next month, `$11` the month's last day (every entry is before its end, so one from its
+    /// start on is of that day). Report-only orders carry what their cause needs: the latest day the ledger
+    /// refunded them in any month, and whether storerecon read them from the Orders API.
     static let query = """
         \(RefundReport.roundedEntries(.event)), net AS (
             -- OFFSET 0 keeps this a subquery of its own, so each entry's rounded amounts are computed once, not once
@@ -15,6 +17,11 @@ extension GoogleTieOut {
             FROM rounded
             WHERE platform = 'google' AND \(RefundReport.moves)
             OFFSET 0
+        ), previous AS (
+            SELECT order_id, CASE WHEN count(*) FILTER (WHERE net IS NULL) = 0 THEN trunc(sum(net))::text END AS nanos
+            FROM net
+            WHERE booked_at < ($12::date::timestamp AT TIME ZONE $3)
+            GROUP BY order_id
         ), ledger AS (
             SELECT order_id, min(coalesce(product_id, '')) AS product, min(coalesce(buyer_country, '')) AS country,
                    min(coalesce(currency, '')) AS currency, count(*) FILTER (WHERE entry = 'refund') AS refunds,
@@ -24,6 +31,7 @@ extension GoogleTieOut {
                        AS last_day_nanos,
                    bool_or(booked_at >= ($11::date::timestamp AT TIME ZONE $3)) AS last_day
             FROM net
+            WHERE booked_at >= ($12::date::timestamp AT TIME ZONE $3)
             GROUP BY order_id
         ), report AS (
             SELECT r.order_id, min(coalesce(r.product_id, '')) AS product, min(coalesce(r.country, '')) AS country,
@@ -40,7 +48,7 @@ extension GoogleTieOut {
         SELECT coalesce(l.order_id, t.order_id) AS order_id, l.order_id IS NOT NULL AS in_ledger,
                t.order_id IS NOT NULL AS in_report, l.product AS l_product, l.country AS l_country,
                l.currency AS l_currency, l.refunds, l.reversed, l.estimated, l.nanos, l.last_day_nanos, l.last_day,
-               n.order_id IS NOT NULL AS booked_later, t.product AS t_product, t.country AS t_country,
+               n.order_id IS NOT NULL AS booked_later, p.nanos AS previous_nanos, t.product AS t_product, t.country AS t_country,
                t.currency AS t_currency, t.n, t.nanos AS report_nanos, t.booked_at,
                CASE WHEN l.order_id IS NULL THEN (
                    SELECT to_char(max(x.refunded_at AT TIME ZONE $3), 'YYYY-MM-DD') FROM refund x
@@ -52,6 +60,7 @@ extension GoogleTieOut {
         FROM ledger l
         FULL JOIN report t ON t.order_id = l.order_id
         LEFT JOIN later n ON n.order_id = l.order_id
+        LEFT JOIN previous p ON p.order_id = l.order_id
         ORDER BY 1
         """
 }

@@ -46,6 +46,9 @@ struct GoogleTieOut {
         var lastDayNanos: Int64 = 0
         var lastDay = false
         var bookedLater = false
+        /// The order's ledger refunds of the previous month's last day, which Google books in this month (0 when one
+        /// of them has no amount).
+        var previousNanos: Int64 = 0
         var inReport = false
         var reportRows = 0
         var reportNanos: Int64 = 0
@@ -58,11 +61,13 @@ struct GoogleTieOut {
 
     /// Calls `body` with every line, in order id order.
     func scan(_ body: (TieOutReport.Line) throws -> Void) throws {
-        let options = RefundReportOptions.storeMonth(periods, apps: [app])
+        var wider = periods
+        wider.google.first = periods.month.previous.lastDay.description
+        let options = RefundReportOptions.storeMonth(wider, apps: [app])
         try connection.execute(
             "DECLARE tieout_google NO SCROLL CURSOR FOR \(Self.query)",
             RefundReport.rangeParameters(options) + RefundReport.roundingParameters + [
-                app, periods.month, periods.month.next, periods.google.last,
+                app, periods.month, periods.month.next, periods.google.last, periods.google.first,
             ])
         while true {
             let rows = try connection.query("FETCH FORWARD \(Self.fetchSize) FROM tieout_google")
@@ -93,10 +98,8 @@ struct GoogleTieOut {
             }
             if !TieOutReport.agree(nanos, sides.reportNanos, sides.currency) {
                 line.status = .amountDiffers
-                if sides.lastDayNanos != 0,
-                    TieOutReport.agree(nanos - sides.lastDayNanos, sides.reportNanos, sides.currency)
-                {
-                    (line.cause, line.note) = (.settlementLag, bookedNote(sides))
+                if let note = lagNote(sides, nanos: nanos) {
+                    (line.cause, line.note) = (.settlementLag, note)
                 } else if sides.estimated {
                     (line.cause, line.note) = (.estimated, Self.estimatedNote)
                 }
@@ -117,6 +120,21 @@ struct GoogleTieOut {
 
     static let estimatedNote =
         "the ledger's amount is a configured estimate: `backfill google-orders` once the Orders API answers"
+
+    /// Why an order's amounts differ by refunds of a month's last day, when they do: this month's last-day refunds,
+    /// which Google books next month, or the previous month's, which it books in this one (or both); else `nil`.
+    private func lagNote(_ sides: Sides, nanos: Int64) -> String? {
+        let (later, earlier) = (sides.lastDayNanos, sides.previousNanos)
+        for (out, into) in [(later, 0), (0, earlier), (later, earlier)] where out != 0 || into != 0 {
+            guard TieOutReport.agree(nanos - out + into, sides.reportNanos, sides.currency) else { continue }
+            let previous = periods.month.previous
+            return [
+                out != 0 ? bookedNote(sides) : nil,
+                into != 0 ? "the report holds the \(previous.lastDay) refund, in the ledger of \(previous)" : nil,
+            ].compactMap { $0 }.joined(separator: "; ")
+        }
+        return nil
+    }
 
     /// Where the rest of a last-day refund went.
     private func bookedNote(_ sides: Sides) -> String {
@@ -179,6 +197,8 @@ struct GoogleTieOut {
             sides.lastDayNanos = TieOutAmount.parse(try row.decode("last_day_nanos")) ?? 0
             sides.lastDay = try row.decode("last_day")
             sides.bookedLater = try row.decode("booked_later")
+            sides.previousNanos =
+                try row.decodeIfPresent("previous_nanos", as: String.self).flatMap(TieOutAmount.parse) ?? 0
         }
         if sides.inReport {
             sides.reportRows = try row.decode("n")

@@ -94,11 +94,12 @@ struct GoogleOrderPricingTests {
 
     /// Item 4: USD 4.95 for 5 units (0.99 each). 2 units refunded 40 days ago (outside the voided list's 30 days:
     /// not in the ledger), the rest refunded today (the whole-order row). The old refund is recorded from the order's
-    /// history at its own time (USD 1.98), and the rest is 4.95 - 1.98 = 2.97 for 5 - 2 = 3 units.
+    /// history at its own time (USD 1.98), and the rest is 4.95 - 1.98 = 2.97 for 5 - 2 = 3 units. The old refund
+    /// took 3 days to process; it is dated when it was made, as its voided row was, not when it was processed.
     @Test func partialRefundsOlderThanTheVoidedWindowAreRecorded() throws {
         var order = OrderHistoryBuilder(currency: "USD", total: "4.95", tax: "0", quantity: 5)
         let old = Self.t0 - 40 * Self.day
-        order.partial("1.98", tax: "0", created: old, processDelay: 2000)
+        order.partial("1.98", tax: "0", created: old, processDelay: 3 * Self.day)
         order.fullRefund("4.95", tax: "0", at: Self.t0 + 1000)
         let priced = try Self.price(order, [Part(rowId: 9, units: nil, voidedMillis: Self.t0)])
         let rest = try Self.part(priced, 9)
@@ -106,7 +107,7 @@ struct GoogleOrderPricingTests {
         #expect(rest.quantity == 3)
         let earlier = try #require(priced.unrevoked.first)
         #expect(earlier.amount == .stated(gross: 1_980_000_000, tax: 0, precision: 9))
-        #expect(earlier.refundedAt == Date(timeIntervalSince1970: Double(old + 2000) / 1000))
+        #expect(earlier.refundedAt == Date(timeIntervalSince1970: Double(old) / 1000))
         #expect(earlier.part == .orderPartial(createdMillis: old))
     }
 

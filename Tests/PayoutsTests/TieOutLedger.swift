@@ -21,17 +21,18 @@ struct TieOutLedger {
 
     /// A Google refund with an amount in nanos (`nil`: not priced), recorded at `recorded` (default: now).
     func google(
-        _ order: String, _ at: String, gross: Int64?, tax: Int64 = 0, product: String = "pro", recorded: String? = nil
+        _ order: String, _ at: String, gross: Int64?, tax: Int64 = 0, product: String = "pro", recorded: String? = nil,
+        part: String = ""
     ) throws {
         try connection.execute(
             """
             INSERT INTO refund (app_id, platform, order_id, product_id, refunded_at, refund_type, quantity,
                                 gross_amount, tax_amount, amount_precision, amount_source, currency, buyer_country,
-                                recorded_at, payload)
+                                recorded_at, payload, part_key)
             VALUES ('droid', 'google', $1, $2, $3::timestamptz, 'full', 1, $4,
                     CASE WHEN $4::bigint IS NOT NULL THEN $5::bigint END, 9, 'store', 'USD', 'US',
-                    coalesce($6::timestamptz, now()), '{}')
-            """, [order, product, at, gross, tax, recorded])
+                    coalesce($6::timestamptz, now()), '{}', $7)
+            """, [order, product, at, gross, tax, recorded, part])
     }
 
     /// An Apple refund with an amount in milliunits, reversed at `reversed` when given, recorded at `recorded`.

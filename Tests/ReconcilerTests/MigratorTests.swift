@@ -59,6 +59,42 @@ struct MigratorTests {
         #expect(throws: ReconcilerError.self) { try Migrator(connection: connection).verifyCurrent() }
     }
 
+    /// 0029 dates a Google partial refund read from its order alone at its createTime (its part key), as a voided
+    /// row's part is: one written at its processTime (3 days later, across a month's end) moves back to October;
+    /// a voided part and an order's whole refund keep their times.
+    @Test func partialRefundsFromTheOrderAreRedatedWhenTheyWereMade() throws {
+        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "mig29"))
+        let before = Migration.embedded.filter { $0.name < "0029" }
+        try Migrator(connection: connection, migrations: before).migrate()
+        try connection.execute("INSERT INTO app (id, platform, store_app_id) VALUES ('droid', 'google', 'com.x')")
+        // Oct 30 2026 10:00:00.250 UTC, processed Nov 2.
+        let created: Int64 = 1_793_354_400_250
+        for (order, part, at) in [
+            ("GPA.1", "orders:partial:\(created)", "2026-11-02T10:00:00Z"),
+            ("GPA.2", "1793354400000:2", "2026-10-30T10:00:00Z"),
+            ("GPA.3", "orders:refund", "2026-11-02T10:00:00Z"),
+        ] {
+            try connection.execute(
+                """
+                INSERT INTO refund (app_id, platform, order_id, part_key, refunded_at, refund_type, quantity, payload)
+                VALUES ('droid', 'google', $1, $2, $3::timestamptz, 'partial_amount', 1, '{}')
+                """, [order, part, at])
+        }
+        #expect(try Migrator(connection: connection).migrate() == ["0029_google_partial_refunds_dated_when_made.sql"])
+        let rows = try connection.query(
+            """
+            SELECT order_id, to_char(refunded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') AS at
+            FROM refund ORDER BY order_id
+            """)
+        let dates = try rows.map {
+            "\(try $0.decode("order_id", as: String.self)) \(try $0.decode("at", as: String.self))"
+        }
+        #expect(
+            dates == [
+                "GPA.1 2026-10-30T10:00:00.250", "GPA.2 2026-10-30T10:00:00.000", "GPA.3 2026-11-02T10:00:00.000",
+            ])
+    }
+
     /// The binary embeds `sql/` at build time; this proves the embedded copy is byte-for-byte the folder.
     @Test func embeddedMigrationsEqualTheSQLFolder() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
