@@ -48,7 +48,8 @@ extension GoogleTieOut {
         SELECT coalesce(l.order_id, t.order_id) AS order_id, l.order_id IS NOT NULL AS in_ledger,
                t.order_id IS NOT NULL AS in_report, l.product AS l_product, l.country AS l_country,
                l.currency AS l_currency, l.refunds, l.reversed, l.estimated, l.nanos, l.last_day_nanos, l.last_day,
-               n.order_id IS NOT NULL AS booked_later, p.nanos AS previous_nanos, t.product AS t_product, t.country AS t_country,
+               n.order_id IS NOT NULL AS booked_later, p.nanos AS previous_nanos, t.product AS t_product,
+               t.country AS t_country,
                t.currency AS t_currency, t.n, t.nanos AS report_nanos, t.booked_at,
                CASE WHEN l.order_id IS NULL THEN (
                    SELECT to_char(max(x.refunded_at AT TIME ZONE $3), 'YYYY-MM-DD') FROM refund x
@@ -60,7 +61,7 @@ extension GoogleTieOut {
         FROM ledger l
         FULL JOIN report t ON t.order_id = l.order_id
         LEFT JOIN later n ON n.order_id = l.order_id
-        LEFT JOIN previous p ON p.order_id = l.order_id
+        LEFT JOIN previous p ON p.order_id = coalesce(l.order_id, t.order_id)
         ORDER BY 1
         """
 }

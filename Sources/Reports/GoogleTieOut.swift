@@ -142,14 +142,19 @@ struct GoogleTieOut {
         return sides.bookedLater ? "booked by Google in \(next)" : "expected in Google's \(next) report"
     }
 
-    /// Why the report has an order the ledger did not refund in `month`, in this order: the ledger refunded it in
-    /// another month (the previous month's last day: settlement lag); Google booked it before the ledger's history
+    /// Why the report has an order the ledger did not refund in `month`, in this order: the ledger refunded as much on
+    /// the previous month's last day (settlement lag, whatever the order's later refunds); the ledger refunded it in
+    /// another month (its latest day; the previous month's last day: settlement lag); Google booked it before the
+    /// ledger's history
     /// began; inside a recorded gap; storerecon read the order and saw no refund (no cause); else a refund made
     /// without revocation that storerecon could not see.
     static func reportOnlyCause(
         _ sides: Sides, month: CalendarMonth, context: Context, app: String
     ) -> (TieOut.Cause?, String) {
         let previousLastDay = month.previous.lastDay.description
+        if sides.previousNanos != 0, TieOutReport.agree(sides.previousNanos, sides.reportNanos, sides.currency) {
+            return (.settlementLag, "in the ledger of \(month.previous)")
+        }
         if let day = sides.ledgerDay {
             let month = String(day.prefix(7))
             return (day == previousLastDay ? .settlementLag : .otherMonth, "in the ledger of \(month)")
@@ -197,14 +202,14 @@ struct GoogleTieOut {
             sides.lastDayNanos = TieOutAmount.parse(try row.decode("last_day_nanos")) ?? 0
             sides.lastDay = try row.decode("last_day")
             sides.bookedLater = try row.decode("booked_later")
-            sides.previousNanos =
-                try row.decodeIfPresent("previous_nanos", as: String.self).flatMap(TieOutAmount.parse) ?? 0
         }
         if sides.inReport {
             sides.reportRows = try row.decode("n")
             sides.reportNanos = TieOutAmount.parse(try row.decode("report_nanos")) ?? 0
             sides.bookedAt = try row.decodeIfPresent("booked_at")
         }
+        sides.previousNanos =
+            try row.decodeIfPresent("previous_nanos", as: String.self).flatMap(TieOutAmount.parse) ?? 0
         sides.ledgerDay = try row.decodeIfPresent("ledger_day")
         sides.known = try row.decodeIfPresent("known") ?? false
         return sides

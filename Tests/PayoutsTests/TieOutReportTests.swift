@@ -132,7 +132,8 @@ struct TieOutReportTests {
     }
 
     /// Orders refunded on both sides of a month's edge, in parts: each order's difference is a last-day refund that
-    /// Google booked in the other month, and the line says which. Times are UTC; October 31 ends 07:00 UTC Nov 1.
+    /// Google booked in the other month, and the line says which. Times are UTC; October 31 ends 07:00 UTC Nov 1,
+    /// September 30 at 07:00 UTC Oct 1.
     @Test func anOrderWhosePartsStraddleAMonthsEdgeDiffersByItsLastDayRefunds() throws {
         // P: 2.00 on Sep 30 (Pacific; Google's October), 3.00 on Oct 14. Ledger 3.00, report 5.00.
         try ledger.google("GPA.P", "2026-09-30T22:00:00Z", gross: 2_000_000_000, part: "voided:1")
@@ -147,6 +148,9 @@ struct TieOutReportTests {
         // S: 1.00 on Sep 30 and 1.00 on Oct 9; Google's October holds 3.00: the edge does not explain it.
         try ledger.google("GPA.S", "2026-09-30T22:00:00Z", gross: 1_000_000_000, part: "voided:1")
         try ledger.google("GPA.S", "2026-10-09T12:00:00Z", gross: 1_000_000_000, part: "voided:2")
+        // T: 2.00 on Sep 30 and 1.00 on Nov 10, none in October: report-only, September's last day, not November.
+        try ledger.google("GPA.T", "2026-09-30T22:00:00Z", gross: 2_000_000_000, part: "voided:1")
+        try ledger.google("GPA.T", "2026-11-10T12:00:00Z", gross: 1_000_000_000, part: "voided:2")
         try googleReport(
             month: CalendarMonth(year: 2026, month: 10),
             [
@@ -156,14 +160,15 @@ struct TieOutReportTests {
                 ("GPA.R", "Charge refund", -500_000_000, -500_000_000),
                 ("GPA.R", "Charge refund", -1_500_000_000, -1_500_000_000),
                 ("GPA.S", "Charge refund", -3_000_000_000, -3_000_000_000),
+                ("GPA.T", "Charge refund", -2_000_000_000, -2_000_000_000),
             ])
         try googleReport(
             month: CalendarMonth(year: 2026, month: 11), [("GPA.Q", "Charge refund", -4_000_000_000, -4_000_000_000)])
         let report = try TieOutReport.run(
             month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: true, on: connection)
         let byOrder = Dictionary(uniqueKeysWithValues: report.lines.map { ($0.orderId, $0) })
-        #expect(report.lines.map(\.orderId) == ["GPA.P", "GPA.Q", "GPA.R", "GPA.S"])
-        #expect(report.lines.allSatisfy { $0.status == .amountDiffers })
+        #expect(report.lines.map(\.orderId) == ["GPA.P", "GPA.Q", "GPA.R", "GPA.S", "GPA.T"])
+        #expect(report.lines.prefix(4).allSatisfy { $0.status == .amountDiffers })
         let earlier = "the report holds the 2026-09-30 refund, in the ledger of 2026-09"
         #expect(byOrder["GPA.P"]?.ledgerNanos == 3_000_000_000 && byOrder["GPA.P"]?.reportNanos == 5_000_000_000)
         #expect(byOrder["GPA.P"]?.cause == .settlementLag && byOrder["GPA.P"]?.note == earlier)
@@ -174,6 +179,8 @@ struct TieOutReportTests {
         #expect(byOrder["GPA.R"]?.note == "expected in Google's 2026-11 report; " + earlier)
         #expect(byOrder["GPA.S"]?.ledgerNanos == 1_000_000_000 && byOrder["GPA.S"]?.reportNanos == 3_000_000_000)
         #expect(byOrder["GPA.S"]?.cause == nil && byOrder["GPA.S"]?.note == "")
+        #expect(byOrder["GPA.T"]?.status == .reportOnly && byOrder["GPA.T"]?.cause == .settlementLag)
+        #expect(byOrder["GPA.T"]?.note == "in the ledger of 2026-09")
         // September's last-day refunds stay out of October's ledger figure: 3.00 + 5.00 + 4.00 + 1.00 = 13.00.
         #expect(report.totals.first?.ledgerNanos == Decimal(13_000_000_000))
     }
