@@ -49,8 +49,7 @@ extension GoogleTieOut {
                t.order_id IS NOT NULL AS in_report, l.product AS l_product, l.country AS l_country,
                l.currency AS l_currency, l.refunds, l.reversed, l.estimated, l.nanos, l.last_day_nanos, l.last_day,
                n.order_id IS NOT NULL AS booked_later, p.nanos AS previous_nanos, t.product AS t_product,
-               t.country AS t_country,
-               t.currency AS t_currency, t.n, t.nanos AS report_nanos, t.booked_at,
+               t.country AS t_country, t.currency AS t_currency, t.n, t.nanos AS report_nanos, t.booked_at,
                CASE WHEN l.order_id IS NULL THEN (
                    SELECT to_char(max(x.refunded_at AT TIME ZONE $3), 'YYYY-MM-DD') FROM refund x
                    WHERE x.app_id = $8 AND x.order_id = t.order_id AND x.refund_type <> 'family_revoke')

@@ -145,9 +145,8 @@ struct GoogleTieOut {
     /// Why the report has an order the ledger did not refund in `month`, in this order: the ledger refunded as much on
     /// the previous month's last day (settlement lag, whatever the order's later refunds); the ledger refunded it in
     /// another month (its latest day; the previous month's last day: settlement lag); Google booked it before the
-    /// ledger's history
-    /// began; inside a recorded gap; storerecon read the order and saw no refund (no cause); else a refund made
-    /// without revocation that storerecon could not see.
+    /// ledger's history began; inside a recorded gap; storerecon read the order and saw no refund (no cause); else a
+    /// refund made without revocation that storerecon could not see.
     static func reportOnlyCause(
         _ sides: Sides, month: CalendarMonth, context: Context, app: String
     ) -> (TieOut.Cause?, String) {
