@@ -39,7 +39,7 @@ extension TieOutReport {
         }
         let string = RefundReport.JSONText.string
         var fields: [String] = [
-            "\"line_count\": \(lineCount)", "\"differing\": \(differing)",
+            "\"line_count\": \(lineCount)", "\"differing\": \(differing)", "\"without_cause\": \(withoutCause)",
             "\"totals\": " + array(totals.map { Self.jsonObject(Self.totalColumns, Self.cells($0)) }),
             "\"cause_totals\": " + array(causeTotals.map { Self.jsonObject(Self.causeColumns, Self.cells($0)) }),
             "\"payout_costs\": " + array(payoutCosts.map { Self.jsonObject(Self.costColumns, Self.cells($0)) }),

@@ -35,7 +35,7 @@ extension TieOutReport {
             }
         }
         (report.totals, report.causeTotals) = (tally.totals, tally.causeTotals)
-        (report.lineCount, report.differing) = (tally.lines, tally.differing)
+        (report.lineCount, report.differing, report.withoutCause) = (tally.lines, tally.differing, tally.withoutCause)
         return report
     }
 
@@ -149,10 +149,12 @@ extension TieOutReport {
         private var counts: [Key: Counts] = [:]
         var lines = 0
         var differing = 0
+        var withoutCause = 0
 
         mutating func add(_ line: Line) {
             lines += 1
             if line.status != .matched { differing += 1 }
+            if line.status != .matched, line.cause == nil { withoutCause += 1 }
             let ledger = line.ledgerNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0
             let report = line.reportNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0
             for key in [

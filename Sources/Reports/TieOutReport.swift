@@ -104,6 +104,8 @@ public struct TieOutReport: Sendable {
     public var lineCount = 0
     /// How many lines are not `matched`.
     public var differing = 0
+    /// How many of those name no cause: the ones to look into and raise.
+    public var withoutCause = 0
 
     /// Creates an empty report of `month`.
     public init(month: CalendarMonth, detail: Bool) {

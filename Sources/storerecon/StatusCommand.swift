@@ -170,7 +170,8 @@ enum StatusTable {
         }
         if let tieOut = app.tieOut {
             lines.append(
-                "tie-out \(tieOut.month): \(tieOut.lines) lines, \(tieOut.differing) not matched "
+                "tie-out \(tieOut.month): \(tieOut.lines) lines, \(tieOut.differing) not matched, "
+                    + "\(tieOut.withoutCause) without a cause "
                     + "(storerecon report tie-out --month \(tieOut.month) --detail)")
         }
         for run in app.lastRuns {

@@ -15,7 +15,8 @@ enum TieOutStatusReader {
             let tieOut = try TieOutReport.scan(
                 month: month, apps: [app.id: app.platform], detail: false, on: connection
             ) { _, _ in }
-            report.apps[index].tieOut = TieOutStatus(month: month, lines: tieOut.lineCount, differing: tieOut.differing)
+            report.apps[index].tieOut = TieOutStatus(
+                month: month, lines: tieOut.lineCount, differing: tieOut.differing, withoutCause: tieOut.withoutCause)
         }
     }
 }

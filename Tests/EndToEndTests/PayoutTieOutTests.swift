@@ -158,6 +158,10 @@ struct PayoutTieOutTests {
 
             let status = try await binary.run(["status", "--format", "json"] + config)
             #expect(status.stdout.contains("\"tieOut\""), "\(status.stdout.suffix(1500))")
+            // Every line checked above names its cause, so status counts none without one.
+            let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+            let tieOuts = (object?["apps"] as? [[String: Any]] ?? []).compactMap { $0["tieOut"] as? [String: Any] }
+            #expect(!tieOuts.isEmpty && tieOuts.allSatisfy { $0["withoutCause"] as? Int == 0 }, "\(tieOuts)")
         }
     }
 

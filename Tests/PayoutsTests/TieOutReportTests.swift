@@ -111,11 +111,14 @@ struct TieOutReportTests {
         #expect(report.payoutCosts == [.init(store: "google", app: "droid", currency: "USD", nanos: 28_730_000_000)])
         let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any]
         #expect(json?["differing"] as? Int == 6)
+        // B (amount_differs) and G (ledger_only) name no cause: the two lines to raise.
+        #expect(report.withoutCause == 2 && json?["without_cause"] as? Int == 2)
         let totals = try #require(json?["totals"] as? [[String: Any]])
         #expect(totals.first?["difference"] as? String == "-6.49" && totals.first?["lines"] as? Int == 8)
         #expect((json?["lines"] as? [[String: Any]])?.count == 8)
         #expect(report.table().contains("22.99"))
         #expect(report.html().contains("<td>GPA.D</td>"))
+        #expect(report.html().contains("<p>8 lines, 6 not matched, 2 without a cause."))
     }
 
     @Test func theNextMonthNamesTheMonthWhoseLedgerHoldsTheLateRefund() throws {
@@ -183,6 +186,7 @@ struct TieOutReportTests {
         #expect(byOrder["GPA.T"]?.note == "in the ledger of 2026-09")
         // September's last-day refunds stay out of October's ledger figure: 3.00 + 5.00 + 4.00 + 1.00 = 13.00.
         #expect(report.totals.first?.ledgerNanos == Decimal(13_000_000_000))
+        #expect(report.differing == 5 && report.withoutCause == 1)
     }
 
     @Test func anAppWithoutAReportIsNamedNotTiedOut() throws {

@@ -9,11 +9,14 @@ public struct TieOutStatus: Codable, Sendable, Equatable {
     public var lines: Int
     /// Lines not matched.
     public var differing: Int
+    /// Lines not matched that name no cause: the ones to look into.
+    public var withoutCause: Int
 
     /// Creates the status.
-    public init(month: CalendarMonth, lines: Int, differing: Int) {
+    public init(month: CalendarMonth, lines: Int, differing: Int, withoutCause: Int) {
         self.month = month
         self.lines = lines
         self.differing = differing
+        self.withoutCause = withoutCause
     }
 }
