@@ -156,13 +156,17 @@ struct PayoutTieOutTests {
                 try checkApple(binary: binary, config: config, app: apple.id, month: month)
             }
 
-            let status = try await binary.run(["status", "--format", "json"] + config)
-            #expect(status.stdout.contains("\"tieOut\""), "\(status.stdout.suffix(1500))")
-            // Every line checked above names its cause, so status counts none without one.
-            let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
-            let tieOuts = (object?["apps"] as? [[String: Any]] ?? []).compactMap { $0["tieOut"] as? [String: Any] }
-            #expect(!tieOuts.isEmpty && tieOuts.allSatisfy { $0["withoutCause"] as? Int == 0 }, "\(tieOuts)")
+            try await checkStatus(binary: binary, config: config)
         }
+    }
+
+    /// `status` names each app's tie-out; every line checked here names its cause, so it counts none without one.
+    func checkStatus(binary: BuiltExecutable, config: [String]) async throws {
+        let status = try await binary.run(["status", "--format", "json"] + config)
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let tieOuts = (object?["apps"] as? [[String: Any]] ?? []).compactMap { $0["tieOut"] as? [String: Any] }
+        #expect(!tieOuts.isEmpty, "\(status.stdout.suffix(1500))")
+        #expect(tieOuts.allSatisfy { $0["withoutCause"] as? Int == 0 }, "\(tieOuts)")
     }
 
     /// Google, the previous Pacific month: amounts tie exactly (they are the scenario's own prices); a refund on the
