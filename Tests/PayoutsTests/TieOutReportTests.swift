@@ -117,6 +117,7 @@ struct TieOutReportTests {
         #expect(totals.first?["difference"] as? String == "-6.49" && totals.first?["lines"] as? Int == 8)
         #expect((json?["lines"] as? [[String: Any]])?.count == 8)
         #expect(report.table().contains("22.99"))
+        #expect(report.table().contains("\n8 lines, 6 not matched, 2 without a cause\n"))
         #expect(report.html().contains("<td>GPA.D</td>"))
         #expect(report.html().contains("<p>8 lines, 6 not matched, 2 without a cause."))
     }
