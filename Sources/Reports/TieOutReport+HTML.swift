@@ -8,8 +8,7 @@ extension TieOutReport {
     public func html() -> String {
         var body = "<h1>Refund tie-out \(Self.escape(month.description))</h1>\n"
         body +=
-            "<p>\(lineCount) lines, \(differing) not matched, \(withoutCause) without a cause. Amounts in major units, positive for money given "
-            + "back; difference = ledger − report.</p>\n"
+            "<p>\(counts). Amounts in major units, positive for money given back; difference = ledger − report.</p>\n"
         for app in missingReports {
             body += "<p class=\"missing\">No financial report loaded for \(Self.escape(app)).</p>\n"
         }

@@ -113,10 +113,11 @@ extension TieOutReport {
         "Tie-out \(month) (amounts in major units, positive for money given back; difference = ledger - report)\n"
     }
 
-    /// What follows the table's lines: apps without a report, the counts, totals, totals by cause, payout costs, legend.
+    /// What follows the table's lines: apps without a report, the counts, totals, totals by cause, payout costs and
+    /// the legend.
     func tableTail() -> String {
         var text = missingReports.map { "no financial report loaded for \($0) in \(month)\n" }.joined()
-        text += "\n\(lineCount) lines, \(differing) not matched, \(withoutCause) without a cause\n"
+        text += "\n\(counts)\n"
         text +=
             "\nTotals\n"
             + TextColumns.align(

@@ -153,8 +153,10 @@ extension TieOutReport {
 
         mutating func add(_ line: Line) {
             lines += 1
-            if line.status != .matched { differing += 1 }
-            if line.status != .matched, line.cause == nil { withoutCause += 1 }
+            if line.status != .matched {
+                differing += 1
+                if line.cause == nil { withoutCause += 1 }
+            }
             let ledger = line.ledgerNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0
             let report = line.reportNanos.map { TieOutAmount.rounded($0, line.currency) } ?? 0
             for key in [

@@ -107,6 +107,11 @@ public struct TieOutReport: Sendable {
     /// How many of those name no cause: the ones to look into and raise.
     public var withoutCause = 0
 
+    /// The counts in words, as every format and the command's log print them.
+    public var counts: String {
+        "\(lineCount) lines, \(differing) not matched, \(withoutCause) without a cause"
+    }
+
     /// Creates an empty report of `month`.
     public init(month: CalendarMonth, detail: Bool) {
         self.month = month

@@ -60,9 +60,7 @@ struct ReportTieOutCommand: AsyncParsableCommand {
                 runtime.logger.warning("no financial report loaded for \(missing) in \(month): run sync payouts")
             }
             if let output { runtime.logger.info("wrote \(format.rawValue) tie-out to \(output)") }
-            runtime.logger.info(
-                "tie-out \(month): \(report.lineCount) lines, \(report.differing) not matched, \(report.withoutCause) without a cause"
-            )
+            runtime.logger.info("tie-out \(month): \(report.counts)")
         }
     }
 
