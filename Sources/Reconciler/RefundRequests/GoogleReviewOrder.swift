@@ -19,6 +19,12 @@ public struct GoogleReviewOrder: Sendable, Equatable {
     public var purchasedAt: Date?
     /// Subscriptions: the end of the service period.
     public var expiresAt: Date?
+    /// When the customer first bought it: the order's creation for a one-time product and for a subscription's
+    /// first order; for a renewal, its first order's (``firstOrderId``), once that is read.
+    public var firstPurchasedAt: Date?
+    /// A subscription renewal's first order: the order id without its renewal suffix (`GPA.1234-5678-9012-34567..2`
+    /// is the third renewal of `GPA.1234-5678-9012-34567`); `nil` for any other order.
+    public var firstOrderId: String?
     /// `Order.state`, raw.
     public var state: String?
     /// `orderHistory.refundEvent.eventTime`, when Google sent one.
@@ -36,8 +42,19 @@ public struct GoogleReviewOrder: Sendable, Equatable {
         let period = item?.subscriptionDetails
         purchasedAt = Self.date(period?.servicePeriodStartTime ?? order.createTime)
         expiresAt = Self.date(period?.servicePeriodEndTime)
+        firstOrderId = period == nil ? nil : Self.firstOrderId(of: order.orderId)
+        if firstOrderId == nil { firstPurchasedAt = Self.date(order.createTime) }
         state = order.state
         refundedAt = Self.date(order.orderHistory?.refundEvent?.eventTime)
+    }
+
+    /// The first order of the subscription whose renewal is `orderId` (Google numbers renewals `..0`, `..1`, ...
+    /// after the first order's id); `nil` when `orderId` is no renewal's.
+    static func firstOrderId(of orderId: String) -> String? {
+        guard let suffix = orderId.range(of: "..", options: .backwards) else { return nil }
+        let renewal = orderId[suffix.upperBound...]
+        guard !renewal.isEmpty, renewal.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return String(orderId[..<suffix.lowerBound])
     }
 
     /// The states of an order Google refunded (or is refunding).

@@ -23,7 +23,9 @@ struct GoogleReviewOrders: Sendable {
     let play: PlayDeveloperClient
     let requests: RefundRequestStore
 
-    /// Describes the open requests whose order was never read. Returns how many were described.
+    /// Describes the open requests whose order was never read: from `google_order` when the ledger has the order,
+    /// else from Google, with each subscription renewal's first order (the customer's first purchase: the rules'
+    /// `tenureDaysAtLeast`). Returns how many were described.
     @discardableResult
     func describeOpen(in environment: JobEnvironment) async throws -> Int {
         guard !environment.dryRun else { return 0 }
@@ -32,7 +34,7 @@ struct GoogleReviewOrders: Sendable {
             try environment.checkShutdown()
             let due = try requests.ordersToDescribe(
                 limit: Self.batch, now: environment.now(), on: environment.connection)
-            guard !due.isEmpty, let orders = try await read(due, in: environment) else { break }
+            guard !due.isEmpty, let orders = try await orders(of: due.map(\.orderId), in: environment) else { break }
             try requests.describe(due.map { ($0.id, orders[$0.orderId]) }, on: environment.connection)
             described += due.count
             if due.count < Self.batch { break }
@@ -41,13 +43,35 @@ struct GoogleReviewOrders: Sendable {
         return described
     }
 
+    /// The orders `orderIds`, each subscription renewal with its first purchase: the orders and the renewals' first
+    /// orders from `google_order` when the ledger has them, the rest from Google, in one `orders.batchget` for up to
+    /// ``batch``. `nil` when some of `orderIds` are to be read and the service account may not read orders.
+    func orders(of orderIds: [String], in environment: JobEnvironment) async throws -> [String: GoogleReviewOrder]? {
+        let wanted = Set(orderIds).union(orderIds.compactMap(GoogleReviewOrder.firstOrderId(of:)))
+        var orders = try requests.storedOrders(Array(wanted), on: environment.connection)
+        let missing = wanted.subtracting(orders.keys)
+        if !missing.isEmpty {
+            if let read = try await read(Array(missing), in: environment) {
+                orders.merge(read) { stored, _ in stored }
+            } else if !Set(orderIds).isSubset(of: orders.keys) {
+                return nil
+            }
+        }
+        for id in orderIds {
+            guard let first = orders[id]?.firstOrderId else { continue }
+            let firstPurchase = orders[first]?.firstPurchasedAt
+            orders[id]?.firstPurchasedAt = firstPurchase
+        }
+        return orders
+    }
+
     /// Decides the requests whose review is over (the ledger first, then the orders still undecided). An order
     /// Google does not know leaves its request undecided (logged).
     func decideEnded(in environment: JobEnvironment) async throws {
         guard !environment.dryRun else { return }
         let now = environment.now()
         let due = try requests.reviewsEnded(reviewEndedBy: now, limit: Self.batch, on: environment.connection)
-        guard !due.isEmpty, let orders = try await read(due, in: environment) else { return }
+        guard !due.isEmpty, let orders = try await read(due.map(\.orderId), in: environment) else { return }
         var described: [(id: Int64, order: GoogleReviewOrder?)] = []
         var decisions: [(id: Int64, decision: RefundRequestDecision)] = []
         for item in due {
@@ -67,30 +91,34 @@ struct GoogleReviewOrders: Sendable {
         }
     }
 
-    /// The orders of `due` by id; `nil` when the service account may not read orders (logged).
-    func read(_ due: [GoogleOrderToRead], in environment: JobEnvironment) async throws -> [String: GoogleReviewOrder]? {
-        let ids = Array(Set(due.map(\.orderId))).sorted()
+    /// The orders `orderIds` read from Google, by id (those Google does not know left out), up to ``batch`` a call;
+    /// `nil` when the service account may not read orders (logged).
+    func read(_ orderIds: [String], in environment: JobEnvironment) async throws -> [String: GoogleReviewOrder]? {
+        let ids = Array(Set(orderIds)).sorted()
         let (play, packageName) = (play, app.packageName ?? "")
         var found: [String: GoogleReviewOrder] = [:]
         do {
-            let orders = try await Self.readSplitting(
-                ids[...],
-                batch: { ids in
-                    try environment.checkShutdown()
-                    return try await Self.unlessNotFound {
-                        try await play.batchGetOrdersAnswer(
-                            packageName: packageName, orderIds: ids, purpose: .incremental
-                        ).orders.map { ($0.orderId, GoogleReviewOrder($0)) }
-                    }
-                },
-                single: { id in
-                    try environment.checkShutdown()
-                    return try await Self.unlessNotFound {
-                        let order = try await play.getOrder(
-                            packageName: packageName, orderId: id, purpose: .incremental)
-                        return (id, GoogleReviewOrder(order))
-                    }
-                })
+            var orders: [(String, GoogleReviewOrder)] = []
+            for start in stride(from: 0, to: ids.count, by: Self.batch) {
+                orders += try await Self.readSplitting(
+                    ids[start..<min(ids.count, start + Self.batch)],
+                    batch: { ids in
+                        try environment.checkShutdown()
+                        return try await Self.unlessNotFound {
+                            try await play.batchGetOrdersAnswer(
+                                packageName: packageName, orderIds: ids, purpose: .incremental
+                            ).orders.map { ($0.orderId, GoogleReviewOrder($0)) }
+                        }
+                    },
+                    single: { id in
+                        try environment.checkShutdown()
+                        return try await Self.unlessNotFound {
+                            let order = try await play.getOrder(
+                                packageName: packageName, orderId: id, purpose: .incremental)
+                            return (id, GoogleReviewOrder(order))
+                        }
+                    })
+            }
             for (id, order) in orders { found[id] = order }
         } catch let error as PlayAPIError where error.code == .permissionDenied {
             environment.logger.warning(

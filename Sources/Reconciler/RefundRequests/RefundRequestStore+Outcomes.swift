@@ -1,4 +1,5 @@
 import Foundation
+import PlayDeveloperAPI
 import Postgres
 
 /// A Google request whose order is to be read: for its product, country and price, or for Google's decision.
@@ -12,23 +13,31 @@ struct GoogleOrderToRead: Sendable, Equatable {
 }
 
 extension RefundRequestStore {
-    /// Google requests still open whose order was never read, nearest deadline first. Those whose order is in
-    /// `google_order` are described from it first (no call).
+    /// Google requests still open whose order was never read, nearest deadline first.
     func ordersToDescribe(limit: Int, now: Date, on connection: PostgresConnection) throws -> [GoogleOrderToRead] {
-        try connection.execute(
-            """
-            UPDATE refund_request q
-            SET product_id = coalesce(q.product_id, g.product_id), country = coalesce(q.country, g.buyer_country),
-                price_nanos = coalesce(q.price_nanos, g.total_nanos),
-                currency = coalesce(q.currency, upper(g.currency)), order_read_at = now()
-            FROM google_order g
-            WHERE q.app_id = $1 AND q.store = 'google' AND q.order_read_at IS NULL
-              AND g.app_id = q.app_id AND g.order_id = q.transaction_id AND g.status = 'ok'
-            """, [appId])
-        return try toRead(
+        try toRead(
             "order_read_at IS NULL AND sending_since IS NULL AND deadline > $3"
                 + " AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))", limit: limit, at: now,
             on: connection)
+    }
+
+    /// The orders among `orderIds` that the ledger has read already (`google_order`), as Google sent them: they need
+    /// no call. A stored order that no longer decodes is left out (read again from Google).
+    func storedOrders(_ orderIds: [String], on connection: PostgresConnection) throws -> [String: GoogleReviewOrder] {
+        guard !orderIds.isEmpty else { return [:] }
+        let rows = try connection.query(
+            """
+            SELECT payload::text AS payload FROM google_order
+            WHERE app_id = $1 AND order_id = ANY ($2::text[]) AND status = 'ok' AND payload IS NOT NULL
+            """, [appId, PostgresTextArray(orderIds)])
+        var found: [String: GoogleReviewOrder] = [:]
+        let decoder = JSONDecoder()
+        for row in rows {
+            let text: String = try row.decode("payload")
+            guard let order = try? decoder.decode(PlayOrder.self, from: Data(text.utf8)) else { continue }
+            found[order.orderId] = GoogleReviewOrder(order)
+        }
+        return found
     }
 
     /// Google requests whose review ended before `reviewEndedBy` without a decision (none, or `pending`), oldest
@@ -87,11 +96,12 @@ extension RefundRequestStore {
                 original_id = coalesce(q.original_id, o.purchase_token),
                 price_nanos = coalesce(q.price_nanos, o.price_nanos), currency = coalesce(q.currency, o.currency),
                 purchased_at = coalesce(q.purchased_at, o.purchased_at),
-                expires_at = coalesce(q.expires_at, o.expires_at), order_read_at = now()
+                expires_at = coalesce(q.expires_at, o.expires_at),
+                first_purchased_at = coalesce(q.first_purchased_at, o.first_purchased_at), order_read_at = now()
             FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[],
-                        $8::timestamptz[], $9::timestamptz[])
+                        $8::timestamptz[], $9::timestamptz[], $10::timestamptz[])
                 AS o(id, product_id, country, product_type, purchase_token, price_nanos, currency, purchased_at,
-                     expires_at)
+                     expires_at, first_purchased_at)
             -- By the primary key and a hash of the list: the ids are this app's (from `ordersToDescribe` or
             -- `reviewsEnded`), and a test of app_id too made the planner expect one row and compare each row with
             -- the whole list (200 x 200 for a pull).
@@ -104,7 +114,7 @@ extension RefundRequestStore {
                 PostgresNullableTextArray(orders.map { $0?.purchaseToken }),
                 PostgresArray(orders.map { $0?.priceNanos }),
                 PostgresNullableTextArray(orders.map { $0?.currency }), PostgresArray(orders.map { $0?.purchasedAt }),
-                PostgresArray(orders.map { $0?.expiresAt }),
+                PostgresArray(orders.map { $0?.expiresAt }), PostgresArray(orders.map { $0?.firstPurchasedAt }),
             ])
     }
 

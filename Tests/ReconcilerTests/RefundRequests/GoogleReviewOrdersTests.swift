@@ -87,6 +87,15 @@ struct GoogleReviewOrdersTests {
                     SELECT count(*)::int AS n FROM refund_request
                     WHERE price_nanos > 0 AND currency ~ '^[A-Z]{3}$' AND original_id IS NOT NULL
                     """) == 6)
+            // The customer's first purchase: an order's own, or a renewal's first order's.
+            #expect(
+                try Self.count(
+                    connection,
+                    """
+                    SELECT count(*)::int AS n FROM refund_request
+                    WHERE first_purchased_at <= purchased_at
+                      AND (first_purchased_at < purchased_at) = (transaction_id LIKE '%..%')
+                    """) == 6)
 
             // 2. With facts, rules on products and countries, and usage evidence for the first order.
             try await Self.answer(stores, &app, pulled: pulled, at: anchor, on: connection)
