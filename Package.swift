@@ -38,6 +38,9 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        // glibc's malloc_trim: a long sync gives the memory it freed back to the system (Linux only).
+        .systemLibrary(name: "CMalloc"),
+
         // sql/*.sql compiled into the binary.
         .executableTarget(
             name: "embed-migrations",
@@ -154,6 +157,7 @@ let package = Package(
                 "AppStoreServerAPI",
                 "Payouts",
                 "StoreCalendar",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),

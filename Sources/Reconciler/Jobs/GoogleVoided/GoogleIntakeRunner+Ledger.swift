@@ -58,6 +58,7 @@ extension GoogleIntakeRunner {
     /// Stores the page with its slice row, the checkpoint and its orders priced plainly ahead in one transaction;
     /// then the other orders of its call ahead, and settles its orders asked after storing.
     func store(_ store: GoogleIntakeMachine.PageStore) throws -> GoogleIntakeMachine.StoredPage {
+        defer { FreedMemory.release() }
         let write = store.write
         let batch = store.batch ?? sync.ledger.prepare(write.records, runId: environment.runId)
         let (sync, window, environment, logger) = (sync, window, environment, logger)

@@ -1,0 +1,4 @@
+#ifndef CMALLOC_SHIM_H
+#define CMALLOC_SHIM_H
+#include <malloc.h>
+#endif
