@@ -1,3 +1,5 @@
+import Synchronization
+
 #if os(Linux)
     import CMalloc
 #endif
@@ -9,12 +11,24 @@
 /// on whichever cooperative thread runs it, leaves free pages scattered over the arenas, and its resident size crept
 /// up with the length of the run although what it held did not: `scripts/chaos-load`'s voided sync peaked at 67 MB
 /// for 19,000 rows and 77 MB for 75,000, with 19.8 MB and 21.2 MB of live heap (heaptrack). Trimmed after each
-/// stored page, 65.6 MB and 67.5 MB (`docs/performance.md`).
+/// stored page, 65.6 MB and 67.5 MB (`docs/performance.md`). A trim walks every arena under its lock, so it runs at
+/// most once per ``interval``: a sync at Google's quota stores about a page a second, an intake without it dozens.
 enum FreedMemory {
-    /// Returns the free pages of every arena to the system (`malloc_trim(0)`); nothing off Linux.
+    /// The least time between two trims.
+    static let interval: Duration = .seconds(10)
+    private static let lastTrim = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// Returns the free pages of every arena to the system (`malloc_trim(0)`), unless that was done less than
+    /// ``interval`` ago; nothing off Linux.
     static func release() {
         #if os(Linux)
-            _ = malloc_trim(0)
+            let now = ContinuousClock.now
+            let due = lastTrim.withLock { last in
+                if let last, now - last < interval { return false }
+                last = now
+                return true
+            }
+            if due { _ = malloc_trim(0) }
         #endif
     }
 }
