@@ -8,9 +8,9 @@ extension ConsumptionFactStore {
         var priorRefunds: Int
     }
 
-    /// ``factsAndPriorRefunds(platform:ids:customer:on:)`` for a group of one app's requests of one store, in one
-    /// round trip: for each request, in order, the facts by its transaction id, else by its original id, and the
-    /// refunds of its customer (`original_id`) in the ledger other than the transaction asked about.
+    /// The facts and earlier refunds of a group of one app's requests of one store, in one round trip: for each
+    /// request, in order, the facts by its transaction id, else by its original id, and the refunds of its customer
+    /// (`original_id`) in the ledger other than the transaction asked about and not reversed.
     static func factsAndPriorRefunds(
         for requests: [NewRefundRequest], platform: RequestingStore, appId: String, on connection: PostgresConnection
     ) throws -> [FactsAndPrior] {
@@ -40,14 +40,22 @@ extension ConsumptionFactStore {
             let index = Int(try row.decode("n", as: Int64.self)) - 1
             guard found.indices.contains(index) else { continue }
             found[index].priorRefunds = try row.decodeIfPresent("prior") ?? 0
-            guard let status: String = try row.decodeIfPresent("delivery_status"),
-                let delivery = DeliveryStatus(rawValue: status)
-            else { continue }
-            found[index].facts = ConsumptionFacts(
-                customerConsented: try row.decode("customer_consented"), deliveryStatus: delivery,
-                consumptionMilli: try row.decodeIfPresent("consumption_milli"),
-                sampleContentProvided: try row.decode("sample_content_provided"), asOf: try row.decode("as_of"))
+            found[index].facts = try ConsumptionFacts(row: row)
         }
         return found
+    }
+}
+
+extension ConsumptionFacts {
+    /// The facts of a `consumption_fact` row; nil when the row has none (an outer join found nothing) or a delivery
+    /// status this version does not know.
+    init?(row: PostgresRow) throws {
+        guard let status: String = try row.decodeIfPresent("delivery_status"),
+            let delivery = DeliveryStatus(rawValue: status)
+        else { return nil }
+        self.init(
+            customerConsented: try row.decode("customer_consented"), deliveryStatus: delivery,
+            consumptionMilli: try row.decodeIfPresent("consumption_milli"),
+            sampleContentProvided: try row.decode("sample_content_provided"), asOf: try row.decode("as_of"))
     }
 }

@@ -102,46 +102,16 @@ public enum ConsumptionFactStore {
     public static func facts(
         platform: RequestingStore, ids: [String], on connection: PostgresConnection
     ) throws -> ConsumptionFacts? {
-        try factsAndPriorRefunds(platform: platform, ids: ids, customer: nil, on: connection).facts
-    }
-
-    /// A customer's earlier refunds to count with the facts: the app, the customer (`original_id`) and the
-    /// transaction asked about (not counted).
-    struct RefundCustomer {
-        var appId: String
-        var originalId: String?
-        var transactionId: String
-    }
-
-    /// The facts for a purchase (as ``facts(platform:ids:on:)``) and the refunds of `customer` in the ledger other
-    /// than the transaction asked about (0 without a customer), in one round trip: a request is decided with both.
-    static func factsAndPriorRefunds(
-        platform: RequestingStore, ids: [String], customer: RefundCustomer?, on connection: PostgresConnection
-    ) throws -> (facts: ConsumptionFacts?, priorRefunds: Int) {
         let rows = try connection.query(
             """
-            SELECT f.purchase_id, f.customer_consented, f.delivery_status, f.consumption_milli,
-                   f.sample_content_provided, f.as_of,
-                   (SELECT count(*)::int FROM refund r
-                    WHERE r.app_id = $3 AND r.original_id = $4 AND r.order_id <> $5 AND r.reversed_at IS NULL) AS prior
-            FROM (SELECT 1) AS one
-            LEFT JOIN consumption_fact f ON f.platform = $1 AND f.purchase_id = ANY($2::text[])
+            SELECT purchase_id, customer_consented, delivery_status, consumption_milli, sample_content_provided, as_of
+            FROM consumption_fact WHERE platform = $1 AND purchase_id = ANY($2::text[])
             """,
-            [
-                platform.rawValue, PostgresTextArray(ids), customer?.appId, customer?.originalId,
-                customer?.transactionId,
-            ])
+            [platform.rawValue, PostgresTextArray(ids)])
         var found: [String: ConsumptionFacts] = [:]
         for row in rows {
-            guard let id: String = try row.decodeIfPresent("purchase_id"),
-                let delivery = DeliveryStatus(rawValue: try row.decode("delivery_status"))
-            else { continue }
-            found[id] = ConsumptionFacts(
-                customerConsented: try row.decode("customer_consented"), deliveryStatus: delivery,
-                consumptionMilli: try row.decodeIfPresent("consumption_milli"),
-                sampleContentProvided: try row.decode("sample_content_provided"), asOf: try row.decode("as_of"))
+            found[try row.decode("purchase_id")] = try ConsumptionFacts(row: row)
         }
-        let prior: Int = try rows.first?.decodeIfPresent("prior") ?? 0
-        return (ids.lazy.compactMap { found[$0] }.first, prior)
+        return ids.lazy.compactMap { found[$0] }.first
     }
 }

@@ -5,8 +5,8 @@ import Testing
 
 @testable import Reconciler
 
-/// A request's facts and the customer's earlier refunds come in one round trip, with the same answers as the two
-/// queries they replace: the first id with facts wins, and only the customer's other, unreversed refunds count.
+/// A group's facts and its customers' earlier refunds come in one round trip: a request's own facts win over its
+/// customer's, and only the customer's other, unreversed refunds count.
 @Suite("Facts and prior refunds")
 struct FactsAndPriorRefundsTests {
     let facts = ConsumptionFacts(
@@ -33,32 +33,6 @@ struct FactsAndPriorRefundsTests {
         return connection
     }
 
-    @Test func oneQueryGivesTheFactsAndTheCustomersOtherUnreversedRefunds() throws {
-        let connection = try database()
-        defer { connection.close() }
-        func ask(_ ids: [String], _ customer: ConsumptionFactStore.RefundCustomer?) throws -> (ConsumptionFacts?, Int) {
-            let found = try ConsumptionFactStore.factsAndPriorRefunds(
-                platform: .apple, ids: ids, customer: customer, on: connection)
-            return (found.facts, found.priorRefunds)
-        }
-        let customer = ConsumptionFactStore.RefundCustomer(appId: "ios", originalId: "c1", transactionId: "t1")
-        // t1 is the one asked about, t2 was reversed, t4 is another customer's: t3 alone counts.
-        let both = try ask(["t9", "c1"], customer)
-        #expect(both.0 == facts)
-        #expect(both.1 == 1)
-        let noFacts = try ask(["t9"], customer)
-        #expect(noFacts.0 == nil)
-        #expect(noFacts.1 == 1)
-        #expect(try ask(["c1"], nil).1 == 0)
-        var unknown = customer
-        unknown.originalId = nil
-        #expect(try ask(["c1"], unknown).1 == 0)
-        #expect(try ask(["c1"], unknown).0 == facts)
-        #expect(
-            try ask(["c1"], ConsumptionFactStore.RefundCustomer(appId: "ios", originalId: "c1", transactionId: "t0")).1
-                == 2)
-    }
-
     @Test func aGroupInOneQueryGivesEachRequestItsOwnFactsAndPriorRefunds() throws {
         let connection = try database()
         defer { connection.close() }
@@ -76,12 +50,18 @@ struct FactsAndPriorRefundsTests {
         let found = try ConsumptionFactStore.factsAndPriorRefunds(
             for: [
                 request("t1", "c1"), request("t9", nil), request("t0", "c1"), request("t8", "c1"), request("t5", "c2"),
+                request("c1", nil),
             ],
             platform: .apple, appId: "ios", on: connection)
         // t1: c1's facts, t3 counts (t2 reversed); t9: nothing known; t0: t1 and t3 count; t8: its own facts win
-        // over c1's; t5: c2 has t4 and no facts.
-        #expect(found.map(\.facts) == [facts, nil, facts, own, nil])
-        #expect(found.map(\.priorRefunds) == [1, 0, 2, 2, 1])
+        // over c1's; t5: c2 has t4 and no facts; a request without its customer's id counts no refunds.
+        #expect(found.map(\.facts) == [facts, nil, facts, own, nil, facts])
+        #expect(found.map(\.priorRefunds) == [1, 0, 2, 2, 1, 0])
+        // The facts alone, by any of a purchase's ids: the first id given that has facts wins.
+        #expect(try ConsumptionFactStore.facts(platform: .apple, ids: ["t9", "c1"], on: connection) == facts)
+        #expect(try ConsumptionFactStore.facts(platform: .apple, ids: ["t8", "c1"], on: connection) == own)
+        #expect(try ConsumptionFactStore.facts(platform: .apple, ids: ["t9"], on: connection) == nil)
+        #expect(try ConsumptionFactStore.facts(platform: .google, ids: ["c1"], on: connection) == nil)
         #expect(
             try ConsumptionFactStore.factsAndPriorRefunds(for: [], platform: .apple, appId: "ios", on: connection)
                 .isEmpty)
