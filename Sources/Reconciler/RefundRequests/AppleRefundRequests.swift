@@ -76,17 +76,29 @@ public struct AppleRefundRequests: Sendable {
             do {
                 try await client.sendConsumptionInformation(transactionId: open.request.transactionId, body: json)
                 return .answered
-            } catch let error as AppStoreServerAPIError where Self.isRefusal(error) {
-                let code = error.apiErrorCode.map { String($0.rawValue) } ?? "http_\(error.httpStatus ?? 0)"
-                return .refused(code: code, message: error.message)
+            } catch let error as AppStoreServerAPIError {
+                guard let result = Self.result(of: error) else { throw error }
+                return result
             }
         }
     }
 
-    /// A 4xx other than 401 and 429: Apple read the answer and refused it (sending it again would not help).
-    static func isRefusal(_ error: AppStoreServerAPIError) -> Bool {
-        guard let status = error.httpStatus else { return false }
-        return (400..<500).contains(status) && status != 401 && status != 429
+    /// "Not a supported in-app purchase type": developers report it for purchases Apple documents as answerable
+    /// (non-renewing subscriptions, in 2026).
+    static let unsupportedTypeCode: Int64 = 4_000_047
+
+    /// What an error of Send Consumption Information says of the answer: a 4xx other than 401 and 429 is Apple
+    /// having read and refused it (sending it again would not help), `not_supported` for an unsupported purchase
+    /// type; nil for any other error (the call did not reach Apple, or will not until the run is fixed).
+    static func result(of error: AppStoreServerAPIError) -> SendResult? {
+        guard let status = error.httpStatus, (400..<500).contains(status), status != 401, status != 429 else {
+            return nil
+        }
+        let code = error.apiErrorCode.map { String($0.rawValue) } ?? "http_\(status)"
+        if error.apiErrorCode?.rawValue == unsupportedTypeCode {
+            return .unsupported(code: code, message: error.message)
+        }
+        return .refused(code: code, message: error.message)
     }
 
     /// The window one notification type is read over: from its checkpoint less the overlap (a first run: a day

@@ -23,6 +23,11 @@ extension RefundRequestAnswerer {
                     finishes.append(.init(id: item.open.id, answer: .failed, errorCode: code))
                     environment.counters.add("answers_failed")
                     environment.logger.error("\(item.label): the store refused the answer (\(code)): \(message)")
+                case .success(.unsupported(let code, let message)):
+                    finishes.append(.init(id: item.open.id, answer: .notSupported, errorCode: code))
+                    environment.counters.add("requests_not_supported")
+                    environment.logger.warning(
+                        "\(item.label): the store takes no answer for this purchase (\(code)): \(message)")
                 case .failure(let error):
                     released.append(item.open.id)
                     stop = stop ?? error

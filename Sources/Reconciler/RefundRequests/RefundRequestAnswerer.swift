@@ -9,6 +9,9 @@ enum SendResult: Sendable {
     case answered
     /// Read and refused, with the store's error code: sending it again would not help.
     case refused(code: String, message: String)
+    /// Read and refused because the store takes no answer for this kind of purchase (recorded `not_supported`, with
+    /// the store's error code).
+    case unsupported(code: String, message: String)
 }
 
 /// Decides a store's open requests, nearest deadline first, and sends the answers that are due with `send`: the
@@ -130,12 +133,20 @@ struct RefundRequestAnswerer: Sendable {
         var claims: [RefundRequestStore.Claim] = []
         var claimed: [Claimed] = []
         for (open, subject) in group {
-            let verdict = decider.decide(subject.decisionCase, now: environment.now())
+            var verdict = decider.decide(subject.decisionCase, now: environment.now())
             let label = "request \(open.request.requestId) (transaction \(open.request.transactionId))"
+            if verdict.answer == .missed, let rule = open.withheldBy {
+                // The rule's choice stands: the request is not counted as missed by `status`.
+                (verdict.rule, verdict.preference) = (rule, .noAnswer)
+            }
             guard let body = verdict.body else {
                 environment.counters.add("requests_\(verdict.answer?.rawValue ?? "no_answer")")
                 if verdict.answer == .missed {
-                    environment.logger.error("\(label): the deadline \(open.deadline) passed unanswered")
+                    if let rule = open.withheldBy {
+                        environment.logger.info("\(label): the deadline passed unanswered, as \(rule) says (no_answer)")
+                    } else {
+                        environment.logger.error("\(label): the deadline \(open.deadline) passed unanswered")
+                    }
                 }
                 silent.append(RefundRequestStore.Silent(id: open.id, verdict: verdict, facts: subject.factsJSON))
                 // A request that will never be answered needs no usage evidence.

@@ -48,6 +48,9 @@ public struct OpenRefundRequest: Sendable, Equatable {
     public var request: NewRefundRequest
     /// When the store stops waiting.
     public var deadline: Date
+    /// The rule that chose to send nothing (`no_answer`) on an earlier run, kept with the request when its deadline
+    /// passes; nil when no rule chose so.
+    public var withheldBy: String? = nil
 }
 
 /// The owner of `refund_request`: every statement on it is here.
@@ -102,7 +105,7 @@ public struct RefundRequestStore: Sendable {
             """
             SELECT id, store, request_id, transaction_id, original_id, product_id, product_type, country,
                    family_shared, reason, pending_token, received_at, deadline, purchased_at, first_purchased_at,
-                   expires_at
+                   expires_at, CASE WHEN preference = 'no_answer' THEN rule END AS withheld_by
             FROM refund_request
             WHERE app_id = $1 AND sending_since IS NULL
               AND (answer IS NULL OR (answer IN ('no_facts', 'no_consent') AND deadline > $3))
@@ -118,7 +121,9 @@ public struct RefundRequestStore: Sendable {
                 receivedAt: try row.decode("received_at"), purchasedAt: try row.decodeIfPresent("purchased_at"),
                 firstPurchasedAt: try row.decodeIfPresent("first_purchased_at"),
                 expiresAt: try row.decodeIfPresent("expires_at"))
-            return OpenRefundRequest(id: try row.decode("id"), request: request, deadline: try row.decode("deadline"))
+            return OpenRefundRequest(
+                id: try row.decode("id"), request: request, deadline: try row.decode("deadline"),
+                withheldBy: try row.decodeIfPresent("withheld_by"))
         }
     }
 
