@@ -22,6 +22,9 @@ struct GoogleTieOut {
         var historyStart: Date?
         /// The app's recorded gaps of the voided sync.
         var gaps: [Gap]
+        /// Whether Google's report of the next month is loaded: then a last-day refund it does not hold was not
+        /// booked late.
+        var nextMonthLoaded = false
     }
 
     /// A recorded `sync_gap`.
@@ -106,8 +109,10 @@ struct GoogleTieOut {
             }
         } else if standing {
             line.status = .ledgerOnly
-            if sides.lastDay {
-                (line.cause, line.note) = (.settlementLag, bookedNote(sides))
+            if sides.lastDay, let booked = bookedNote(sides) {
+                (line.cause, line.note) = (.settlementLag, booked)
+            } else if sides.lastDay {
+                line.note = "not in Google's \(periods.month.next) report either"
             } else if sides.nanos == nil {
                 line.cause = .unpriced
             }
@@ -124,7 +129,9 @@ struct GoogleTieOut {
     /// Why an order's amounts differ by refunds of a month's last day, when they do: this month's last-day refunds,
     /// which Google books next month, or the previous month's, which it books in this one (or both); else `nil`.
     private func lagNote(_ sides: Sides, nanos: Int64) -> String? {
-        let (later, earlier) = (sides.lastDayNanos, sides.previousNanos)
+        // A last-day refund that the next month's loaded report does not hold was not booked late.
+        let later = bookedNote(sides) == nil ? 0 : sides.lastDayNanos
+        let earlier = sides.previousNanos
         for (out, into) in [(later, 0), (0, earlier), (later, earlier)] where out != 0 || into != 0 {
             guard TieOutReport.agree(nanos - out + into, sides.reportNanos, sides.currency) else { continue }
             let previous = periods.month.previous
@@ -136,10 +143,12 @@ struct GoogleTieOut {
         return nil
     }
 
-    /// Where the rest of a last-day refund went.
-    private func bookedNote(_ sides: Sides) -> String {
+    /// Where the rest of a last-day refund went: booked in the next month's report, or expected there while that
+    /// report is not loaded; `nil` when it is loaded without the order.
+    private func bookedNote(_ sides: Sides) -> String? {
         let next = periods.month.next
-        return sides.bookedLater ? "booked by Google in \(next)" : "expected in Google's \(next) report"
+        if sides.bookedLater { return "booked by Google in \(next)" }
+        return context.nextMonthLoaded ? nil : "expected in Google's \(next) report"
     }
 
     /// Why the report has an order the ledger did not refund in `month`, in this order: the ledger refunded as much on

@@ -45,7 +45,9 @@ extension TieOutReport {
         _ body: (Line) throws -> Void
     ) throws {
         if store == "google" {
-            let context = try googleContext(app: app, on: connection)
+            var context = try googleContext(app: app, on: connection)
+            context.nextMonthLoaded = try !sourceReports(app: app, store: store, month: month.next, on: connection)
+                .isEmpty
             try GoogleTieOut(
                 app: app, periods: StorePeriods(month: month, apple: nil), context: context, connection: connection
             ).scan(body)

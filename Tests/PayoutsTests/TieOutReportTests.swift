@@ -167,7 +167,11 @@ struct TieOutReportTests {
                 ("GPA.T", "Charge refund", -2_000_000_000, -2_000_000_000),
             ])
         try googleReport(
-            month: CalendarMonth(year: 2026, month: 11), [("GPA.Q", "Charge refund", -4_000_000_000, -4_000_000_000)])
+            month: CalendarMonth(year: 2026, month: 11),
+            [
+                ("GPA.Q", "Charge refund", -4_000_000_000, -4_000_000_000),
+                ("GPA.R", "Charge refund", -2_500_000_000, -2_500_000_000),
+            ])
         let report = try TieOutReport.run(
             month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: true, on: connection)
         let byOrder = Dictionary(uniqueKeysWithValues: report.lines.map { ($0.orderId, $0) })
@@ -180,7 +184,7 @@ struct TieOutReportTests {
         #expect(byOrder["GPA.Q"]?.cause == .settlementLag && byOrder["GPA.Q"]?.note == "booked by Google in 2026-11")
         #expect(byOrder["GPA.R"]?.ledgerNanos == 4_000_000_000 && byOrder["GPA.R"]?.reportNanos == 2_000_000_000)
         #expect(byOrder["GPA.R"]?.cause == .settlementLag)
-        #expect(byOrder["GPA.R"]?.note == "expected in Google's 2026-11 report; " + earlier)
+        #expect(byOrder["GPA.R"]?.note == "booked by Google in 2026-11; " + earlier)
         #expect(byOrder["GPA.S"]?.ledgerNanos == 1_000_000_000 && byOrder["GPA.S"]?.reportNanos == 3_000_000_000)
         #expect(byOrder["GPA.S"]?.cause == nil && byOrder["GPA.S"]?.note == "")
         #expect(byOrder["GPA.T"]?.status == .reportOnly && byOrder["GPA.T"]?.cause == .settlementLag)

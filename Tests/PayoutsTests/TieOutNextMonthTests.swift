@@ -1,0 +1,58 @@
+import Foundation
+import Payouts
+import Postgres
+import Reconciler
+import StoreCalendar
+import TestSupport
+import Testing
+
+@testable import Reports
+
+/// The month's last-day refunds against Google's next report, which books them: loaded or not yet.
+@Suite("Google's next report and the tie-out's last day")
+struct TieOutNextMonthTests {
+    let ledger: TieOutLedger
+    var connection: PostgresConnection { ledger.connection }
+
+    init() throws {
+        ledger = try TieOutLedger(prefix: "tieoutnext")
+        try ledger.voidedSyncRan(at: "2026-09-01T00:00:00Z")
+    }
+
+    func googleReport(month: CalendarMonth, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64)])
+        throws
+    {
+        try ledger.googleReport(month: month, rows.map { ($0.order, $0.kind, $0.buyer, $0.merchant, String?.none) })
+    }
+
+    /// A last-day refund missing from its month's report is a settlement lag while the next month's report is not
+    /// loaded, and booked late once it holds the refund; loaded without it, the difference has no cause.
+    @Test func aLastDayRefundIsALagOnlyWhileTheNextMonthCanStillBookIt() throws {
+        // L: 4.00 on Oct 31 (Pacific), not in October's report; M: 1.00 on Oct 12 and 2.00 on Oct 31, 1.00 in it.
+        try ledger.google("GPA.L", "2026-11-01T05:00:00Z", gross: 4_000_000_000, part: "voided:1")
+        try ledger.google("GPA.M", "2026-10-12T12:00:00Z", gross: 1_000_000_000, part: "voided:1")
+        try ledger.google("GPA.M", "2026-11-01T05:00:00Z", gross: 2_000_000_000, part: "voided:2")
+        try googleReport(
+            month: CalendarMonth(year: 2026, month: 10),
+            [
+                ("GPA.X", "Charge", 1_000_000_000, 1_000_000_000),
+                ("GPA.M", "Charge refund", -1_000_000_000, -1_000_000_000),
+            ])
+        func october() throws -> [String] {
+            try TieOutReport.run(
+                month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: true, on: connection
+            ).lines.map { "\($0.orderId) \($0.status.rawValue) \($0.cause?.rawValue ?? "-") \($0.note)" }
+        }
+        #expect(
+            try october() == [
+                "GPA.L ledger_only settlement_lag expected in Google's 2026-11 report",
+                "GPA.M amount_differs settlement_lag expected in Google's 2026-11 report",
+            ])
+        try googleReport(
+            month: CalendarMonth(year: 2026, month: 11), [("GPA.Y", "Charge", 1_000_000_000, 1_000_000_000)])
+        #expect(
+            try october() == [
+                "GPA.L ledger_only - not in Google's 2026-11 report either", "GPA.M amount_differs - ",
+            ])
+    }
+}
