@@ -41,6 +41,9 @@ struct GoogleTieOut {
         var product = ""
         var country = ""
         var currency = ""
+        /// Each side's own currency ("" when the side is absent).
+        var ledgerCurrency = ""
+        var reportCurrency = ""
         var refunds = 0
         var reversed = false
         /// Some of the ledger's amount is a configured estimate, not the store's price.
@@ -75,7 +78,7 @@ struct GoogleTieOut {
         while true {
             let rows = try connection.query("FETCH FORWARD \(Self.fetchSize) FROM tieout_google")
             for row in rows {
-                if let line = compare(try Self.sides(row)) { try body(line) }
+                for line in lines(try Self.sides(row)) { try body(line) }
             }
             if rows.count < Self.fetchSize { break }
         }
@@ -202,6 +205,8 @@ struct GoogleTieOut {
         sides.product = try either("product")
         sides.country = try either("country")
         sides.currency = try either("currency")
+        sides.ledgerCurrency = try row.decodeIfPresent("l_currency") ?? ""
+        sides.reportCurrency = try row.decodeIfPresent("t_currency") ?? ""
         if sides.inLedger {
             sides.refunds = try row.decode("refunds")
             sides.reversed = try row.decode("reversed")
