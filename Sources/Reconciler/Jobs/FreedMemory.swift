@@ -12,10 +12,12 @@ import Synchronization
 /// up with the length of the run although what it held did not: `scripts/chaos-load`'s voided sync peaked at 67 MB
 /// for 19,000 rows and 77 MB for 75,000, with 19.8 MB and 21.2 MB of live heap (heaptrack). Trimmed after each
 /// stored page, 65.6 MB and 67.5 MB (`docs/performance.md`). A trim walks every arena under its lock, so it runs at
-/// most once per ``interval``: a sync at Google's quota stores about a page a second, an intake without it dozens.
+/// most once per ``interval``: a sync at Google's quota stores about a page a second and trims after each, an intake
+/// without a quota stores dozens and trims after one a second. Once every ten seconds was too seldom: the full
+/// chaos-load night peaked at 89 MB again, as without a trim.
 enum FreedMemory {
     /// The least time between two trims.
-    static let interval: Duration = .seconds(10)
+    static let interval: Duration = .seconds(1)
     private static let lastTrim = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Returns the free pages of every arena to the system (`malloc_trim(0)`), unless that was done less than
