@@ -1,30 +1,10 @@
-import Foundation
-import Payouts
-import Postgres
-import Reconciler
 import StoreCalendar
-import TestSupport
 import Testing
 
 @testable import Reports
 
 /// The month's last-day refunds against Google's next report, which books them: loaded or not yet.
-@Suite("Google's next report and the tie-out's last day")
-struct TieOutNextMonthTests {
-    let ledger: TieOutLedger
-    var connection: PostgresConnection { ledger.connection }
-
-    init() throws {
-        ledger = try TieOutLedger(prefix: "tieoutnext")
-        try ledger.voidedSyncRan(at: "2026-09-01T00:00:00Z")
-    }
-
-    func googleReport(month: CalendarMonth, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64)])
-        throws
-    {
-        try ledger.googleReport(month: month, rows.map { ($0.order, $0.kind, $0.buyer, $0.merchant, String?.none) })
-    }
-
+extension TieOutReportTests {
     /// A last-day refund missing from its month's report is a settlement lag while the next month's report is not
     /// loaded, and booked late once it holds the refund; loaded without it, the difference has no cause.
     @Test func aLastDayRefundIsALagOnlyWhileTheNextMonthCanStillBookIt() throws {
