@@ -34,7 +34,8 @@ extension GoogleVoidedSync {
         if Self.resumes(mode, plan: plan, checkpoint: checkpoint), let start = checkpoint.windowStart,
             let end = checkpoint.windowEnd
         {
-            let slices = try resumedSlices(job: job, checkpoint: checkpoint, on: environment.connection)
+            var slices = try resumedSlices(job: job, checkpoint: checkpoint, on: environment.connection)
+            try clampUnstarted(&slices, mode: mode, job: job, logger: logger, in: environment)
             let open = slices.filter { !$0.drained }.count
             logger.info(
                 "resuming window \(Self.text(start)) – \(Self.text(end)) after \(checkpoint.pagesDone) stored pages (\(open) of \(slices.count) slices unfinished)"
@@ -84,6 +85,35 @@ extension GoogleVoidedSync {
         slice.pagesDone = checkpoint.pagesDone
         slice.rowsDone = checkpoint.rowsDone
         return [slice]
+    }
+
+    /// A resumed slice that has not stored a page is asked for by its start: one that now starts before what Google
+    /// keeps (the run that planned it was stopped, and the next came days later) starts at the oldest time Google
+    /// keeps instead, and the part before it is a gap (a backfill's `--since` clamped). Google refuses such a
+    /// `startTime` or clamps it without a word; either way that part cannot be read any more. A slice with a token
+    /// goes on from it (a refused token restarts it, clamped the same way).
+    private func clampUnstarted(
+        _ slices: inout [VoidedSlice], mode: Mode, job: String, logger: Logger, in environment: JobEnvironment
+    ) throws {
+        let oldest = VoidedWindowPlanner.oldestStart(now: environment.now())
+        for index in slices.indices where !slices[index].drained && slices[index].token == nil {
+            let slice = slices[index]
+            guard slice.start < oldest else { continue }
+            let lost = (from: slice.start, to: min(oldest, slice.end))
+            if mode == .incremental {
+                _ = try recordGap(lost, mode: mode, job: job, logger: logger, in: environment)
+            } else {
+                environment.counters.add("since_clamped")
+                logger.warning(
+                    "the backfill resumed after Google stopped keeping voids recorded \(Self.text(lost.from)) – \(Self.text(lost.to)): they cannot be fetched any more"
+                )
+            }
+            slices[index].start = oldest
+            slices[index].end = max(slice.end, oldest)
+            if !environment.dryRun {
+                try slices[index].save(job: job, app: app.id, on: environment.connection)
+            }
+        }
     }
 
     /// A planned window that starts later than wanted. A backfill asked for more than Google keeps: its start is

@@ -1,0 +1,38 @@
+import Foundation
+import Reconciler
+import StoreSimulator
+import TestSupport
+import Testing
+
+extension GoogleVoidedFaultTests {
+    /// A window stopped before two of its slices asked for their first page, resumed two days later: those slices
+    /// start before what Google keeps (which refuses such a `startTime`), so they start at the oldest time it keeps,
+    /// and what it no longer keeps is a gap.
+    @Test func unstartedSlicesOfAWindowResumedPastTheThirtyDaysStartAtWhatGoogleKeeps() async throws {
+        try await StoreSimulator.withRunning(Self.options) { simulator in
+            let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "gvunstarted"))
+            let firstNow = harness.stores.now()
+            let firstStart = VoidedWindowPlanner.oldestStart(now: firstNow)
+            let firstEnd = firstNow.addingTimeInterval(-60)
+            let app = harness.stores.app(.google).id
+            let connection = try harness.connection()
+            // As a run stopped at once leaves it: the window and its two slices saved, no page asked for.
+            let slices = VoidedSlice.split(start: firstStart, end: firstEnd, count: 2)
+            try VoidedSlice.replace(slices, job: GoogleVoidedSync.job, app: app, on: connection)
+            var checkpoint = try harness.checkpoint()
+            (checkpoint.windowStart, checkpoint.windowEnd) = (firstStart, firstEnd)
+            try checkpoint.save(on: connection)
+
+            simulator.clock.advance(millis: 2 * 86_400_000)
+            let oldest = VoidedWindowPlanner.oldestStart(now: harness.stores.now())
+            let resumed = try await harness.googleVoided(transport: ScriptedTransport { _ in })
+            #expect(resumed.exitCode == 0, "\(resumed.error ?? "")")
+            #expect(try harness.storedVoids() == harness.truthVoids(recordedFrom: oldest, to: firstEnd))
+            #expect(try harness.checkpoint().highWater == firstEnd)
+            let gaps = try connection.query("SELECT gap_from, gap_to FROM sync_gap")
+            #expect(gaps.count == 1)
+            #expect(try gaps.first?.decode("gap_from", as: Date.self) == firstStart)
+            #expect(try gaps.first?.decode("gap_to", as: Date.self) == oldest)
+        }
+    }
+}
