@@ -34,6 +34,12 @@ public struct AppleStatusSource: SubscriptionStatusSource {
             } catch let error as AppStoreServerAPIError where error.code == .invalidResponse {
                 return .badAnswer("\(error)")
             } catch let error as AppStoreServerAPIError
+                where error.httpStatus == 404 && error.apiErrorCode?.isRetryableNotFound == true
+            {
+                // Still "not found, retryable" after the retries: this subscription is asked again next run; the
+                // others go on.
+                return .badAnswer("\(error)")
+            } catch let error as AppStoreServerAPIError
                 where error.code == .apiError && !error.isRetryable
                 && error.httpStatus.map({ $0 < 500 && $0 != 401 && $0 != 429 }) == true
             {

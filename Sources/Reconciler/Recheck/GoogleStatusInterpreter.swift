@@ -5,7 +5,8 @@ import PlayDeveloperAPI
 ///
 /// ACTIVE → active, CANCELED → canceled, IN_GRACE_PERIOD → grace, ON_HOLD → on_hold, PAUSED → paused, EXPIRED →
 /// expired (replaced when Google says a replacement cancelled it), PENDING → pending, PENDING_PURCHASE_CANCELED →
-/// expired. Entitled: ACTIVE, CANCELED before its expiry, IN_GRACE_PERIOD.
+/// expired. Entitled: ACTIVE, CANCELED before its expiry, IN_GRACE_PERIOD. `linkedPurchaseToken` names the token a
+/// paid purchase replaced (not yet while PENDING, never once PENDING_PURCHASE_CANCELED).
 /// [SubscriptionPurchaseV2](https://developers.google.com/android-publisher/api-ref/rest/v3/purchases.subscriptionsv2)
 public enum GoogleStatusInterpreter {
     /// The `store_state` recorded for a subscription Google answers with 410 Gone.
@@ -61,10 +62,14 @@ public enum GoogleStatusInterpreter {
         default: entitled = false
         }
         let autoRenew = item.autoRenewingPlan.map { $0.autoRenewEnabled ?? false } ?? false
+        // A purchase still waiting for its payment has replaced nothing yet, and one whose payment never came never
+        // will (Google: "use linked_purchase_token to get the current state of that subscription"): the old token
+        // keeps its own state until the new one is paid for.
+        let replacesLinked = state != .pending && raw != SubscriptionState.pendingPurchaseCanceled.rawValue
         return .observed(
             StatusObservation(
                 state: state, storeState: raw, entitled: entitled, expiresAt: expiresAt, autoRenew: autoRenew,
                 productId: productId, orderId: item.latestSuccessfulOrderId,
-                linkedStoreId: purchase.linkedPurchaseToken.flatMap { $0.isEmpty ? nil : $0 }))
+                linkedStoreId: replacesLinked ? purchase.linkedPurchaseToken.flatMap { $0.isEmpty ? nil : $0 } : nil))
     }
 }

@@ -60,11 +60,16 @@ public enum RecheckRequests {
     }
 
     /// After a store's answer, in the transaction that writes it: deletes the subscription's request made before the
-    /// store was asked (a later one stays for the next run). An unusable answer clears nothing (asked again next run).
+    /// store was asked (a later one stays for the next run). An unusable answer, or one in a state storerecon does not
+    /// know, clears nothing (asked again next run): a token first known from a notification has no expiry, so its
+    /// request is all that has it asked.
     static func clear(
         app: String, storeId: String, after reading: StatusReading, askedAt: Date, on connection: PostgresConnection
     ) throws {
-        if case .badAnswer = reading { return }
+        switch reading {
+        case .badAnswer, .unknownState: return
+        case .observed, .missing: break
+        }
         try connection.execute(
             "DELETE FROM recheck_request WHERE app_id = $1 AND purchase_id = $2 AND requested_at <= $3",
             [app, storeId, askedAt])

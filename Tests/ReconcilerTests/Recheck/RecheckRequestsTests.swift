@@ -85,7 +85,10 @@ struct RecheckRequestsTests {
         #expect(try queued(connection) == ["tok-known"], "a check begun before the latest request cleared it")
         try clear(.badAnswer("no line items"), askedAt: 0)
         #expect(try queued(connection) == ["tok-known"], "an unusable answer cleared the request")
+        // A token first known from a notification has no expiry: only its request has it asked again.
         try clear(.unknownState("SUBSCRIPTION_STATE_NEW"), askedAt: 0)
+        #expect(try queued(connection) == ["tok-known"], "an answer in an unknown state cleared the request")
+        try clear(.missing, askedAt: 0)
         #expect(try queued(connection).isEmpty)
     }
 }

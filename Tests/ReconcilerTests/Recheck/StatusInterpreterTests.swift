@@ -64,6 +64,12 @@ struct StatusInterpreterTests {
         #expect(GoogleStatusInterpreter.read(old, now: Self.now).observation?.state == .replaced)
         let new = Self.google("SUBSCRIPTION_STATE_ACTIVE", linked: "old-token")
         #expect(GoogleStatusInterpreter.read(new, now: Self.now).observation?.linkedStoreId == "old-token")
+        // An upgrade waiting for its payment, or whose payment never came, has not replaced the old token.
+        for state in ["SUBSCRIPTION_STATE_PENDING", "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED"] {
+            let unpaid = Self.google(state, items: [Self.item(expiry: nil, order: nil)], linked: "old-token")
+            let seen = GoogleStatusInterpreter.read(unpaid, now: Self.now).observation
+            #expect(seen != nil && seen?.linkedStoreId == nil, "\(state)")
+        }
     }
 
     @Test func googleBadAndUnknownAnswers() {
