@@ -128,7 +128,7 @@ public enum LedgerLimits {
     }
 
     /// The first `\u` escape of `json` that `jsonb` refuses (NUL, or a surrogate without its pair), or `nil`.
-    static func unstorableEscape(in json: Data) -> String? {
+    public static func unstorableEscape(in json: Data) -> String? {
         guard contains(UInt8(ascii: "\\"), in: json) else { return nil }
         let bytes = Array(json)
         var index = 0

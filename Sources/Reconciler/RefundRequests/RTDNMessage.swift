@@ -20,8 +20,11 @@ public struct RTDNMessage: Sendable, Equatable {
     public var publishTime: Date?
     /// What it is about.
     public var kind: Kind
-    /// The decoded `DeveloperNotification` JSON (or a note of why it could not be read).
+    /// The decoded `DeveloperNotification` JSON; for one `jsonb` cannot hold, or that could not be read, a JSON
+    /// object saying why with the message's `data` in base64, so nothing Google sent is lost.
     public var notification: Data
+    /// Why the message is `unknown` (for the log), nil when it is not.
+    public var unknownBecause: String?
     /// The request a pending refund review makes.
     public var request: NewRefundRequest?
     /// What a `voidedPurchaseNotification` says.
@@ -30,26 +33,33 @@ public struct RTDNMessage: Sendable, Equatable {
     public var subscriptionChange: SubscriptionNotice?
 
     /// Reads a message's base64 `data`. A message for another package, or one that cannot be read, is `unknown`
-    /// (stored, acknowledged, never answered).
+    /// (stored, acknowledged, never answered; ``unknownBecause`` says why).
     public init(messageId: String, data: String?, publishTime: String?, packageName: String) {
         self.messageId = messageId
         self.publishTime = publishTime.flatMap { try? Date($0, strategy: .iso8601) }
         let bytes = data.flatMap { Data(base64Encoded: $0) } ?? Data()
         guard let object = (try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any] else {
             kind = .unknown
-            notification = Data(#"{"unreadable":true}"#.utf8)
+            unknownBecause = "its data is not a base64 JSON object"
+            notification = Self.kept(Data((data ?? "").utf8), because: "unreadable")
             return
         }
-        notification = bytes
+        // An escape `jsonb` refuses (NUL, a lone surrogate) in a field the app sets (an obfuscated account id) must
+        // not fail the pull's transaction, which would leave every message of it unacknowledged, run after run.
+        notification =
+            LedgerLimits.unstorableEscape(in: bytes).map { Self.kept(bytes, because: "unstorable: \($0)") } ?? bytes
         let keys: [(String, Kind)] = [
             ("pendingRefundReviewNotification", .pendingRefundReview), ("voidedPurchaseNotification", .voidedPurchase),
             ("subscriptionNotification", .subscription), ("oneTimeProductNotification", .oneTimeProduct),
             ("testNotification", .test),
         ]
-        guard object["packageName"] as? String == packageName,
-            let found = keys.first(where: { object[$0.0] != nil })
-        else {
+        let package = object["packageName"] as? String
+        guard package == packageName, let found = keys.first(where: { object[$0.0] != nil }) else {
             kind = .unknown
+            unknownBecause =
+                package == packageName
+                ? "it holds no notification storerecon knows"
+                : "it is for package \(package.map { "\"\($0)\"" } ?? "(none)"), not \"\(packageName)\""
             return
         }
         kind = found.1
@@ -74,6 +84,12 @@ public struct RTDNMessage: Sendable, Equatable {
             }
         case .oneTimeProduct, .test, .unknown: break
         }
+    }
+
+    /// A JSON object saying why a message's content is not stored as it came, with that content in base64.
+    static func kept(_ content: Data, because reason: String) -> Data {
+        let object = ["not_stored_as_sent": reason, "data_base64": content.base64EncodedString()]
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     }
 
     /// The request of a `pendingRefundReviewNotification`, when it names its order and token.

@@ -43,6 +43,8 @@ struct RTDNMessageTests {
         let other = message(
             #"{"packageName":"com.other","voidedPurchaseNotification":{"orderId":"GPA.1","refundType":1}}"#)
         #expect(other.kind == .unknown && other.voided == nil)
+        #expect(other.unknownBecause == #"it is for package "com.other", not "com.example""#)
+        #expect(message(#"{"packageName":"com.example","newNotification":{}}"#).unknownBecause != nil)
         let tokenless = message(
             #"{"packageName":"com.example","subscriptionNotification":{"notificationType":4,"purchaseToken":""}}"#)
         #expect(tokenless.kind == .subscription && tokenless.subscriptionChange == nil)
