@@ -102,3 +102,23 @@ extension Quarantine {
             [id, QuarantinedRow.clip(QuarantinedRow.storable(reason), to: 2000)])
     }
 }
+
+extension Quarantine {
+    /// Whether the quarantine already holds every one of `rows` under the same job and key (set aside by an earlier
+    /// run, open or resolved): a payload that failed twice is not one spoiled on its way, and reading its page again
+    /// will not mend it. False when `rows` is empty or one has no key.
+    public static func heldBefore(_ rows: [QuarantinedRow], app: String, on connection: PostgresConnection) throws
+        -> Bool
+    {
+        let keys = Set(rows.compactMap { row in row.naturalKey.map { "\(row.job.rawValue) \($0)" } })
+        guard !rows.isEmpty, rows.allSatisfy({ $0.naturalKey != nil }) else { return false }
+        let held: Int = try connection.query(
+            """
+            SELECT count(DISTINCT (job, natural_key))::int AS n FROM quarantine
+            WHERE app_id = $1 AND (job, natural_key) IN (SELECT * FROM unnest($2::text[], $3::text[]))
+            """,
+            [app, PostgresTextArray(rows.map(\.job.rawValue)), PostgresTextArray(rows.compactMap(\.naturalKey))]
+        )[0].decode("n")
+        return held == keys.count
+    }
+}

@@ -41,13 +41,17 @@ extension AppleRefundSync {
         of type: NotificationTypeV2, job: String, checkpoint: SyncCheckpoint, now: Date, in environment: JobEnvironment
     ) throws -> (start: Date, end: Date, token: String?) {
         let oldest = now.addingTimeInterval(-Self.retention(environment: StoreClients.appleEnvironment(app)))
+        var highWater = checkpoint.highWater
         if checkpoint.inFlight, let windowStart = checkpoint.windowStart, let windowEnd = checkpoint.windowEnd {
-            return (max(windowStart, oldest), windowEnd, checkpoint.pageToken)
+            if windowEnd > oldest { return (max(windowStart, oldest), windowEnd, checkpoint.pageToken) }
+            // A window left in flight longer than Apple keeps notifications (no run for months): what it did not
+            // read is gone; a new window starts at the oldest Apple keeps.
+            highWater = windowStart
         }
-        let wanted = checkpoint.highWater.map {
+        let wanted = highWater.map {
             $0.addingTimeInterval(-TimeInterval(configuration.sync.appleOverlap.seconds))
         }
-        if let highWater = checkpoint.highWater, highWater < oldest {
+        if let highWater, highWater < oldest {
             environment.logger.error(
                 "gap: \(type.rawValue) notifications before \(oldest) are beyond Apple's history and cannot be read"
             )

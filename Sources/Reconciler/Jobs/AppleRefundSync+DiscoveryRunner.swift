@@ -48,8 +48,18 @@ extension AppleRefundSync {
                     case .restart:
                         environment.logger.warning("the notification-history token was refused; restarting the window")
                     case .prepare(let page):
-                        let notified = await verifiedPage(
+                        var notified = await verifiedPage(
                             page.answer, type: discovery.type, now: discovery.now, in: environment)
+                        if notified.setAside,
+                            try Quarantine.heldBefore(notified.unverified, app: app.id, on: environment.connection)
+                        {
+                            // Each failed the same way on an earlier run: reading the page again will not mend them,
+                            // and holding the checkpoint for them would hold it for good. The quarantine keeps them.
+                            notified.setAside = false
+                            environment.logger.warning(
+                                "\(notified.unverified.count) notifications failed verification again; they stay in the quarantine and the window moves on"
+                            )
+                        }
                         actions += feed(
                             .prepared(
                                 DiscoveryPage(answer: page.answer, notified: notified), setAside: notified.setAside))

@@ -15,7 +15,9 @@ extension AppleRefundSync {
         var quarantined: [QuarantinedRow] = []
         /// Notifications verified (a copy set aside before is resolved).
         var verifiedUUIDs: [String] = []
-        /// A payload failed verification: the checkpoint must stay before this page.
+        /// The notifications that failed verification.
+        var unverified: [QuarantinedRow] = []
+        /// A payload failed verification for the first time: the checkpoint must stay before this page.
         var setAside = false
     }
 
@@ -35,6 +37,7 @@ extension AppleRefundSync {
                 notified.add(notification, transaction, signed: signed, type: type, now: now)
             case .setAside(let odd):
                 notified.quarantined.append(odd)
+                notified.unverified.append(odd)
                 notified.setAside = true
             }
         }

@@ -1,0 +1,42 @@
+import Foundation
+import Postgres
+import Reconciler
+import StoreSimulator
+import TestSupport
+import Testing
+
+extension AppleRefundFaultTests {
+    /// Notifications that fail verification hold the checkpoint once, so a payload spoiled on its way is read again;
+    /// failing the same way on the next run, they stay in the quarantine and the window moves on (it used to be held
+    /// for good, and the notifications signed after it were never read).
+    @Test func notificationsThatFailVerificationTwiceNoLongerHoldTheCheckpoint() async throws {
+        var options = JobHarness.options(Self.spec)
+        JobHarness.unlimited(&options)
+        options.faults[.appleNotificationHistory] = FaultSettings(rates: [.badSignature: 1])
+        try await StoreSimulator.withRunning(options) { simulator in
+            let stores = try SimulatedStores(
+                simulator: simulator, databasePrefix: "appleagain", extraYAML: "sync: { appleSweepCustomers: 0 }\n")
+            let connection = try PostgresConnection(conninfo: stores.conninfo)
+            defer { connection.close() }
+            func refundsHighWater() throws -> Date? {
+                try connection.query(
+                    "SELECT high_water FROM sync_checkpoint WHERE job = 'apple_notifications:REFUND'"
+                ).first?.decodeIfPresent("high_water")
+            }
+            let first = try await run(stores)
+            #expect(first.exitCode == 1)
+            #expect((first.counts["verification_failed"] ?? 0) > 0)
+            #expect(try refundsHighWater() == nil, "held for payloads set aside for the first time")
+            let second = try await run(stores)
+            #expect(second.exitCode == 1, "the failures are still reported")
+            #expect(try refundsHighWater() != nil, "the window moved on")
+            let open: Int = try connection.query(
+                """
+                SELECT count(DISTINCT natural_key)::int AS n FROM quarantine
+                WHERE resolved_at IS NULL AND job = 'apple_notifications'
+                """
+            )[0].decode("n")
+            #expect(open == first.counts["verification_failed"], "each kept in the quarantine")
+        }
+    }
+}
