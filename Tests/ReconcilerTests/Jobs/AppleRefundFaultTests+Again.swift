@@ -39,4 +39,33 @@ extension AppleRefundFaultTests {
             #expect(open == first.counts["verification_failed"], "each kept in the quarantine")
         }
     }
+
+    /// A notification window left in flight longer than Apple keeps notifications (no run for months): the run reads
+    /// a new window from the oldest Apple keeps and records what it can no longer read as a gap (it used to ask for a
+    /// start after the end, which Apple refuses, every night).
+    @Test func aWindowInFlightOlderThanAppleKeepsStartsAfreshWithAGap() async throws {
+        var options = JobHarness.options(Self.spec)
+        JobHarness.unlimited(&options)
+        try await StoreSimulator.withRunning(options) { simulator in
+            let stores = try SimulatedStores(
+                simulator: simulator, databasePrefix: "applestale", extraYAML: "sync: { appleSweepCustomers: 0 }\n")
+            let connection = try PostgresConnection(conninfo: stores.conninfo)
+            defer { connection.close() }
+            let app = stores.app(.apple).id
+            let job = "apple_notifications:REFUND"
+            let now = stores.now()
+            var checkpoint = try SyncCheckpoint.load(job: job, app: app, on: connection)
+            checkpoint.windowStart = now.addingTimeInterval(-200 * 86_400)
+            checkpoint.windowEnd = now.addingTimeInterval(-190 * 86_400)
+            checkpoint.pageToken = "stale"
+            try checkpoint.save(on: connection)
+            let result = try await run(stores)
+            #expect(result.exitCode == 0, "\(result.error ?? "")")
+            let after = try SyncCheckpoint.load(job: job, app: app, on: connection)
+            #expect(!after.inFlight && after.highWater != nil)
+            let gaps = try connection.query("SELECT gap_from FROM sync_gap WHERE job = $1", [job])
+            #expect(gaps.count == 1)
+            #expect(try gaps.first?.decode("gap_from", as: Date.self) == checkpoint.windowStart)
+        }
+    }
 }
