@@ -49,13 +49,15 @@ extension RefundRecord {
     /// of the transaction for the quantity the customer purchased"), in milliunits, and `revocationPercentage`
     /// (milli-percent: 50000 = 50 %) applies to that total. The exact prorated amount is `price x percentage` in 8
     /// decimal digits (3 + 5); nothing is rounded here. A family revoke moves no money (the purchaser's own
-    /// transaction carries any refund): no amount. Nor has a revocation type this version does not know (`unknown`):
-    /// what it refunded is not known.
+    /// transaction carries any refund): no amount. Nor has a revocation type this version does not know (`unknown`),
+    /// or a prorated one without its percentage: what it refunded is not known.
     public static func appleAmount(kind: Kind, price: Int64?, percentageMilli: Int?) -> Amount {
         guard let price, kind != .familyRevoke, kind != .unknown else {
             return .none(note: kind == .familyRevoke ? .familyRevoke : nil)
         }
-        guard kind == .prorated, let percentageMilli else { return .stated(gross: price, tax: nil, precision: 3) }
+        guard kind == .prorated else { return .stated(gross: price, tax: nil, precision: 3) }
+        // A prorated refund without its percentage refunded an unknown part of the price.
+        guard let percentageMilli else { return .none(note: nil) }
         let (exact, overflow) = price.multipliedReportingOverflow(by: Int64(percentageMilli))
         return overflow ? .none(note: nil) : .stated(gross: exact, tax: nil, precision: 8)
     }

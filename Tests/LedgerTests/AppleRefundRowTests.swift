@@ -60,6 +60,8 @@ import Testing
     @Test func aProratedAmountIsExact() {
         let amount = RefundRecord.appleAmount(kind: .prorated, price: 9990, percentageMilli: 50_000)
         #expect(amount == .stated(gross: 499_500_000, tax: nil, precision: 8))
+        // Without its percentage, what a prorated refund gave back is unknown, not the full price.
+        #expect(RefundRecord.appleAmount(kind: .prorated, price: 9990, percentageMilli: nil) == .none(note: nil))
     }
 
     /// Item 5 of issue 25: the storefront (ISO 3166-1 alpha-3) is the buyer's country, reported alpha-2.

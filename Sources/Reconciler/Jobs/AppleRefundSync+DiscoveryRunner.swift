@@ -84,7 +84,7 @@ extension AppleRefundSync {
         switch result {
         case .success(let answer):
             return .answered(
-                DiscoveryPage(answer: answer), next: answer.hasMore ? answer.paginationToken : nil,
+                DiscoveryPage(answer: answer), next: answer.hasMore ? answer.paginationToken ?? "" : nil,
                 rows: answer.notificationHistory.count)
         case .failure(let error):
             let code = (error as? AppStoreServerAPIError)?.apiErrorCode

@@ -78,7 +78,7 @@ extension AppleRefundSync {
             answer.signedTransactions, from: answeredFrom, customer: customer, in: environment)
         return .answered(
             HistoryPage(answer: answer, rows: rows, quarantined: quarantined, failed: failed),
-            next: answer.hasMore ? answer.revision : nil, rows: answer.signedTransactions.count)
+            next: answer.hasMore ? answer.revision ?? "" : nil, rows: answer.signedTransactions.count)
     }
 
     /// Stores a page with the customer's place after it (a dry run counts what would be new), and shows progress.

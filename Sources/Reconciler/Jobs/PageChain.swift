@@ -36,13 +36,16 @@ struct PageChain {
         if let token { seen.insert(token) }
     }
 
-    /// Takes one answered page: `next` is the token it names for the following page (nil when it is the last) and
-    /// `rows` the rows it held.
+    /// Takes one answered page: `next` is the token it names for the following page (nil when it is the last; empty
+    /// when the store says more follow but names none) and `rows` the rows it held.
     /// - Returns: `next`, when it may be followed.
     /// - Throws: `ReconcilerError` (`.storeLoop`) when it may not.
     mutating func follow(_ next: String?, rows: Int) throws -> String? {
         pages += 1
         guard let next else { return nil }
+        if next.isEmpty {
+            throw failure("the store said more pages follow but named no next page after \(pages) pages")
+        }
         emptyInARow = rows == 0 ? emptyInARow + 1 : 0
         if seen.contains(next) {
             throw failure("the store sent page token \(Self.quoted(next)) again after \(pages) pages")

@@ -71,7 +71,7 @@ extension AppleRefundRequests {
         guard var page = try await fetchPage(request, after: nil, first: true, shared: shared) else { return }
         while true {
             let token = try chain.follow(
-                page.hasMore ? page.paginationToken : nil, rows: page.notificationHistory.count)
+                page.hasMore ? page.paginationToken ?? "" : nil, rows: page.notificationHistory.count)
             let last = endsChain && token == nil
             guard !paced || token == nil || feed.tryPermit() else {
                 // The job has not asked for the next page yet: this one first, then the next when it asks.

@@ -38,6 +38,16 @@ struct PageChainTests {
         #expect(throws: ReconcilerError.self) { try pages.follow("r7", rows: 20) }
     }
 
+    /// Apple's `hasMore: true` without a `paginationToken` (or `revision`): the sites pass an empty token, and the
+    /// window is not taken as read to its end.
+    @Test func morePagesSaidToFollowWithoutATokenEndTheChainAsAStoreFault() throws {
+        var pages = chain()
+        _ = try pages.follow("a", rows: 20)
+        let error = #expect(throws: ReconcilerError.self) { try pages.follow("", rows: 20) }
+        #expect(error?.code == .storeLoop)
+        #expect(error?.message.contains("said more pages follow but named no next page after 2 pages") == true)
+    }
+
     @Test func emptyPagesWithATokenAreToleratedFiveTimesInARow() throws {
         var pages = chain()
         for index in 1...5 { _ = try pages.follow("e\(index)", rows: 0) }

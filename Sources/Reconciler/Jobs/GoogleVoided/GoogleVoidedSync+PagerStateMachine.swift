@@ -223,7 +223,7 @@ extension GoogleVoidedSync.PagerStateMachine {
         // hour, read twice and stored once.
         let passedEnd = passesEnd(rows, of: index)
         let next = try states[index].chain.follow(
-            passedEnd ? nil : page.nextPageToken, rows: page.voidedPurchases.count)
+            passedEnd ? nil : page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }, rows: page.voidedPurchases.count)
         slice.token = next
         slice.pagesDone += 1
         slice.rowsDone += Int64(rows.count)
