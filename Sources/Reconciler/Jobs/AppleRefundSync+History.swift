@@ -95,8 +95,8 @@ extension AppleRefundSync {
     }
 
     /// Reads one customer; on any failure the customer is given back (still queued, revision unchanged) so no
-    /// lease outlives this process's interest in it. A store error about this customer alone is counted and the
-    /// run goes on with the next one; so is Apple's "not found, retryable" (4040002/4/6) once its retries are spent
+    /// lease outlives this process's interest in it. A store error about this customer alone (an error status, or an
+    /// answer that is not the JSON Apple documents) is counted and the run goes on with the next one; so is Apple's "not found, retryable" (4040002/4/6) once its retries are spent
     /// (the customer is asked again next run). Quota answers, outages, refused credentials (401, thrown as
     /// `.configuration`) and database errors stop the run.
     func readHistorySafely(
@@ -104,7 +104,9 @@ extension AppleRefundSync {
     ) async throws {
         do {
             try await readHistory(customer: customer, revision: revision, purpose: purpose, in: environment)
-        } catch let error as AppStoreServerAPIError where !error.isRetryable && error.code == .apiError {
+        } catch let error as AppStoreServerAPIError
+            where !error.isRetryable && (error.code == .apiError || error.code == .invalidResponse)
+        {
             environment.counters.add("customer_errors")
             environment.logger.error("customer \(customer): \(error); left queued for the next run")
             if !environment.dryRun { try cursors.release(customer, on: environment.connection) }
