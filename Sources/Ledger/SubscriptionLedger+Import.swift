@@ -12,21 +12,29 @@ extension SubscriptionLedger {
     }
 
     /// Merges the session's staging table `subscription_import` into `subscription` by `(app, store_id)`: a new row
-    /// is inserted, a changed product, expiry or `user_ref` updated. Returns (inserted, updated).
+    /// is inserted, a changed product, expiry or `user_ref` updated. A row a store has answered for keeps what the
+    /// store said: its product, and its expiry unless the backend's is later (a renewal the backend saw first), so a
+    /// stale export imported again neither undoes a recorded change (which the next recheck would record twice) nor
+    /// moves the row out of the recheck window. Returns (inserted, updated).
     public static func mergeImported(on connection: PostgresConnection) throws -> (Int, Int) {
+        let product = "CASE WHEN s.last_checked_at IS NULL THEN EXCLUDED.product_id ELSE s.product_id END"
+        let expiry = """
+            CASE WHEN s.last_checked_at IS NULL OR s.expires_at IS NULL OR EXCLUDED.expires_at > s.expires_at
+                 THEN EXCLUDED.expires_at ELSE s.expires_at END
+            """
         let merged = try connection.query(
             """
             WITH merged AS (
                 INSERT INTO subscription AS s (app_id, store_id, product_id, expires_at, user_ref)
                 SELECT app_id, store_id, product_id, expires_at, user_ref FROM subscription_import
                 ON CONFLICT (app_id, store_id) DO UPDATE SET
-                    product_id = EXCLUDED.product_id,
-                    expires_at = EXCLUDED.expires_at,
+                    product_id = \(product),
+                    expires_at = \(expiry),
                     user_ref = COALESCE(EXCLUDED.user_ref, s.user_ref),
-                    expiry_changed_at = CASE WHEN s.expires_at IS DISTINCT FROM EXCLUDED.expires_at
+                    expiry_changed_at = CASE WHEN s.expires_at IS DISTINCT FROM \(expiry)
                                              THEN now() ELSE s.expiry_changed_at END,
                     updated_at = now()
-                WHERE (s.product_id, s.expires_at) IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.expires_at)
+                WHERE (s.product_id, s.expires_at) IS DISTINCT FROM (\(product), \(expiry))
                    OR (EXCLUDED.user_ref IS NOT NULL AND s.user_ref IS DISTINCT FROM EXCLUDED.user_ref)
                 RETURNING (xmax = 0) AS inserted
             )

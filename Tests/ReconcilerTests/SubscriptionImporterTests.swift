@@ -57,6 +57,29 @@ struct SubscriptionImporterTests {
         }
     }
 
+    /// A stale export imported again after a recheck: the store's product and expiry stay (the next recheck would
+    /// record the upgrade a second time, or never ask); a later expiry from the backend is taken.
+    @Test func aReimportKeepsWhatTheStoreSaidUnlessTheBackendKnowsALaterExpiry() throws {
+        let header = "app,store_id,product_id,expires_at\n"
+        _ = try run(header + "a1,t1,basic,2026-12-01T00:00:00Z\na1,t2,basic,2026-12-01T00:00:00Z\n")
+        try connection.execute(
+            """
+            UPDATE subscription SET product_id = 'pro', expires_at = '2027-01-01T00:00:00Z', last_checked_at = now()
+            WHERE store_id = 't1'
+            """)
+        let again = try run(header + "a1,t1,basic,2026-12-01T00:00:00Z\na1,t2,basic,2026-12-02T00:00:00Z\n")
+        #expect(again.updated == 1, "only the never-checked row changes")
+        func row(_ id: String) throws -> String {
+            let row = try connection.query("SELECT product_id, expires_at FROM subscription WHERE store_id = $1", [id])[
+                0]
+            return "\(try row.decode("product_id", as: String.self)) \(try row.decode("expires_at", as: Date.self))"
+        }
+        #expect(try row("t1") == "pro 2027-01-01 00:00:00 +0000")
+        #expect(try row("t2") == "basic 2026-12-02 00:00:00 +0000")
+        _ = try run(header + "a1,t1,basic,2027-02-01T00:00:00Z\n")
+        #expect(try row("t1") == "pro 2027-02-01 00:00:00 +0000", "a renewal the backend saw first")
+    }
+
     @Test func lowerCaseTAndZAndAByteOrderMarkAreAccepted() throws {
         let report = try run("\u{FEFF}app,store_id,product_id,expires_at\na1,t1,p,2026-12-01t00:00:00z\n")
         #expect(report.badLineCount == 0 && report.inserted == 1, "\(report.badLines)")
