@@ -89,6 +89,14 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func begin(_ transfer: CurlTransfer) {
+        if let notAfter = transfer.request.notAfter, ContinuousClock.now > notAfter {
+            let late = notAfter.duration(to: .now)
+            transfer.finish(
+                .failure(
+                    TransportError(
+                        code: .pastDeadline, request: transfer.label, message: "not sent: \(late) past its deadline")))
+            return
+        }
         if let leaveBy = transfer.request.leaveBy, ContinuousClock.now > leaveBy {
             let late = leaveBy.duration(to: .now)
             transfer.finish(

@@ -16,6 +16,10 @@ public struct HTTPRequest: Sendable {
     /// it later does not send it and throws ``TransportError`` `.late`, so the caller asks the gate again rather than
     /// reach the store in a later window's count than the one the gate counted it in.
     public var leaveBy: ContinuousClock.Instant?
+    /// The moment after which the request must not leave at all, whatever the quota gate grants (an answer to a store
+    /// whose deadline passes then): a transport that gets to it later does not send it and throws ``TransportError``
+    /// `.pastDeadline`. Taken from ``SendDeadline/latest`` when the request is made.
+    public var notAfter: ContinuousClock.Instant?
 
     /// Creates a request.
     public init(
@@ -27,7 +31,15 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        notAfter = SendDeadline.latest
     }
+}
+
+/// The deadline of the calls a task makes (``HTTPRequest/notAfter``), set around a call whose answer is worthless
+/// after it: every request the call's client makes inside, its retries and its sign-in included, carries it.
+public enum SendDeadline {
+    /// The deadline of the requests made in this task, nil for none.
+    @TaskLocal public static var latest: ContinuousClock.Instant?
 }
 
 /// A store's answer.
@@ -79,6 +91,8 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         case timeout, connection, tooLarge, invalidResponse
         /// Not sent: it would have left after its ``HTTPRequest/leaveBy``.
         case late
+        /// Not sent: it would have left after its ``HTTPRequest/notAfter`` (never retried).
+        case pastDeadline
     }
 
     /// What went wrong.

@@ -126,10 +126,13 @@ public actor ServiceAccountAuthenticator {
         let body =
             "grant_type=" + PlayURL.percentEncode("urn:ietf:params:oauth:grant-type:jwt-bearer")
             + "&assertion=" + PlayURL.percentEncode(assertion)
-        return HTTPRequest(
+        var request = HTTPRequest(
             method: "POST", url: tokenURL,
             headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
             body: Data(body.utf8), timeout: requestTimeout)
+        // A sign-in serves every call waiting for the token, not only the one whose task asked: no call's deadline.
+        request.notAfter = nil
+        return request
     }
 
     private func classify(_ response: HTTPResponse, label: String) -> (PlayCallRunner.Verdict, QuotaFeedback) {

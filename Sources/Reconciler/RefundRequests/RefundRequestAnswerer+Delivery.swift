@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StoreHTTP
 import Synchronization
 
 extension RefundRequestAnswerer {
@@ -23,6 +24,11 @@ extension RefundRequestAnswerer {
                     finishes.append(.init(id: item.open.id, answer: .failed, errorCode: code))
                     environment.counters.add("answers_failed")
                     environment.logger.error("\(item.label): the store refused the answer (\(code)): \(message)")
+                case .success(.missed):
+                    finishes.append(.init(id: item.open.id, answer: .missed))
+                    environment.counters.add("requests_missed")
+                    environment.logger.error(
+                        "\(item.label): the deadline \(item.open.deadline) passed before the answer could leave")
                 case .success(.unsupported(let code, let message)):
                     finishes.append(.init(id: item.open.id, answer: .notSupported, errorCode: code))
                     environment.counters.add("requests_not_supported")
@@ -108,9 +114,13 @@ struct AnswersInFlight {
                     calls.addTask {
                         let result: Result<SendResult, any Error>
                         do {
-                            result = .success(try await send(item.json, item.open))
+                            result = .success(
+                                try await SendDeadline.$latest.withValue(item.notAfter) {
+                                    try await send(item.json, item.open)
+                                })
                         } catch {
-                            result = .failure(error)
+                            // Past its deadline the request cannot be answered any more, whatever stopped the call.
+                            result = ContinuousClock.now > item.notAfter ? .success(.missed) : .failure(error)
                         }
                         answers.set(result, for: item.open.id)
                     }

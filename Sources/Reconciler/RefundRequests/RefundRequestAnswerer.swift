@@ -12,6 +12,9 @@ enum SendResult: Sendable {
     /// Read and refused because the store takes no answer for this kind of purchase (recorded `not_supported`, with
     /// the store's error code).
     case unsupported(code: String, message: String)
+    /// Not taken in time: the deadline passed before the call could leave (a wait at the quota gate, a retry), or
+    /// while it failed (recorded `missed`; the store was not answered after it).
+    case missed
 }
 
 /// Decides a store's open requests, nearest deadline first, and sends the answers that are due with `send`: the
@@ -42,6 +45,9 @@ struct RefundRequestAnswerer: Sendable {
         var open: OpenRefundRequest
         var json: Data
         var label: String
+        /// The request's deadline on this process's clock: no request of its call leaves after it
+        /// (``SendDeadline``).
+        var notAfter: ContinuousClock.Instant
     }
 
     /// Requests whose facts, earlier refunds and usage evidence are read together: one round trip for this many
@@ -164,7 +170,9 @@ struct RefundRequestAnswerer: Sendable {
             claims.append(
                 RefundRequestStore.Claim(
                     id: open.id, verdict: verdict, facts: subject.factsJSON ?? Data("{}".utf8), body: body.storedJSON))
-            claimed.append(Claimed(open: open, json: body.json, label: label))
+            let left = open.deadline.timeIntervalSince(environment.now())
+            claimed.append(
+                Claimed(open: open, json: body.json, label: label, notAfter: .now + .milliseconds(Int64(left * 1000))))
         }
         if environment.dryRun || (silent.isEmpty && claims.isEmpty) { return [] }
         let taken =

@@ -54,6 +54,7 @@ extension RefundRequestStore {
                   AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
             )
             UPDATE refund_request r SET answer = f.answer, error_code = f.code, answered_at = now(),
+                   body_sent = CASE WHEN f.answer = 'missed' THEN NULL ELSE r.body_sent END,
                    decision = CASE WHEN f.answer = 'answered' THEN COALESCE(r.decision, 'pending') ELSE r.decision END
             FROM unnest($2::bigint[], $3::text[], $4::text[]) AS f(id, answer, code)
             WHERE r.id = ANY ($2::bigint[]) AND r.id = f.id AND r.app_id = $1

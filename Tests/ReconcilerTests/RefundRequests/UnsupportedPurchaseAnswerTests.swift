@@ -26,6 +26,7 @@ struct UnsupportedPurchaseAnswerTests {
         case .unsupported(let code, _): "unsupported \(code)"
         case .refused(let code, _): "refused \(code)"
         case .answered: "answered"
+        case .missed: "missed"
         case nil: "none"
         }
     }
