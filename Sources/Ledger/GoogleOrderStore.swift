@@ -16,10 +16,11 @@ public struct GoogleOrderStore: Sendable {
         self.prices = prices
     }
 
-    /// After a voided page is stored: drops the rows of refunds without revocation of these orders that the voided
-    /// list now shows (same money, now revoked), and returns the order ids whose stored refund rows still need the
-    /// store's amount (never asked, or pending at Google). Ids of rows without an `orderId` (keyed by purchase
-    /// token) are never asked. One probe of the ledger per order serves both.
+    /// After a voided page is stored: returns the order ids whose stored refund rows still need the store's amount
+    /// (never asked, pending at Google, or revoked since last asked), and drops those orders' rows of refunds without
+    /// revocation until the answer puts back the ones no voided row claims; an order not asked again keeps its rows.
+    /// Ids of rows without an `orderId` (keyed by purchase token) are never asked. One probe of the ledger per order
+    /// serves both.
     public func settleVoided(_ orderIds: [String], on connection: PostgresConnection) throws -> [String] {
         guard !orderIds.isEmpty else { return [] }
         return try connection.transactionRetryingConflicts { connection in

@@ -4,9 +4,12 @@ import Postgres
 
 /// The refund rows an Orders API answer (or its refusal) changes, and reversals.
 extension RefundWriter {
-    /// After a voided page is stored: drops the rows of refunds without revocation of these orders that the voided
-    /// list now shows (same money, now revoked), and returns the order ids whose stored refund rows still need the
-    /// store's amount (never asked, or pending at Google). One probe of the ledger per order serves both.
+    /// After a voided page is stored: returns the order ids whose stored refund rows still need the store's amount
+    /// (never asked, pending at Google, or a revoked row recorded since the order was last asked), and drops those
+    /// orders' rows of refunds without revocation until the answer comes: the voided list may now show the same money
+    /// revoked, and the answer (``replaceUnrevoked(_:stored:runId:on:)``) puts back every event no voided row claims.
+    /// An order not asked again keeps its rows: a voided row seen again (an overlap, a rerun, a backfill) must not
+    /// drop a goodwill refund the last answer recorded beside it. One probe of the ledger per order serves both.
     func settleVoided(_ orderIds: [String], on connection: PostgresConnection) throws -> [String] {
         try connection.query(
             """
@@ -18,22 +21,22 @@ extension RefundWriter {
                     WHERE app_id = $1 AND order_id = i.id AND platform = 'google'
                     OFFSET 0
                 ) r
+            ), ask AS MATERIALIZED (
+                SELECT DISTINCT p.order_id FROM probe p
+                LEFT JOIN LATERAL (
+                    SELECT order_id, status, refund_pending, fetched_at FROM google_order
+                    WHERE app_id = $1 AND order_id = p.order_id
+                    OFFSET 0
+                ) o ON true
+                WHERE p.revoked
+                  AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
+                       OR (o.status = 'ok' AND p.amount_source IS DISTINCT FROM 'store'
+                           AND o.fetched_at < p.recorded_at))
             ), gone AS (
                 DELETE FROM refund d USING probe p
-                WHERE d.id = p.id AND NOT p.revoked
-                  AND EXISTS (SELECT 1 FROM probe v WHERE v.order_id = p.order_id AND v.revoked)
+                WHERE d.id = p.id AND NOT p.revoked AND p.order_id IN (SELECT order_id FROM ask)
             )
-            SELECT DISTINCT p.order_id FROM probe p
-            LEFT JOIN LATERAL (
-                SELECT order_id, status, refund_pending, fetched_at FROM google_order
-                WHERE app_id = $1 AND order_id = p.order_id
-                OFFSET 0
-            ) o ON true
-            WHERE p.revoked
-              AND (o.order_id IS NULL OR (o.status = 'ok' AND o.refund_pending)
-                   OR (o.status = 'ok' AND p.amount_source IS DISTINCT FROM 'store'
-                       AND o.fetched_at < p.recorded_at))
-            ORDER BY 1
+            SELECT order_id FROM ask ORDER BY 1
             """, [appId, PostgresTextArray(orderIds)]
         ).map { try $0.decode("order_id") }
     }

@@ -69,9 +69,20 @@ public enum FinanceReportParser {
         }
         return PayoutReport(
             store: .apple, reportKey: "FINANCIAL:ZZ:\(period.start):\(period.end)",
-            month: try CalendarMonth(period.end.prefix(7)),
+            month: try fiscalMonth(period, file: name),
             periodStart: period.start, periodEnd: period.end, sourceName: name,
             checksum: PayoutReport.checksum(of: text), file: text, rows: rows)
+    }
+
+    /// The fiscal month a period is: the calendar month of its middle day. A fiscal month is four or five weeks that
+    /// begin and end within a week of its calendar month's bounds, so its middle always falls in it, whichever month
+    /// of a quarter has five weeks (a five-week month ends in the next calendar month: its end date would misname it).
+    static func fiscalMonth(_ period: (start: String, end: String), file: String) throws -> CalendarMonth {
+        guard let start = CivilDate(iso: period.start), let end = CivilDate(iso: period.end), start <= end else {
+            throw PayoutError(.badFile, "the period \(period.start)..\(period.end) is not a span of days", file: file)
+        }
+        let middle = start.adding(days: (end.daysSinceEpoch - start.daysSinceEpoch) / 2)
+        return CalendarMonth(year: middle.year, month: middle.month)
     }
 
     private static func header(_ record: DelimitedText.Record, file: String) throws -> [String: Int] {

@@ -5,8 +5,9 @@ import Postgres
 /// `payout_report_drop`.
 ///
 /// A report's bytes (its `checksum`) are stored once per app, whatever the file's name: a second load of the same
-/// bytes stores nothing and names the report that holds them. The same report key with other bytes is the store's
-/// re-issue, and replaces the old version.
+/// bytes stores nothing and names the report that holds them (bytes imported by hand and then met as the store's
+/// object take the object's key). The same report key with other bytes is the store's re-issue, and replaces the old
+/// version.
 public struct PayoutStore {
     /// What storing a report did.
     public enum Outcome: String, Sendable, Equatable {
@@ -72,9 +73,12 @@ public struct PayoutStore {
                 [app, report.checksum]
             ).first {
                 let same = try held.decode("report_key", as: String.self) == report.reportKey
-                return Stored(
-                    outcome: same ? .unchanged : .duplicate, rows: 0, reportId: try held.decode("id", as: Int64.self),
-                    heldBy: try held.decode("source_name", as: String.self))
+                let id = try held.decode("id", as: Int64.self)
+                let heldBy = try held.decode("source_name", as: String.self)
+                if !same, report.generation != nil {
+                    try adopt(report, heldAs: id, app: app, on: connection)
+                }
+                return Stored(outcome: same ? .unchanged : .duplicate, rows: 0, reportId: id, heldBy: heldBy)
             }
             let dropped = try connection.query(
                 "SELECT max(id) AS id FROM payout_report_drop WHERE app_id = $1 AND checksum = $2",
@@ -115,6 +119,19 @@ public struct PayoutStore {
             ["storerecon.payout:\(app):\(store.rawValue):\(reportKey)"])
         try connection.execute(
             "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", ["storerecon.payout-content:\(app):\(checksum)"])
+    }
+
+    /// The store's own object (it has a generation) holds bytes stored already under another name (a file an operator
+    /// imported by hand): the stored report takes the store's key, name and generation, so that the next re-issue of
+    /// the object replaces it instead of being stored beside it (its month counted twice), and the nightly sync knows
+    /// the object. An older version stored under the store's key is superseded by these bytes and goes.
+    private func adopt(_ report: PayoutReport, heldAs id: Int64, app: String, on connection: PostgresConnection)
+        throws
+    {
+        _ = try deleteVersion(of: report, app: app, on: connection)
+        try connection.execute(
+            "UPDATE payout_report SET report_key = $2, source_name = $3, generation = $4 WHERE id = $1",
+            [id, report.reportKey, report.sourceName, report.generation])
     }
 
     /// Deletes the stored version of `report`'s key (other bytes: the store re-issued it), rows and all.

@@ -35,6 +35,8 @@ public struct PayoutSync {
         public var duplicate = 0
         /// Reports an operator dropped: not fetched or stored again.
         public var keptDropped = 0
+        /// Reports that could not be read (damaged, not in the store's format): the others were still stored.
+        public var badFiles: [String] = []
     }
 
     let app: String
@@ -57,57 +59,96 @@ public struct PayoutSync {
         -> Summary
     {
         var summary = Summary()
+        guard let first = try month ?? firstMonth() else { return summary }
         switch source {
         case .google(let client, let bucket):
-            let first = try month ?? firstMonth()
-            guard let first else { return summary }
-            let prefix =
-                month.map { String(format: "earnings/earnings_%04d%02d", $0.year, $0.month) } ?? "earnings/earnings_"
-            let objects = try await client.list(bucket: bucket, prefix: prefix, purpose: purpose)
-            for object in objects.sorted(by: { $0.name < $1.name }) where object.name.hasSuffix(".zip") {
-                let objectMonth = Self.month(ofObject: object.name)
-                guard let objectMonth, objectMonth >= first, month == nil || objectMonth == month else { continue }
-                switch try storedGeneration(of: object) {
-                case .loaded:
-                    summary.skipped += 1
-                    continue
-                case .dropped:
-                    summary.keptDropped += 1
-                    continue
-                case nil: break
-                }
-                let data = try await client.download(bucket: bucket, name: object.name, purpose: purpose)
-                summary.fetched += 1
+            try await syncGoogle(
+                client, bucket: bucket, first: first, month: month, purpose: purpose, dryRun: dryRun, into: &summary)
+        case .apple(let client, let vendorNumber):
+            let last = month ?? CalendarMonth(pacificMonthOf: now)
+            try await syncApple(
+                client, vendorNumber: vendorNumber, months: Self.months(from: first, through: last), purpose: purpose,
+                dryRun: dryRun, into: &summary)
+        }
+        if !summary.badFiles.isEmpty {
+            throw PayoutError(
+                .badFile,
+                "\(summary.badFiles.count) reports could not be read and were not stored "
+                    + "(\(summary.badFiles.joined(separator: ", "))); the other \(summary.inserted + summary.replaced) "
+                    + "new or re-issued reports were stored (see the lines above)")
+        }
+        return summary
+    }
+
+    /// Google: the bucket's earnings objects from `first` (or of `month`) whose generation is not stored yet.
+    private func syncGoogle(
+        _ client: CloudStorageClient, bucket: String, first: CalendarMonth, month: CalendarMonth?,
+        purpose: CallPurpose, dryRun: Bool, into summary: inout Summary
+    ) async throws {
+        let prefix =
+            month.map { String(format: "earnings/earnings_%04d%02d", $0.year, $0.month) } ?? "earnings/earnings_"
+        let objects = try await client.list(bucket: bucket, prefix: prefix, purpose: purpose)
+        for object in objects.sorted(by: { $0.name < $1.name }) where object.name.hasSuffix(".zip") {
+            let objectMonth = Self.month(ofObject: object.name)
+            guard let objectMonth, objectMonth >= first, month == nil || objectMonth == month else { continue }
+            switch try storedGeneration(of: object) {
+            case .loaded:
+                summary.skipped += 1
+                continue
+            case .dropped:
+                summary.keptDropped += 1
+                continue
+            case nil: break
+            }
+            let data = try await client.download(bucket: bucket, name: object.name, purpose: purpose)
+            summary.fetched += 1
+            try readable(object.name, into: &summary) { summary in
                 let stream =
                     try EarningsReportParser.stream(zip: data, name: object.name, generation: object.generation)
                     ?? PayoutStream(
                         try EarningsReportParser.parse(zip: data, name: object.name, generation: object.generation))
                 try store(stream, dryRun: dryRun, into: &summary)
             }
-        case .apple(let client, let vendorNumber):
-            let first = try month ?? firstMonth()
-            guard let first else { return summary }
-            let last = month ?? CalendarMonth(pacificMonthOf: now)
-            for reportDate in Self.months(from: first, through: last) {
-                if try storedMonth(reportDate) {
-                    summary.skipped += 1
-                    continue
-                }
-                guard
-                    let data = try await client.financialReport(
-                        vendorNumber: vendorNumber, reportDate: reportDate, purpose: purpose)
-                else {
-                    summary.notPublished += 1
-                    logger.info("Apple has no FINANCIAL report for \(reportDate) yet", metadata: ["app": "\(app)"])
-                    continue
-                }
-                summary.fetched += 1
-                let report = try FinanceReportParser.parse(
-                    gzip: data, name: "financeReports \(vendorNumber) \(reportDate)")
-                try store(PayoutStream(report), dryRun: dryRun, into: &summary)
+        }
+    }
+
+    /// Apple: each fiscal month of `months` not stored yet (a 404: not published yet).
+    private func syncApple(
+        _ client: FinanceReportsClient, vendorNumber: String, months: [CalendarMonth], purpose: CallPurpose,
+        dryRun: Bool, into summary: inout Summary
+    ) async throws {
+        for reportDate in months {
+            if try storedMonth(reportDate) {
+                summary.skipped += 1
+                continue
+            }
+            guard
+                let data = try await client.financialReport(
+                    vendorNumber: vendorNumber, reportDate: reportDate, purpose: purpose)
+            else {
+                summary.notPublished += 1
+                logger.info("Apple has no FINANCIAL report for \(reportDate) yet", metadata: ["app": "\(app)"])
+                continue
+            }
+            summary.fetched += 1
+            let name = "financeReports \(vendorNumber) \(reportDate)"
+            try readable(name, into: &summary) { summary in
+                try store(
+                    PayoutStream(try FinanceReportParser.parse(gzip: data, name: name)), dryRun: dryRun,
+                    into: &summary)
             }
         }
-        return summary
+    }
+
+    /// Reads and stores one report; a report that cannot be read is logged and counted, and the others go on (one
+    /// damaged file must not keep every later month out, night after night). Nothing of it is stored.
+    private func readable(_ name: String, into summary: inout Summary, _ body: (inout Summary) throws -> Void) throws {
+        do {
+            try body(&summary)
+        } catch let error as PayoutError where error.code == .badFile {
+            summary.badFiles.append(name)
+            logger.error("\(error); not stored, the other reports go on", metadata: ["app": "\(app)"])
+        }
     }
 
     private func store(_ stream: PayoutStream, dryRun: Bool, into summary: inout Summary) throws {

@@ -24,7 +24,13 @@ public struct ThrottleBlock: Sendable, Equatable {
             return
         }
         let asked = retryAfter.isNaN ? 0 : max(0, retryAfter)
-        if asked <= longest.seconds {
+        if asked < backoff.base.seconds {
+            // "Now", or a time already past by this host's clock (Apple's form is an absolute time): a block of
+            // nothing would let every process throttle again at once, so the backoff's floor holds.
+            duration = min(backoff.base, longest)
+            reason =
+                "throttled: Retry-After \(Self.describe(seconds: asked)), kept at least \(duration.compactDescription)"
+        } else if asked <= longest.seconds {
             duration = .seconds(asked)
             reason = "throttled: Retry-After \(Self.describe(seconds: asked))"
         } else {

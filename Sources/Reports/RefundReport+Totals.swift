@@ -50,10 +50,21 @@ extension RefundReport {
             let key = [total.keys["currency"] ?? "", total.keys["source"] ?? ""]
             return split.contains(key) ? key + [total.keys["platform"] ?? ""] : key
         }
+        // Converted amounts are rounded once per printed row: a currency's total is the sum of its rows' (the parts
+        // by platform, rounded each, could differ from it by a minor unit). Only a total split by platform, which no
+        // printed row matches, keeps its parts' own.
+        let rowSums = Dictionary(
+            uniqueKeysWithValues: Self.summed(groups) { [$0.keys["currency"] ?? "", $0.keys["source"] ?? ""] })
         return merged.map { key, total in
             var total = total
             total.keys = ["currency": key[0], "source": key[1]]
-            if key.count > 2 { total.keys["platform"] = key[2] }
+            if key.count > 2 {
+                total.keys["platform"] = key[2]
+            } else if let rows = rowSums[key] {
+                (total.convertedGrossNanos, total.convertedTaxNanos) = (
+                    rows.convertedGrossNanos, rows.convertedTaxNanos
+                )
+            }
             return (key.filter { !$0.isEmpty }.joined(separator: " "), total)
         }.sorted { $0.0 < $1.0 }
     }

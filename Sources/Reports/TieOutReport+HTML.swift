@@ -38,8 +38,7 @@ extension TieOutReport {
     }
 
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        RefundReport.escape(text)
     }
 
     /// A table of `columns` and `rows`, counts and amounts aligned right.

@@ -80,6 +80,28 @@ import Testing
         #expect(again.map(\.gross) == rows.map(\.gross) && again.count == 3)
     }
 
+    /// The voided rows of a priced order seen again (the next night's overlap, a rerun, a backfill): the goodwill
+    /// refund the answer recorded beside them stays, and the order is not asked again (it used to be dropped, and
+    /// nothing put it back).
+    @Test func aVoidedRowSeenAgainKeepsTheGoodwillRefundBesideIt() throws {
+        let connection = try Self.database("ledger_goodwill")
+        defer { connection.close() }
+        var order = OrderHistoryBuilder(currency: "GBP", total: "6.93", tax: "1.155", quantity: 7)
+        order.partial("0.50", tax: "0.083", created: Self.t0 - 60_000)
+        order.partial("1.98", tax: "0.33", created: Self.t0 + 2000)
+        try Self.void(order, [(2, Self.t0)], on: connection)
+        let store = GoogleOrderStore(appId: "droid", prices: ConfiguredPrices())
+        #expect(try store.settleVoided([order.orderId], on: connection) == [order.orderId])
+        _ = try Self.store(order, on: connection)
+        let priced = try Self.ledger(order.orderId, on: connection)
+        #expect(priced.map(\.gross) == [500_000_000, 1_980_000_000])
+        try Self.void(order, [(2, Self.t0)], on: connection)
+        #expect(try store.settleVoided([order.orderId], on: connection).isEmpty)
+        let again = try Self.ledger(order.orderId, on: connection)
+        #expect(again.map(\.gross) == priced.map(\.gross))
+        #expect(again.map(\.revoked) == [false, true])
+    }
+
     /// An order of GBP 1.99 with partial refunds of 1.50 and 1.00, voided whole: more refunded than charged.
     static func overRefunded(on connection: PostgresConnection) throws -> OrderHistoryBuilder {
         var order = OrderHistoryBuilder(currency: "GBP", total: "1.99", tax: "0.33", quantity: 1)

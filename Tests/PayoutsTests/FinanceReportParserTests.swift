@@ -65,6 +65,17 @@ import Testing
         #expect(error.description.contains("truncated") || error.description.contains("damaged"), "\(error)")
     }
 
+    /// The fiscal month is the calendar month of the period's middle day, so a five-week month that ends in the
+    /// next calendar month (Apple's fiscal April 2021: 03/28-05/01) is not filed under it.
+    @Test(arguments: [
+        ("2021-03-28", "2021-05-01", "2021-04"), ("2025-09-28", "2025-10-25", "2025-10"),
+        ("2025-11-23", "2025-12-27", "2025-12"), ("2025-09-28", "2025-11-01", "2025-10"),
+        ("2025-12-28", "2026-01-31", "2026-01"),
+    ])
+    func theFiscalMonthIsTheMonthOfThePeriodsMiddle(_ start: String, _ end: String, _ month: String) throws {
+        #expect(try FinanceReportParser.fiscalMonth((start, end), file: "f").description == month)
+    }
+
     @Test func aZipIsNotAnAppleReport() throws {
         let error = try #require(throws: PayoutError.self) {
             try PayoutFile.parse(try Fixture.data("earnings_202610_1234567890-1.zip"), name: "e.zip", store: .apple)

@@ -104,6 +104,28 @@ struct PayoutStoreTests {
         #expect(try count("SELECT replaced_count AS n FROM payout_report") == 1)
     }
 
+    /// A file imported by hand under another name, then met as Google's object, then re-issued by Google: the
+    /// re-issue replaces it (it used to be stored beside it, and the tie-out summed the month's refunds twice).
+    @Test func aHandImportedFileMetAsTheStoresObjectIsReplacedByItsReissue() throws {
+        let zip = try Fixture.data("earnings_202610_1234567890-1.zip")
+        let store = PayoutStore(connection: connection)
+        let byHand = try EarningsReportParser.parse(zip: zip, name: "/tmp/oct.zip")
+        #expect(try store.store(byHand, app: "droid") == .inserted)
+        let synced = try EarningsReportParser.parse(
+            zip: zip, name: "earnings/earnings_202610_1234567890-1.zip", generation: "1700000000000001")
+        #expect(try store.store(synced, app: "droid") == .duplicate)
+        let held = try connection.query("SELECT report_key, generation FROM payout_report")[0]
+        #expect(try held.decode("report_key", as: String.self) == synced.reportKey)
+        #expect(try held.decode("generation", as: String.self) == "1700000000000001")
+        var reissued = synced
+        reissued.checksum = String(repeating: "2", count: 64)
+        reissued.generation = "1700000000000002"
+        reissued.rows = Array(synced.rows.prefix(2))
+        #expect(try store.store(reissued, app: "droid") == .replaced)
+        #expect(try count("SELECT count(*) AS n FROM payout_report WHERE month = '2026-10'") == 1)
+        #expect(try count("SELECT count(*) AS n FROM payout_report_row") == 2)
+    }
+
     @Test func aReportThatFailsToLoadLeavesTheOldVersionWhole() throws {
         let report = try EarningsReportParser.parse(
             zip: try Fixture.data("earnings_202610_1234567890-1.zip"), name: "earnings_202610_1234567890-1.zip")

@@ -41,9 +41,13 @@ struct ThrottleBlockTests {
             app: "a", api: .googleVoidedPurchases, retryAfter: 30, streak: 4, fraction: 1)
         #expect(block.duration == .seconds(30))
         #expect(block.reason == "throttled: Retry-After 30s")
-        let negative = policy.throttleBlock(
-            app: "a", api: .googleVoidedPurchases, retryAfter: -5, streak: 1, fraction: 1)
-        #expect(negative.duration == .zero)
+        // "Now", or a time already past by this host's clock: the backoff's floor (1 s), not no block at all.
+        for asked in [-5.0, 0, 0.4] {
+            let short = policy.throttleBlock(
+                app: "a", api: .googleVoidedPurchases, retryAfter: asked, streak: 1, fraction: 1)
+            #expect(short.duration == .seconds(1))
+            #expect(short.reason.hasSuffix(", kept at least 1s"), "\(short.reason)")
+        }
     }
 
     @Test func withoutRetryAfterTheBackoffGrowsWithTheStreak() {

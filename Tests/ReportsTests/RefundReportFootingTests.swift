@@ -67,6 +67,9 @@ struct RefundReportFootingTests {
         #expect(csv.contains("\r\n2026-11-01,EUR,store,1,1,1.02,0.16,0.86,0,0,0,0,1.12,0.18,0.94\r\n"), "\(csv)")
         let table = try ledger.text(options, .table)
         #expect(table.contains("TOTAL in USD (store): gross 3.36, tax 0.54, net 2.82"), "\(table)")
+        // The currency's TOTAL row too: the sum of its printed rows, not 3.06 x 1.1 rounded once (3.37).
+        let euros = table.split(separator: "\n").first { $0.hasPrefix("TOTAL") && $0.contains(" EUR ") }
+        #expect(euros?.split(separator: " ").suffix(3) == ["3.36", "0.54", "2.82"], "\(table)")
         let html = try ledger.text(options, .html)
         let grand = try #require(html.components(separatedBy: "<h2>Grand total in USD</h2>").last)
         #expect(
