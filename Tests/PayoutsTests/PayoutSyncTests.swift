@@ -15,12 +15,12 @@ import Testing
 struct PayoutSyncTests {
     /// Forty-five days of history: whatever the day of the month, the previous US-Pacific month has refunds and so
     /// a closed earnings report (with 29 days, from about the 27th on, the few days of it left had none).
-    static func options() -> SimulatorOptions {
+    static func options(historyDays: Int = 45) -> SimulatorOptions {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         var options = SimulatorOptions(
             scenario: ScenarioSpec(
                 seed: 2626, anchorMillis: now, subscriptions: 600, oneTimePurchases: 200, refunds: 200,
-                historyDays: 45, futureDays: 1, sandboxShare: 0))
+                historyDays: historyDays, futureDays: 1, sandboxShare: 0))
         options.clock = .realTime(offsetMillis: 0)
         options.authUsesWallClock = true
         options.quotas.useWallClock = true
@@ -129,12 +129,12 @@ struct PayoutSyncTests {
     }
 
     /// One ledger refund 40 days back: every earnings month the bucket has is wanted.
-    static func refundFortyDaysBack(_ app: AppConfig, on connection: PostgresConnection) throws {
+    static func refundFortyDaysBack(_ app: AppConfig, on connection: PostgresConnection, days: Int = 40) throws {
         try connection.execute(
             """
             INSERT INTO refund (app_id, platform, order_id, refunded_at, refund_type, payload)
-            VALUES ($1, 'google', 'GPA.0', now() - interval '40 days', 'full', '{}')
-            """, [app.id])
+            VALUES ($1, 'google', 'GPA.0', now() - make_interval(days => $2), 'full', '{}')
+            """, [app.id, days])
     }
 
     /// The app's earnings sync against the simulator's bucket, through `gate`.

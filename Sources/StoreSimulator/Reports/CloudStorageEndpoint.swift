@@ -61,6 +61,7 @@ struct CloudStorageEndpoint {
         guard name.hasPrefix("earnings/"), let month = Self.month(of: name) else {
             return ReportArchive.zip(name: "salesreport.csv", contents: Array("Order Number\r\n".utf8))
         }
+        if state.spoiledEarnings.withLock({ $0.contains(month) }) { return Array("PK\u{3}\u{4} damaged".utf8) }
         guard let csv = state.scenario.earningsCSV(app: app, month: month, now: state.now) else { return nil }
         return ReportArchive.zip(name: "PlayApps_\(month.replacingOccurrences(of: "-", with: "")).csv", contents: csv)
     }

@@ -26,6 +26,8 @@ final class SimulatorState: Sendable {
     let pubsub: PubSubSubscriptions
     /// What `orders.reviewrefund` was sent.
     let reviews = RefundReviewAnswers()
+    /// Months (`YYYY-MM`) whose earnings object is served damaged (not a zip).
+    let spoiledEarnings = Mutex<Set<String>>([])
     private let accessTokens = Mutex<[String: AccessGrant]>([:])
     private let issued = Atomic<UInt64>(0)
     private let accepted = Atomic<Int>(0)
