@@ -75,7 +75,10 @@ public enum PostgresTimestamp {
             let day = scanner.number(2), scanner.expect(32, 84, 116), let hour = scanner.number(2), scanner.expect(58),
             let minute = scanner.number(2), scanner.expect(58), let second = scanner.number(2)
         else { return nil }
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        // A day the month does not have (February 31st) is refused, not rolled over into the next month.
+        guard (1...12).contains(month), day >= 1, day <= CivilDate.days(inMonth: Int(month), of: Int(year)),
+            hour < 24, minute < 60, second < 61
+        else { return nil }
         guard let micros = scanner.microseconds(), let offsetSeconds = scanner.offsetSeconds(), scanner.atEnd else {
             return nil
         }
@@ -148,6 +151,8 @@ public enum PostgresTimestamp {
                     seconds = parsedSeconds
                 }
             }
+            // UTC offsets run from -12:00 to +14:00; a larger one is not a time zone's.
+            guard hours <= 15, minutes < 60, seconds < 60 else { return nil }
             return (hours * 3600 + minutes * 60 + seconds) * (sign == 45 ? -1 : 1)
         }
     }

@@ -13,7 +13,7 @@ extension CommandRuntime {
             logger.warning("no app of this platform is configured; nothing to do")
             return
         }
-        let results = try await jobRunner().run(job: job, apps: apps, record: record, body)
+        let results = await jobRunner().run(job: job, apps: apps, record: record, body)
         let worst = ExitStatus.worst(results.map(\.exitCode))
         if worst != 0 { throw ExitCode(worst) }
     }
@@ -32,14 +32,25 @@ extension CommandRuntime {
 }
 
 extension JobRunner {
-    /// Runs the job for each app in turn, adding each result to `record` as it ends.
+    /// Runs the job for each app in turn, adding each result to `record` as it ends. An app whose job could not even
+    /// start (its connection refused, its run record not written) is that app's result, with its exit code: the
+    /// other apps still run, and an earlier app's failure is not hidden behind it.
     func run(
         job: String, apps: [AppConfig], record: RunRecord,
         _ body: @escaping (AppConfig, JobEnvironment) async throws -> Void
-    ) async throws -> [Result] {
+    ) async -> [Result] {
         var results: [Result] = []
         for app in apps {
-            let result = try await run(job: job, app: app, waitForLock: false) { try await body(app, $0) }
+            let result: Result
+            do {
+                result = try await run(job: job, app: app, waitForLock: false) { try await body(app, $0) }
+            } catch {
+                let (code, line) = ExitStatus.classify(error)
+                logger.error("\(job) for \(app.id) could not start: \(line)")
+                result = Result(
+                    job: job, app: app.id, outcome: JobRunRecorder.Outcome(exitCode: code), exitCode: code,
+                    error: line, counts: [:], calls: [:], seconds: 0)
+            }
             record.add([result])
             results.append(result)
         }

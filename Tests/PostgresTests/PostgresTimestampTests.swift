@@ -22,6 +22,9 @@ struct PostgresTimestampTests {
     @Test(arguments: [
         "", "2026-13-01 00:00:00+00", "2026-11-22", "2026-11-22 04:32:50+", "2026-11-22 04:32:50.+00",
         "garbage of any kind!", "2026-11-22 04:32:50+00 trailing",
+        // A day the month does not have, and offsets no time zone has: refused, not rolled over.
+        "2026-02-31T00:00:00Z", "2026-02-29 00:00:00+00", "2026-04-31 00:00:00+00", "2026-11-22T04:32:50+99:99",
+        "2026-11-22T04:32:50+14:75",
     ])
     func rejects(_ text: String) {
         #expect(PostgresTimestamp.parse(text) == nil)

@@ -83,6 +83,7 @@ struct ConfigurationLoaderTests {
         ("reports: { timeZone: Mars/Olympus }\n", "reports.timeZone"),
         ("sync: { appleRecheckAfter: 20 }\n", "sync.appleRecheckAfter: a bare number has no unit"),
         ("sync: { appleBackfillPerNight: -1 }\n", "sync.appleBackfillPerNight: expected 0 or more"),
+        ("sync: { appleSweepCustomers: -1 }\n", "sync.appleSweepCustomers: expected 0 or more"),
         ("sync: { backfillShare: 2 }\n", "sync.backfillShare"),
         ("key: [unclosed\n", "not valid YAML"),
     ])

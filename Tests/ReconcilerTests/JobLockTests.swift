@@ -66,4 +66,29 @@ struct JobLockTests {
         }
         #expect(outcome is CancellationError)
     }
+
+    /// SIGTERM while waiting (`nightly.onLocked: wait`): the wait ends at once with exit 75's error, the job never
+    /// runs (it used to wait for the lock or the app's deadline, hours, until systemd killed the process).
+    @Test func aWaitForTheLockEndsWhenAStopIsRequested() async throws {
+        let conninfo = try TestDatabase.create(prefix: "joblock")
+        let other = try PostgresConnection(conninfo: conninfo)
+        #expect(try other.tryAdvisoryLock(JobLock.key(job: "recheck", app: "a")))
+        let shutdown = ShutdownSignal()
+        let ran = Flag()
+        let error = await #expect(throws: ReconcilerError.self) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    _ = try await JobLock.withLock(
+                        job: "recheck", app: "a", wait: true, shutdown: shutdown,
+                        on: try PostgresConnection(conninfo: conninfo)
+                    ) { ran.set() }
+                }
+                shutdown.request()
+                try await group.waitForAll()
+            }
+        }
+        #expect(error?.exitCode == 75)
+        #expect(error?.message.contains("while waiting for the recheck lock") == true)
+        #expect(!ran.isSet)
+    }
 }

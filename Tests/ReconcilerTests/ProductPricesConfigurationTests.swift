@@ -41,4 +41,20 @@ struct ProductPricesConfigurationTests {
             #expect("\(error)".contains(message), "\(error)")
         }
     }
+
+    @Test(arguments: [
+        ("  pro: { priceMilli: -9990, currency: USD }\n", "products.pro.priceMilli", "a price is not negative"),
+        ("  pro: { priceMilli: 9990, currency: DOLLAR }\n", "products.pro.currency", "expected an ISO 4217"),
+        ("  pro: { priceMilli: 9990 }\n", "products.pro.priceMilli", "priceMilli and currency go together"),
+        ("  pro: { tier: 1, currency: USD }\n", "products.pro.currency", "priceMilli and currency go together"),
+    ])
+    func aBadSingleCurrencyPriceIsAConfigurationErrorNamingIt(_ products: String, _ key: String, _ message: String) {
+        do {
+            _ = try Self.load(products)
+            Issue.record("accepted \(products)")
+        } catch {
+            #expect("\(error)".contains(key), "\(error)")
+            #expect("\(error)".contains(message), "\(error)")
+        }
+    }
 }

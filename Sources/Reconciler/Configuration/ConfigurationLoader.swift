@@ -145,6 +145,9 @@ public struct ConfigurationLoader: Sendable {
         guard configuration.sync.appleBackfillPerNight >= 0 else {
             throw ReconcilerError(.configuration, "\(source): sync.appleBackfillPerNight: expected 0 or more")
         }
+        guard configuration.sync.appleSweepCustomers >= 0 else {
+            throw ReconcilerError(.configuration, "\(source): sync.appleSweepCustomers: expected 0 or more")
+        }
         guard (0...1).contains(configuration.sync.backfillShare) else {
             throw ReconcilerError(.configuration, "\(source): sync.backfillShare: expected a number from 0 to 1")
         }

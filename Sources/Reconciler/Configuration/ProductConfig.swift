@@ -27,6 +27,19 @@ public struct ProductConfig: Decodable, Sendable, Equatable {
         tier = try container.decodeIfPresent(Int.self, forKey: .tier)
         priceMilli = try container.decodeIfPresent(Int64.self, forKey: .priceMilli)
         currency = try container.decodeIfPresent(String.self, forKey: .currency)?.uppercased()
+        if let priceMilli, priceMilli < 0 {
+            throw DecodingError.dataCorruptedError(
+                forKey: .priceMilli, in: container, debugDescription: "\(priceMilli): a price is not negative")
+        }
+        if let currency, currency.count != 3 || !currency.allSatisfy({ $0.isLetter && $0.isASCII }) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .currency, in: container, debugDescription: "\(currency): expected an ISO 4217 currency code")
+        }
+        if (priceMilli == nil) != (currency == nil) {
+            throw DecodingError.dataCorruptedError(
+                forKey: priceMilli == nil ? .currency : .priceMilli, in: container,
+                debugDescription: "priceMilli and currency go together (or use prices: {EUR: \"9.99\"})")
+        }
         prices = [:]
         for (code, text) in try container.decodeIfPresent([String: String].self, forKey: .prices) ?? [:] {
             guard code.count == 3, code.allSatisfy({ $0.isLetter && $0.isASCII }) else {

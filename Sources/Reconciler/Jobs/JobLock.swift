@@ -15,13 +15,19 @@ public enum JobLock {
     ///   asks again every half second rather than blocking in the database, so it holds no thread while it waits
     ///   (the other apps of a nightly run go on) and ends when the task is cancelled (the app's deadline, a signal).
     /// - Returns: `body`'s result, or `nil` when the lock was held elsewhere and `wait` is false.
-    /// - Throws: `CancellationError` when cancelled while waiting; what `body` throws.
+    ///   A stop requested meanwhile (SIGTERM) ends the wait too (``ShutdownSignal``).
+    /// - Throws: `CancellationError` when cancelled while waiting; ``ReconcilerError`` (`.temporary`) when a stop was
+    ///   requested while waiting; what `body` throws.
     public static func withLock<T>(
-        job: String, app: String, wait: Bool, on connection: PostgresConnection, _ body: () async throws -> T
+        job: String, app: String, wait: Bool, shutdown: ShutdownSignal? = nil, on connection: PostgresConnection,
+        _ body: () async throws -> T
     ) async throws -> T? {
         let key = key(job: job, app: app)
         while try !connection.tryAdvisoryLock(key) {
             guard wait else { return nil }
+            if shutdown?.isRequested == true {
+                throw ReconcilerError(.temporary, "stopped by signal while waiting for the \(job) lock of \(app)")
+            }
             try await Task.sleep(for: retryInterval)
         }
         defer { _ = try? connection.advisoryUnlock(key) }

@@ -110,39 +110,50 @@ public struct JobRunner: Sendable {
                 job: job, app: app.id, outcome: outcome, exitCode: code, error: error, counts: counters.snapshot,
                 calls: counters.callSnapshot, seconds: (ContinuousClock.now - started).seconds)
         }
-        let ran = try await JobLock.withLock(job: job, app: app.id, wait: waitForLock, on: connection) { () -> Result in
-            let recorder = dryRun ? nil : try JobRunRecorder(job: job, app: app.id, connection: connection)
-            if let recorder { logger[metadataKey: "run"] = "\(recorder.id)" }
-            let environment = JobEnvironment(
-                connection: connection,
-                gate: CountingQuotaGate(base: StoppableQuotaGate(base: gate, shutdown: shutdown), counters: counters),
-                counters: counters,
-                runId: recorder?.id, shutdown: shutdown, dryRun: dryRun, logger: logger,
-                progress: ProgressDisplay(quiet: quiet, key: app.id), now: now, warmUp: warmUp)
-            do {
-                try await body(environment)
-                try? recorder?.finish(.ok, counts: counters.snapshot, calls: counters.callSnapshot)
-                let done = result(.ok, 0, nil)
-                // A warning when the store throttled calls, so that --quiet keeps this one line for them.
-                let throttled = done.calls.filter { $0.key.hasSuffix(".throttled") }.values.reduce(0, +)
-                logger.log(level: throttled > 0 ? .warning : .info, "\(Self.summary(done))")
-                return done
-            } catch {
-                environment.progress?.finish()
-                // Cut by the app's deadline: whatever the interrupted call threw (a cancellation, a transport error).
-                let (code, line) = deadline?.passed.map { (ExitStatus.temporary, $0) } ?? Self.classify(error)
-                let outcome = JobRunRecorder.Outcome(exitCode: code)
-                if code == ExitStatus.temporary {
-                    logger.warning("stopped early, progress saved: \(line)")
-                } else {
-                    logger.error("\(line)")
+        let ran: Result?
+        do {
+            ran = try await JobLock.withLock(
+                job: job, app: app.id, wait: waitForLock, shutdown: shutdown, on: connection
+            ) { () -> Result in
+                let recorder = dryRun ? nil : try JobRunRecorder(job: job, app: app.id, connection: connection)
+                if let recorder { logger[metadataKey: "run"] = "\(recorder.id)" }
+                let environment = JobEnvironment(
+                    connection: connection,
+                    gate: CountingQuotaGate(
+                        base: StoppableQuotaGate(base: gate, shutdown: shutdown), counters: counters),
+                    counters: counters,
+                    runId: recorder?.id, shutdown: shutdown, dryRun: dryRun, logger: logger,
+                    progress: ProgressDisplay(quiet: quiet, key: app.id), now: now, warmUp: warmUp)
+                do {
+                    try await body(environment)
+                    try? recorder?.finish(.ok, counts: counters.snapshot, calls: counters.callSnapshot)
+                    let done = result(.ok, 0, nil)
+                    // A warning when the store throttled calls, so that --quiet keeps this one line for them.
+                    let throttled = done.calls.filter { $0.key.hasSuffix(".throttled") }.values.reduce(0, +)
+                    logger.log(level: throttled > 0 ? .warning : .info, "\(Self.summary(done))")
+                    return done
+                } catch {
+                    environment.progress?.finish()
+                    // Cut by the app's deadline: whatever the interrupted call threw (a cancellation, a transport error).
+                    let (code, line) = deadline?.passed.map { (ExitStatus.temporary, $0) } ?? Self.classify(error)
+                    let outcome = JobRunRecorder.Outcome(exitCode: code)
+                    if code == ExitStatus.temporary {
+                        logger.warning("stopped early, progress saved: \(line)")
+                    } else {
+                        logger.error("\(line)")
+                    }
+                    // The run record is written on a fresh statement; if the database itself is gone it stays "started".
+                    if connection.isOpen {
+                        try? recorder?.finish(
+                            outcome, counts: counters.snapshot, calls: counters.callSnapshot, error: line)
+                    }
+                    return result(outcome, code, line)
                 }
-                // The run record is written on a fresh statement; if the database itself is gone it stays "started".
-                if connection.isOpen {
-                    try? recorder?.finish(outcome, counts: counters.snapshot, calls: counters.callSnapshot, error: line)
-                }
-                return result(outcome, code, line)
             }
+        } catch let stopped as ReconcilerError where stopped.code == .temporary && shutdown.isRequested {
+            // Stopped while waiting for the lock: nothing ran.
+            logger.warning("\(stopped.message)")
+            return result(JobRunRecorder.Outcome(exitCode: ExitStatus.temporary), ExitStatus.temporary, stopped.message)
         }
         if let ran { return ran }
         logger.notice("skipped: another process holds the \(job) lock for \(app.id)")

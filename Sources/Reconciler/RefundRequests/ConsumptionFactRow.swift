@@ -97,8 +97,9 @@ public struct ConsumptionFactRow: Sendable, Equatable {
     /// A percentage with at most 3 decimals as milliunits (`12.5` is 12500), or nil.
     static func milliunits(_ text: String) -> Int? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        // Digits only: `Int` would also read a sign, and "-0.5" would pass as 0.5.
         guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 3,
-            whole.allSatisfy(\.isASCII), let units = Int(whole)
+            whole.allSatisfy({ $0.isASCII && $0.isNumber }), let units = Int(whole)
         else { return nil }
         var fraction = 0
         if parts.count == 2 {

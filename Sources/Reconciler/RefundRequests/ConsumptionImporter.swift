@@ -43,10 +43,12 @@ public struct ConsumptionImporter {
                 do {
                     record = try reader.next()
                 } catch let malformed as CSVReader.Malformed {
+                    // The reader goes on at the next line: every bad line is named, not only the first.
                     report.badLines.append(ConsumptionImportError(line: malformed.line, reason: malformed.reason))
-                    break
+                    continue
                 }
                 guard let record else { break }
+                if record.fields.count == 1 && record.fields[0].isEmpty { continue }  // a blank line, as in subscriptions
                 report.rowsRead += 1
                 do {
                     let row = try ConsumptionFactRow(fields: record.fields, positions: positions, line: record.line)

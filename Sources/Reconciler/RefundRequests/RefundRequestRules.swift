@@ -123,6 +123,20 @@ public struct RuleCondition: Decodable, Sendable, Equatable {
                     forKey: key, in: container, debugDescription: "expected a percentage from 0 to 100")
             }
         }
+        // Apple's storefronts are alpha-3 (DEU) and stores.md's countries alpha-2 (DE): a code of another form
+        // would make the rule never match, without a word.
+        if let bad = countries?.first(where: { $0.count != 2 || !$0.allSatisfy({ $0.isASCII && $0.isLetter }) }) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .countries, in: container, debugDescription: "\(bad): expected an ISO 3166-1 alpha-2 code (DE)")
+        }
+        for (key, value) in [
+            (CodingKeys.tenureDaysAtLeast, tenureDaysAtLeast), (.priorRefundsAtLeast, priorRefundsAtLeast),
+        ] {
+            if let value, value < 0 {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container, debugDescription: "expected 0 or more")
+            }
+        }
     }
 
     /// Whether every key set holds for `subject`.

@@ -1,0 +1,44 @@
+import Foundation
+import Postgres
+import Reconciler
+import TestSupport
+import Testing
+
+/// `import consumption` on a real database: every bad line is named (a CSV syntax error too, and those after it),
+/// nothing of a file with a bad line is written, and blank lines are skipped as in `import subscriptions`.
+@Suite("ConsumptionImporter against a real database")
+struct ConsumptionImporterTests {
+    static let header =
+        "platform,purchase_id,customer_consented,delivery_status,consumption_percent,"
+        + "sample_content_provided,as_of\n"
+
+    func run(_ csv: String) throws -> (ConsumptionImporter.Report, Int) {
+        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "consumption"))
+        defer { connection.close() }
+        try Migrator(connection: connection).migrate()
+        var reader = CSVReader(bytes: Array(csv.utf8))
+        let report = try ConsumptionImporter(connection: connection).importRecords(
+            from: &reader, source: "facts.csv", dryRun: false)
+        let stored: Int = try connection.query("SELECT count(*)::int AS n FROM consumption_fact")[0].decode("n")
+        return (report, stored)
+    }
+
+    @Test func everyBadLineIsNamedEvenAfterACSVSyntaxError() throws {
+        let (report, stored) = try run(
+            Self.header
+                + "apple,1,true,delivered,10,false,2026-07-01T08:00:00Z\n"
+                + "apple,\"x\"y,true,delivered,10,false,2026-07-01T08:00:00Z\n"
+                + "apple,3,true,delivered,10,false,2026-07-01T08:00:00Z\n"
+                + "apple,4,maybe,delivered,10,false,2026-07-01T08:00:00Z\n")
+        #expect(report.badLines.map(\.line) == [3, 5], "\(report.badLines)")
+        #expect(stored == 0, "nothing of a file with a bad line is written")
+    }
+
+    @Test func blankLinesAreSkipped() throws {
+        let (report, stored) = try run(
+            Self.header + "apple,1,true,delivered,10,false,2026-07-01T08:00:00Z\n\n"
+                + "google,GPA.1,true,delivered,,false,2026-07-01T08:00:00Z\n\n")
+        #expect(report.badLines.isEmpty, "\(report.badLines)")
+        #expect(stored == 2)
+    }
+}
