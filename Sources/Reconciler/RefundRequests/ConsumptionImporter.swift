@@ -48,7 +48,8 @@ public struct ConsumptionImporter {
                     continue
                 }
                 guard let record else { break }
-                if record.fields.count == 1 && record.fields[0].isEmpty { continue }  // a blank line, as in subscriptions
+                // A blank line is skipped, as in `import subscriptions`.
+                if record.fields.count == 1 && record.fields[0].isEmpty { continue }
                 report.rowsRead += 1
                 do {
                     let row = try ConsumptionFactRow(fields: record.fields, positions: positions, line: record.line)
