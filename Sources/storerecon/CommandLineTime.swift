@@ -10,10 +10,11 @@ enum CommandLineTime {
     static func parse(_ text: String, option: String) throws -> Date {
         let example = "an RFC 3339 time such as 2026-11-01T00:00:00Z"
         guard let date = PostgresTimestamp.parse(text), date != .distantPast, date != .distantFuture else {
-            throw ReconcilerError(.usage, "\(option) \"\(clip(text))\": expected \(example)")
-        }
-        guard exists(text) else {
-            throw ReconcilerError(.usage, "\(option) \"\(clip(text))\": no such date")
+            // A day its month does not have (2026-02-30) is named as such; anything else is not a time at all.
+            let parts = text.prefix(10).split(separator: "-").compactMap { Int($0) }
+            let named = parts.count == 3 && (1...12).contains(parts[1]) && (1...31).contains(parts[2]) && !exists(text)
+            throw ReconcilerError(
+                .usage, "\(option) \"\(clip(text))\": \(named ? "no such date" : "expected \(example)")")
         }
         guard PostgresTimestamp.hasOffset(text) else {
             throw ReconcilerError(.usage, "\(option) \"\(clip(text))\": no UTC offset; add Z or +hh:mm")

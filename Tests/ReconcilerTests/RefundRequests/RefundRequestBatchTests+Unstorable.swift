@@ -1,6 +1,5 @@
 import Foundation
 import Ledger
-import Logging
 import Postgres
 import TestSupport
 import Testing
@@ -15,12 +14,7 @@ extension RefundRequestBatchTests {
         let connection = try database()
         defer { connection.close() }
         let counters = JobCounters()
-        let environment = JobEnvironment(
-            connection: connection, gate: SimulatorSampleFuzzTests.OpenGate(), counters: counters, runId: nil,
-            shutdown: ShutdownSignal(), dryRun: false, logger: Logger(label: "test"), progress: nil,
-            now: { received })
-        let intake = RTDNIntake(
-            appId: "droid", requests: RefundRequestStore(appId: "droid"), ledger: RefundLedger(appId: "droid"))
+        let (environment, intake) = pull(on: connection, counters: counters)
         let json =
             #"{"packageName":"com.droid","eventTimeMillis":"1795000000000","pendingRefundReviewNotification":"#
             + #"{"orderId":"GPA.9","pendingRefundToken":"t9","obfuscatedExternalAccountId":"a\u0000b"}}"#

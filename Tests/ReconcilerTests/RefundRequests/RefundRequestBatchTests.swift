@@ -72,16 +72,22 @@ struct RefundRequestBatchTests {
         #expect(try first.decode("currency", as: String.self) == "EUR" && first.decode("twelve", as: Bool.self))
     }
 
+    /// A job's environment on `connection` at `received`, counting into `counters`, and the `droid` app's RTDN intake.
+    func pull(on connection: PostgresConnection, counters: JobCounters) -> (JobEnvironment, RTDNIntake) {
+        let environment = JobEnvironment(
+            connection: connection, gate: SimulatorSampleFuzzTests.OpenGate(), counters: counters, runId: nil,
+            shutdown: ShutdownSignal(), dryRun: false, logger: Logger(label: "test"), progress: nil,
+            now: { [received] in received })
+        let intake = RTDNIntake(
+            appId: "droid", requests: RefundRequestStore(appId: "droid"), ledger: RefundLedger(appId: "droid"))
+        return (environment, intake)
+    }
+
     @Test func aPullStoresEachMessageAndRequestOnceAndActsOnEachMessageOnce() throws {
         let connection = try database()
         defer { connection.close() }
         let counters = JobCounters()
-        let environment = JobEnvironment(
-            connection: connection, gate: SimulatorSampleFuzzTests.OpenGate(), counters: counters, runId: nil,
-            shutdown: ShutdownSignal(), dryRun: false, logger: Logger(label: "test"), progress: nil,
-            now: { received })
-        let intake = RTDNIntake(
-            appId: "droid", requests: RefundRequestStore(appId: "droid"), ledger: RefundLedger(appId: "droid"))
+        let (environment, intake) = pull(on: connection, counters: counters)
         func message(_ id: String, _ body: String) -> RTDNMessage {
             let json = #"{"packageName":"com.droid","eventTimeMillis":"1795000000000",\#(body)}"#
             return RTDNMessage(
