@@ -110,15 +110,15 @@ extension Quarantine {
     public static func heldBefore(_ rows: [QuarantinedRow], app: String, on connection: PostgresConnection) throws
         -> Bool
     {
-        let keys = Set(rows.compactMap { row in row.naturalKey.map { "\(row.job.rawValue) \($0)" } })
-        guard !rows.isEmpty, rows.allSatisfy({ $0.naturalKey != nil }) else { return false }
+        let keyed = rows.compactMap { row in row.naturalKey.map { (job: row.job.rawValue, key: $0) } }
+        guard !rows.isEmpty, keyed.count == rows.count else { return false }
         let held: Int = try connection.query(
             """
             SELECT count(DISTINCT (job, natural_key))::int AS n FROM quarantine
             WHERE app_id = $1 AND (job, natural_key) IN (SELECT * FROM unnest($2::text[], $3::text[]))
             """,
-            [app, PostgresTextArray(rows.map(\.job.rawValue)), PostgresTextArray(rows.compactMap(\.naturalKey))]
+            [app, PostgresTextArray(keyed.map(\.job)), PostgresTextArray(keyed.map(\.key))]
         )[0].decode("n")
-        return held == keys.count
+        return held == Set(keyed.map { "\($0.job) \($0.key)" }).count
     }
 }

@@ -22,15 +22,14 @@ struct RTDNIntake: Sendable {
             messages.compactMap(\.request), runId: environment.runId, on: connection)
         if !requestsNew.isEmpty { environment.counters.add("requests_new", requestsNew.count) }
         var recorded: [String] = []
-        for message in messages where new.contains(message.messageId) {
-            guard let why = message.unknownBecause else { continue }
-            environment.counters.add("messages_unknown")
-            environment.logger.warning(
-                "RTDN message \(message.messageId): stored and acknowledged, not acted on: \(why)")
-        }
         var handled = Set<String>()
-        // A redelivered or duplicated message was acted on when it was first stored.
+        // A redelivered or duplicated message was acted on (or reported) when it was first stored.
         for message in messages where new.contains(message.messageId) && handled.insert(message.messageId).inserted {
+            if let why = message.unknownBecause {
+                environment.counters.add("messages_unknown")
+                environment.logger.warning(
+                    "RTDN message \(message.messageId): stored and acknowledged, not acted on: \(why)")
+            }
             recorded += try handleNotice(message, in: environment, on: connection)
         }
         return recorded

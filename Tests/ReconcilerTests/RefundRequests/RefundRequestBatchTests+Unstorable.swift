@@ -23,6 +23,8 @@ extension RefundRequestBatchTests {
                 messageId: "nul", data: Data(json.utf8).base64EncodedString(), publishTime: nil,
                 packageName: "com.droid"),
             RTDNMessage(messageId: "junk", data: "not base64 at all", publishTime: nil, packageName: "com.droid"),
+            // Delivered twice in the pull: reported once.
+            RTDNMessage(messageId: "junk", data: "not base64 at all", publishTime: nil, packageName: "com.droid"),
         ]
         _ = try connection.transaction { try intake.store(messages, in: environment, on: $0) }
         let rows = try connection.query(

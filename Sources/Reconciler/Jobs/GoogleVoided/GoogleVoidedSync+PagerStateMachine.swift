@@ -120,13 +120,7 @@ extension GoogleVoidedSync {
             else { return error is CancellationError ? [] : stop(error) }
             var slice = states[index].slice
             slice.token = nil
-            var gap: DateInterval?
-            let oldest = VoidedWindowPlanner.oldestStart(now: now)
-            if slice.start < oldest {
-                gap = DateInterval(start: slice.start, end: oldest)
-                slice.start = oldest
-                slice.end = max(slice.end, oldest)
-            }
+            let gap = slice.clamp(to: VoidedWindowPlanner.oldestStart(now: now))
             states[index].slice = slice
             // Pages held from before the refused token keep their rows; their slice row is the one restarted.
             states[index].stored = slice

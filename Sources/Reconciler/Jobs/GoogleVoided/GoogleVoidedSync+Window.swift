@@ -97,19 +97,15 @@ extension GoogleVoidedSync {
     ) throws {
         let oldest = VoidedWindowPlanner.oldestStart(now: environment.now())
         for index in slices.indices where !slices[index].drained && slices[index].token == nil {
-            let slice = slices[index]
-            guard slice.start < oldest else { continue }
-            let lost = (from: slice.start, to: min(oldest, slice.end))
+            guard let lost = slices[index].clamp(to: oldest) else { continue }
             if mode == .incremental {
-                _ = try recordGap(lost, mode: mode, job: job, logger: logger, in: environment)
+                _ = try recordGap((lost.start, lost.end), mode: mode, job: job, logger: logger, in: environment)
             } else {
                 environment.counters.add("since_clamped")
                 logger.warning(
-                    "the backfill resumed after Google stopped keeping voids recorded \(Self.text(lost.from)) – \(Self.text(lost.to)): they cannot be fetched any more"
+                    "the backfill resumed after Google stopped keeping voids recorded \(Self.text(lost.start)) – \(Self.text(lost.end)): they cannot be fetched any more"
                 )
             }
-            slices[index].start = oldest
-            slices[index].end = max(slice.end, oldest)
             if !environment.dryRun {
                 try slices[index].save(job: job, app: app.id, on: environment.connection)
             }

@@ -47,6 +47,16 @@ public struct VoidedSlice: Sendable, Equatable {
         }
     }
 
+    /// Starts the slice no earlier than `oldest` (the oldest time Google keeps), ending no earlier than it either.
+    /// - Returns: the part of the slice cut off, which can no longer be fetched; nil when none was.
+    mutating func clamp(to oldest: Date) -> DateInterval? {
+        guard start < oldest else { return nil }
+        let lost = DateInterval(start: start, end: min(oldest, end))
+        start = oldest
+        end = max(end, oldest)
+        return lost
+    }
+
     static func date(millis: Int64) -> Date {
         Date(timeIntervalSince1970: Double(millis) / 1000)
     }
