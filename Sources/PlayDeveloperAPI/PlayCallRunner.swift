@@ -50,10 +50,13 @@ struct PlayCallRunner: Sendable {
             attempt += 1
             let request = try await makeRequest()
             let verdict: Verdict
-            let feedback: QuotaFeedback
+            var feedback: QuotaFeedback
             do {
                 let (response, granted) = try await sendGranted(request, api: api, purpose: purpose, label: label)
                 (verdict, feedback) = classify(response)
+                if case .dailyQuotaExhausted(nil) = feedback {
+                    feedback = .dailyQuotaExhausted(sentOn: PacificDay(containing: granted))
+                }
                 logger.debug(
                     "store call answered",
                     metadata: [

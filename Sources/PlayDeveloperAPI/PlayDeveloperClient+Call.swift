@@ -85,7 +85,7 @@ extension PlayDeveloperClient {
                     error(
                         .dailyQuotaExhausted, "the daily quota of \(endpoint.api) is spent until the Pacific day turns")
                 ),
-                .dailyQuotaExhausted
+                .dailyQuotaExhausted(sentOn: nil)
             )
         case .unauthorized:
             return (.renewCredentials(error(.unauthenticated, "the API rejected the access token")), .accepted)

@@ -89,7 +89,9 @@ public actor LocalQuotaGate<C: Clock>: QuotaGate where C.Duration == Duration {
             var budget = currentBudget(key)
             budget.recordThrottle()
             budgets[key] = budget
-        case .dailyQuotaExhausted:
+        case .dailyQuotaExhausted(let sentOn):
+            // A call that left on a day already over spent that day, not today.
+            if let sentOn, sentOn < today() { return }
             var budget = currentBudget(key)
             budget.markExhausted()
             budgets[key] = budget

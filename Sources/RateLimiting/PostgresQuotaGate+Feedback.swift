@@ -34,8 +34,8 @@ extension PostgresQuotaGate {
                         "app": "\(app)", "api": "\(api)", "blockedUntil": "\(PostgresTimestamp.millis(until))",
                         "reason": "\(block.reason)",
                     ])
-            case .dailyQuotaExhausted:
-                try await markExhausted(app: app, api: api)
+            case .dailyQuotaExhausted(let day):
+                try await markExhausted(app: app, api: api, day: day)
                 logger.warning(
                     "store says the daily quota is spent: no more calls until the Pacific day turns",
                     metadata: ["app": "\(app)", "api": "\(api)"])
@@ -52,8 +52,8 @@ extension PostgresQuotaGate {
                     app: app, api: api, retryAfter: retryAfter, streak: policy.throttleBlockWindows, fraction: 1)
                 let until = clock.now.advanced(by: block.duration)
                 local[key].withLock { $0.localBlocks[key] = until }
-            case .dailyQuotaExhausted:
-                local[key].withLock { $0.localExhausted[key] = PacificDay(containing: Date()) }
+            case .dailyQuotaExhausted(let day):
+                local[key].withLock { $0.localExhausted[key] = day ?? PacificDay(containing: Date()) }
             }
         }
     }
@@ -120,16 +120,18 @@ extension PostgresQuotaGate {
         return (Int((milliseconds / 10).rounded()), Int((milliseconds / 4).rounded()))
     }
 
-    /// Marks today's Pacific day spent for (app, API), as the store said.
-    func markExhausted(app: String, api: StoreAPI) async throws {
+    /// Marks a Pacific day spent for (app, API), as the store said: the day the refused call left in (never later
+    /// than the database's today), or today.
+    func markExhausted(app: String, api: StoreAPI, day: PacificDay?) async throws {
         _ = try await withConnection { connection in
             try connection.execute(
                 """
                 INSERT INTO quota_day AS d (app_id, api, pacific_day, throttled, exhausted_at)
-                VALUES ($1, $2, quota_pacific_day(clock_timestamp()), 1, clock_timestamp())
+                VALUES ($1, $2, least(coalesce($3::date, 'infinity'), quota_pacific_day(clock_timestamp())), 1,
+                        clock_timestamp())
                 ON CONFLICT (app_id, api, pacific_day) DO UPDATE
                 SET throttled = d.throttled + 1, exhausted_at = coalesce(d.exhausted_at, EXCLUDED.exhausted_at)
-                """, [app, api.rawValue])
+                """, [app, api.rawValue, day?.description])
         }
     }
 

@@ -65,8 +65,10 @@ public enum QuotaFeedback: Sendable, Equatable {
     /// The store throttled the call (429, or Google 403 `rateLimitExceeded`). `retryAfter` is the store's
     /// `Retry-After`, when it sent one, as seconds from now.
     case throttled(retryAfter: Double?)
-    /// The store said the daily quota is spent ("per day"): no more calls until the Pacific day turns.
-    case dailyQuotaExhausted
+    /// The store said the daily quota is spent ("per day"): no more calls until the Pacific day turns. `sentOn` is
+    /// the Pacific day the call left in (nil: today's): a call sent just before midnight and refused just after
+    /// spent the day it was counted in, not the new one.
+    case dailyQuotaExhausted(sentOn: PacificDay?)
 }
 
 /// The gate every store call passes. Implementations share one budget across processes (Postgres) or, in pure

@@ -154,7 +154,9 @@ import Testing
         #expect(failure.httpStatus == 403 && failure.reasons == ["rateLimitExceeded"])
         #expect(failure.packageName == "com.acme.app" && failure.app == "acme-android")
         #expect(failure.request == "GET " + Self.voidedPath)
-        #expect(harness.gate.feedback(.googleVoidedPurchases) == [.dailyQuotaExhausted])
+        // The day the call left in, by the client's clock: a refusal just after midnight spent the day before.
+        let sentOn = PacificDay(containing: harness.time.now)
+        #expect(harness.gate.feedback(.googleVoidedPurchases) == [.dailyQuotaExhausted(sentOn: sentOn)])
         #expect(harness.apiRequests.count == 1)
         #expect(harness.time.sleeps.isEmpty)
     }

@@ -90,12 +90,23 @@ struct LocalQuotaGateTests {
     @Test func theStoresDailyAnswerStopsTheAPIForTheDay() async throws {
         let gate = LocalQuotaGate(policy: QuotaPolicy(), clock: ManualClock(), today: { Self.day })
         try await gate.acquire(app: "a", api: .appleRefundHistory, purpose: .incremental)
-        await gate.report(app: "a", api: .appleRefundHistory, feedback: .dailyQuotaExhausted)
+        await gate.report(app: "a", api: .appleRefundHistory, feedback: .dailyQuotaExhausted(sentOn: nil))
         let error = await #expect(throws: QuotaError.self) {
             try await gate.acquire(app: "a", api: .appleRefundHistory, purpose: .incremental)
         }
         #expect(error?.api == .appleRefundHistory)
         try await gate.acquire(app: "a", api: .appleNotificationHistory, purpose: .incremental)
+    }
+
+    @Test func aDailyAnswerToACallSentTheDayBeforeLeavesTodayOpen() async throws {
+        let gate = LocalQuotaGate(policy: QuotaPolicy(), clock: ManualClock(), today: { Self.day })
+        let yesterday = PacificDay(containing: Self.day.start.addingTimeInterval(-1))
+        await gate.report(app: "a", api: .googleOrders, feedback: .dailyQuotaExhausted(sentOn: yesterday))
+        try await gate.acquire(app: "a", api: .googleOrders, purpose: .incremental)
+        await gate.report(app: "a", api: .googleOrders, feedback: .dailyQuotaExhausted(sentOn: Self.day))
+        await #expect(throws: QuotaError.self) {
+            try await gate.acquire(app: "a", api: .googleOrders, purpose: .incremental)
+        }
     }
 
     @Test func aCancelledWaitThrows() async throws {

@@ -88,12 +88,29 @@ extension PostgresQuotaGateTests {
         #expect(blocks.first?.reason.contains("capped at 180.75s") == true, "\(blocks)")
     }
 
+    /// A call sent just before Pacific midnight and refused "per day" just after spent the day it left in: today stays
+    /// open, and yesterday's row records the store's answer.
+    @Test func aDailyAnswerToACallSentTheDayBeforeMarksThatDay() async throws {
+        let conninfo = try Self.database("qyesterday")
+        let gate = PostgresQuotaGate(conninfo: conninfo, policy: Self.policy(QuotaLimit(windows: [])))
+        let today = PacificDay(containing: Date())
+        let yesterday = PacificDay(containing: today.start.addingTimeInterval(-1))
+        await gate.report(app: "a", api: Self.api, feedback: .dailyQuotaExhausted(sentOn: yesterday))
+        #expect(try await gate.blocks(app: "a").isEmpty)
+        try await gate.acquire(app: "a", api: Self.api, purpose: .incremental)
+        let watcher = try PostgresConnection(conninfo: conninfo)
+        defer { watcher.close() }
+        let spent = try watcher.query(
+            "SELECT pacific_day::text AS day FROM quota_day WHERE app_id = 'a' AND exhausted_at IS NOT NULL")
+        #expect(try spent.map { try $0.decode("day", as: String.self) } == [yesterday.description])
+    }
+
     @Test func clearLiftsAThrottleAndTheStoresSpentDayButNotAConfiguredCap() async throws {
         let conninfo = try Self.database("qclear")
         let policy = Self.policy(QuotaLimit(windows: [], dailyCap: 2))
         let gate = PostgresQuotaGate(conninfo: conninfo, policy: policy)
         await gate.report(app: "a", api: Self.api, feedback: .throttled(retryAfter: 60))
-        await gate.report(app: "a", api: Self.api, feedback: .dailyQuotaExhausted)
+        await gate.report(app: "a", api: Self.api, feedback: .dailyQuotaExhausted(sentOn: nil))
         let blocks = try await gate.blocks(app: "a")
         #expect(blocks.map(\.kind) == [.storeExhausted, .throttled], "\(blocks)")
         let spent = try #require(blocks.first)
@@ -142,7 +159,7 @@ extension PostgresQuotaGateTests {
         let reporter = PostgresQuotaGate(conninfo: conninfo)
         let other = PostgresQuotaGate(conninfo: conninfo)
         try await other.acquire(app: "a", api: .appleRefundHistory, purpose: .incremental)
-        await reporter.report(app: "a", api: .appleRefundHistory, feedback: .dailyQuotaExhausted)
+        await reporter.report(app: "a", api: .appleRefundHistory, feedback: .dailyQuotaExhausted(sentOn: nil))
         let error = await #expect(throws: QuotaError.self) {
             try await other.acquire(app: "a", api: .appleRefundHistory, purpose: .incremental)
         }

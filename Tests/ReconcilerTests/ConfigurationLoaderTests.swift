@@ -65,6 +65,16 @@ struct ConfigurationLoaderTests {
             "apps:\n  - id: g\n    platform: google\n    packageName: p\n    serviceAccountFile: /k\n    bundleId: b\n",
             "apps[0].bundleId: only valid for apple apps"
         ),
+        (
+            "apps:\n  - id: g\n    platform: google\n    packageName: p\n    serviceAccountFile: /k\n"
+                + "    environment: sandbox\n",
+            "apps[0].environment: only valid for apple apps"
+        ),
+        (
+            "apps:\n  - id: g\n    platform: google\n    packageName: p\n    serviceAccountFile: /k\n"
+                + "    rootCertificates: []\n",
+            "apps[0].rootCertificates: only valid for apple apps"
+        ),
         ("apps: notalist\n", "apps: expected a list"),
         ("recheck: { concurrency: many }\n", "recheck.concurrency: expected an integer"),
         ("nightly: { concurrency: 0 }\n", "nightly.concurrency: expected a whole number of connections, 1 or more"),

@@ -59,6 +59,8 @@ public struct AppConfig: Decodable, Sendable, Equatable {
     public var pubsubBaseURL: String?
     /// How the stores' refund requests are answered (`run refund-requests`); `nil`: facts only (`data_only`).
     public var refundRequests: RefundRequestRules?
+    /// Apple keys with a default that the entry named (`environment`, `rootCertificates`): a Google app refuses them.
+    private var appleKeysGiven: [String] = []
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, platform, bundleId, appAppleId, environment, issuerId, keyId, privateKeyFile, rootCertificates
@@ -79,6 +81,7 @@ public struct AppConfig: Decodable, Sendable, Equatable {
         keyId = try container.decodeIfPresent(String.self, forKey: .keyId)
         privateKeyFile = try container.decodeIfPresent(String.self, forKey: .privateKeyFile)
         rootCertificates = try container.decodeIfPresent([String].self, forKey: .rootCertificates) ?? []
+        appleKeysGiven = [CodingKeys.environment, .rootCertificates].filter(container.contains).map(\.stringValue)
         baseURL = try container.decodeIfPresent(String.self, forKey: .baseURL)
         sandboxBaseURL = try container.decodeIfPresent(String.self, forKey: .sandboxBaseURL)
         packageName = try container.decodeIfPresent(String.self, forKey: .packageName)
@@ -135,6 +138,7 @@ public struct AppConfig: Decodable, Sendable, Equatable {
             ] {
                 try keys.forbid(value, key)
             }
+            for key in appleKeysGiven { try keys.forbid(key, key) }
         }
         for (key, value) in [
             ("baseURL", baseURL), ("sandboxBaseURL", sandboxBaseURL), ("tokenURL", tokenURL),
