@@ -168,6 +168,7 @@ let package = Package(
             name: "storerecon",
             dependencies: [
                 "Reconciler",
+                "Ledger",
                 "Reports",
                 "Payouts",
                 "RateLimiting",

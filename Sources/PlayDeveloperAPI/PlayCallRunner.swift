@@ -33,6 +33,8 @@ struct PlayCallRunner: Sendable {
     ///   - classify: turns an answer into a verdict and the feedback for the quota gate.
     ///   - transportError: turns a transport failure into the error thrown when it is not retried.
     ///   - renewCredentials: called on `.renewCredentials`, twice at most per call.
+    ///   - answerOnTimeout: what a call that timed out means, when it means something rather than a failure (a
+    ///     Pub/Sub pull the server held open because nothing waited): not retried.
     ///   - isolation: runs on the caller's actor, so the closures may use its state.
     func run(
         api: StoreAPI, purpose: CallPurpose, label: String,
@@ -40,6 +42,7 @@ struct PlayCallRunner: Sendable {
         classify: (HTTPResponse) -> (Verdict, QuotaFeedback),
         transportError: (TransportError) -> PlayAPIError,
         renewCredentials: () async -> Void = {},
+        answerOnTimeout: HTTPResponse? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> HTTPResponse {
         let start = runtime.now()
@@ -68,7 +71,11 @@ struct PlayCallRunner: Sendable {
                 // The call may have reached the store and been counted there: count it here too.
                 feedback = .accepted
                 let failure = transportError(error)
-                verdict = error.isRetryable ? .retry(failure, retryAfter: nil) : .fail(failure)
+                if error.code == .timeout, let answer = answerOnTimeout {
+                    verdict = .success(answer)
+                } else {
+                    verdict = error.isRetryable ? .retry(failure, retryAfter: nil) : .fail(failure)
+                }
             }
             await quotaGate.report(app: app, api: api, feedback: feedback)
 

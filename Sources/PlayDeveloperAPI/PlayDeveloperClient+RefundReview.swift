@@ -16,14 +16,16 @@ extension PlayDeveloperClient {
     }
 
     /// Cloud Pub/Sub `subscriptions.pull` on `subscription` (`projects/<project>/subscriptions/<name>`): at most
-    /// `maxMessages` messages, none when nothing waits. Call it on a client made with
+    /// `maxMessages` messages, none when nothing waits. The server may hold a pull open until a message comes, for a
+    /// time Google bounds but does not state: one that outlasts the request timeout means nothing came, and is not
+    /// retried (a message in flight then is delivered again after its ack deadline). Call it on a client made with
     /// ``ServiceAccountAuthenticator/pubsubScope`` and the Pub/Sub host as its base URL. Quota:
     /// ``StoreAPI/googlePubSub``.
     /// See [subscriptions.pull](https://cloud.google.com/pubsub/docs/reference/rest/v1/projects.subscriptions/pull).
     public func pull(subscription: String, maxMessages: Int) async throws -> [PubSubReceivedMessage] {
         let body = Data("{\"maxMessages\":\(maxMessages)}".utf8)
         let endpoint = try pubsubEndpoint(subscription, verb: "pull")
-        let answer = try await get(endpoint, purpose: .incremental, jsonBody: body)
+        let answer = try await get(endpoint, purpose: .incremental, jsonBody: body, answerOnTimeout: Data("{}".utf8))
         return try decode(endpoint, answer) { try JSONDecoder().decode(PubSubPullResponse.self, from: $0) }
             .receivedMessages ?? []
     }

@@ -9,7 +9,7 @@ extension PostgresConnection {
     }
 
     /// Puts an idle session back as a new connection leaves it, so that another job can use it: releases every
-    /// session advisory lock, closes cursors, stops listening, resets every setting (then sets `TimeZone` to UTC
+    /// session advisory lock, closes cursors, stops listening, resets every setting (then sets the session's own
     /// again, as a new connection does) and drops temporary tables, in one round trip. Like `DISCARD ALL`, except
     /// that prepared statements and cached plans are kept: they belong to the connection, not to the job.
     /// - Throws: `PostgresError` with code `.usage` inside a transaction (roll it back or close the connection);
@@ -20,8 +20,6 @@ extension PostgresConnection {
                 code: .usage, operation: "reset", message: "the session is not idle (a transaction is open)")
         }
         try executeScript(
-            """
-            SELECT pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL; SET TimeZone = 'UTC'; DISCARD TEMP
-            """)
+            "SELECT pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL; \(Self.sessionSettings); DISCARD TEMP")
     }
 }

@@ -56,10 +56,28 @@ public final class PostgresConnection {
             // A bare word is a database name to libpq (expand_dbname), not a conninfo its parser would take.
             let bareName = !conninfo.contains("=") && !conninfo.contains("://")
             let code = Self.connectFailureCode(message, parsable: parsed.parsable || bareName)
-            throw PostgresError(code: code, operation: "connect", message: Self.scrub(message, secrets))
+            var scrubbed = Self.scrub(message, secrets)
+            if !parsed.parsable && !bareName && conninfo.range(of: "password", options: .caseInsensitive) != nil {
+                // libpq's parse errors quote the conninfo's words: of a password with a space, the part that was not
+                // taken as its value.
+                scrubbed = Self.maskingQuotedWords(scrubbed)
+            }
+            throw PostgresError(code: code, operation: "connect", message: scrubbed)
         }
-        _ = try execute("SET TimeZone = 'UTC'")
+        try executeScript(Self.sessionSettings)
     }
+
+    /// `missing "=" after "PW-x9" in connection info string` → `missing "=" after "…" in connection info string`.
+    static func maskingQuotedWords(_ message: String) -> String {
+        let parts = message.split(separator: "\"", omittingEmptySubsequences: false)
+        return parts.enumerated().map { index, part in
+            index % 2 == 1 && index < parts.count - 1 && part != "=" ? "…" : String(part)
+        }.joined(separator: "\"")
+    }
+
+    /// What every session runs with, whatever the server's, the database's or a `PG*` variable's defaults: times
+    /// in UTC and printed as ISO 8601 (the only form `PostgresTimestamp` reads).
+    static let sessionSettings = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'postgres'"
 
     deinit {
         if let handle { PQfinish(handle) }

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Logging
 import Postgres
 import Reconciler
@@ -48,7 +49,18 @@ struct MetricsFile {
             ),
         ] + refundRequestFamilies
 
+    /// Reads the file, replaces this run's series and writes it back, under an exclusive lock on `<path>.lock`: two
+    /// runs ending together (the nightly run and a refund-requests run) would otherwise each write back the file as
+    /// they read it, and the later one would undo the other's series.
     func write(record: RunRecord, exitCode: Int32, conninfo: String?, now: Date = Date()) throws {
+        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Without a lock file (a directory storerecon cannot write) the rename below says why.
+        defer { if lock >= 0 { close(lock) } }
+        while lock >= 0, flock(lock, LOCK_EX) != 0, errno == EINTR {}
+        try merge(record: record, exitCode: exitCode, conninfo: conninfo, now: now)
+    }
+
+    private func merge(record: RunRecord, exitCode: Int32, conninfo: String?, now: Date) throws {
         var samples: [String: [String]] = [:]
         for family in Self.families { samples[family.name] = [] }
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
@@ -132,11 +144,11 @@ struct MetricsFile {
                 """
                 SELECT a.id AS app_id, j.job, count(q.id) AS n
                 FROM app a
-                CROSS JOIN unnest(ARRAY['google_voided', 'apple_refunds', 'apple_notifications', 'recheck']) AS j(job)
+                CROSS JOIN unnest($1::text[]) AS j(job)
                 LEFT JOIN quarantine q ON q.app_id = a.id AND q.job = j.job AND q.resolved_at IS NULL
-                WHERE (a.platform = 'google') = (j.job IN ('google_voided', 'recheck')) OR j.job = 'recheck'
+                WHERE a.platform = split_part(j.job, '_', 1)
                 GROUP BY a.id, j.job ORDER BY a.id, j.job
-                """)
+                """, [PostgresTextArray(QuarantineJob.allCases.map(\.rawValue))])
             return try rows.map { row in
                 let labels = Self.labels([("app", try row.decode("app_id")), ("job", try row.decode("job"))])
                 return "storerecon_quarantined_rows\(labels) \(try row.decode("n", as: Int64.self))"

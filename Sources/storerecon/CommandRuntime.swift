@@ -41,10 +41,12 @@ struct CommandRuntime {
             let path = loader.resolvePath(explicit: options.config)
             let loaded = try loader.load(path: path, origin: loader.origin(explicit: options.config))
             configuration = loaded
-            try await body(
-                CommandRuntime(
-                    options: options, dryRun: jobs?.dryRun ?? false, configuration: loaded, configPath: path,
-                    logger: logger, record: record))
+            let runtime = CommandRuntime(
+                options: options, dryRun: jobs?.dryRun ?? false, configuration: loaded, configPath: path,
+                logger: logger, record: record)
+            // Every command's statements (a report's queries, an import's COPY, `migrate` waiting for another
+            // host's lock) block a thread of their own, never one of Swift's shared pool.
+            try await DatabaseThreads.run { try await body(runtime) }
             code = ExitStatus.worst(record.results.map(\.exitCode))
         } catch let error as ExitCode {
             code = error.rawValue
@@ -56,7 +58,8 @@ struct CommandRuntime {
         if let path = jobs?.metricsFile {
             let metrics = MetricsFile(path: path, command: command, logger: logger)
             do {
-                try metrics.write(record: record, exitCode: code, conninfo: configuration?.database.url)
+                let conninfo = configuration?.database.url
+                try await DatabaseThreads.run { try metrics.write(record: record, exitCode: code, conninfo: conninfo) }
             } catch {
                 logger.error("\(ExitStatus.classify(error).line)")
                 // An unwritable file is a failure (1) whatever the run did: the worst code wins.

@@ -65,6 +65,9 @@ struct OddDataNightlyTests {
             #expect(
                 prom.contains("storerecon_quarantined_rows{app=\"demo-android\",job=\"google_voided\"} \(open)"),
                 "\(prom)")
+            // Every quarantine of the app's store has its series (0 when empty), so an alert on `> 0` sees each.
+            #expect(prom.contains("storerecon_quarantined_rows{app=\"demo-android\",job=\"google_orders\"} 0"))
+            #expect(!prom.contains("storerecon_quarantined_rows{app=\"demo-android\",job=\"apple_refunds\"}"))
 
             // A second night changes nothing in the ledger or the quarantine's set of rows.
             let before = try connection.query("SELECT count(*) AS n FROM refund")[0].decode("n", as: Int.self)

@@ -41,6 +41,16 @@ struct PostgresCredentialsTests {
         #expect(!error.isRetryable)
     }
 
+    /// An unquoted space in the password: libpq takes the first word as the password and quotes the rest back.
+    @Test func noPartOfAPasswordWithASpaceIsQuoted() throws {
+        let error = try #require(throws: PostgresError.self) {
+            try PostgresConnection(conninfo: "host=/tmp password=S3cret PW-x9 dbname=x")
+        }
+        #expect(!error.message.contains("S3cret") && !error.message.contains("PW-x9"), "\(error)")
+        #expect(error.message.contains("missing \"=\" after \"…\""), "\(error)")
+        #expect(error.code == .badSettings)
+    }
+
     @Test func aPasswordWithPercentEscapesIsRemovedInBothSpellings() throws {
         let conninfo = "postgresql://postgres:S3cret%21PW%2Fx@[::1:bad/x"
         let error = try #require(throws: PostgresError.self) { try PostgresConnection(conninfo: conninfo) }

@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 import TestSupport
 import Testing
@@ -47,5 +48,26 @@ struct PostgresSessionResetTests {
         #expect(throws: PostgresError.self) { try connection.resetSession() }
         connection.close()
         #expect(!connection.isIdle)
+    }
+}
+
+extension PostgresSessionResetTests {
+    /// A database (or role, or `PGDATESTYLE`) that prints dates another way does not change what a session reads:
+    /// every session, new or reset, prints them as ISO 8601 in UTC.
+    @Test func datesAreReadWhateverTheDatabasesDateStyle() throws {
+        let setup = try PostgresConnection(conninfo: conninfo)
+        let name: String = try setup.query("SELECT current_database() AS d")[0].decode("d")
+        try setup.execute("ALTER DATABASE \"\(name)\" SET DateStyle = 'SQL, DMY'")
+        try setup.execute("ALTER DATABASE \"\(name)\" SET IntervalStyle = 'sql_standard'")
+        setup.close()
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        let sql = "SELECT timestamptz '2026-03-08 10:11:12.345+00' AS t, current_setting('DateStyle') AS style"
+        for _ in 0..<2 {
+            let row = try connection.query(sql)[0]
+            #expect(try row.decode("t", as: Date.self) == Date(timeIntervalSince1970: 1_772_964_672.345))
+            #expect(try row.decode("style", as: String.self) == "ISO, YMD")
+            try connection.resetSession()
+        }
     }
 }

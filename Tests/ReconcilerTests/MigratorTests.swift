@@ -54,6 +54,29 @@ struct MigratorTests {
         #expect(names == ["0001_ok.sql"])
     }
 
+    /// A migration that meets a lock timeout (a running job holds the table) rolled back whole: `migrate` exits 75,
+    /// run it again, rather than 1.
+    @Test func aMigrationThatMayPassWhenRunAgainStaysRetryableAndNamesTheFile() throws {
+        let conninfo = try TestDatabase.create(prefix: "migretry")
+        let connection = try PostgresConnection(conninfo: conninfo)
+        let holder = try PostgresConnection(conninfo: conninfo)
+        defer { holder.close() }
+        try connection.execute("CREATE TABLE busy (x int)")
+        try holder.execute("BEGIN")
+        try holder.execute("LOCK TABLE busy IN ACCESS EXCLUSIVE MODE")
+        let migrations = [
+            Migration(name: "0001_busy.sql", sql: "SET lock_timeout = '50ms'; ALTER TABLE busy ADD COLUMN y int;")
+        ]
+        let error = #expect(throws: PostgresError.self) {
+            try Migrator(connection: connection, migrations: migrations).migrate()
+        }
+        #expect(error?.sqlState == "55P03" && error?.isRetryable == true, "\(String(describing: error))")
+        #expect(error?.message.contains("0001_busy.sql") == true)
+        #expect(ExitStatus.classify(try #require(error)).code == ExitStatus.temporary)
+        try holder.execute("ROLLBACK")
+        #expect(try Migrator(connection: connection, migrations: migrations).migrate() == ["0001_busy.sql"])
+    }
+
     @Test func pendingMigrationsFailTheCurrentCheck() throws {
         let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "migpend"))
         #expect(throws: ReconcilerError.self) { try Migrator(connection: connection).verifyCurrent() }

@@ -41,8 +41,16 @@ extension AppStoreServerClient {
             return try JSONDecoder().decode(Response.self, from: response.body)
         } catch {
             throw AppStoreServerAPIError(
-                code: .invalidResponse, message: "the answer is not the expected JSON (\(Response.self))", app: app,
+                code: .invalidResponse,
+                message: "the answer is not the expected JSON (\(Response.self))\(Self.whereWrong(error))", app: app,
                 request: request, httpStatus: response.status)
         }
+    }
+
+    /// Where a decoding error found the answer wrong (`: notificationHistory[3].signedPayload: ...`), or nothing.
+    private static func whereWrong(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "" }
+        let (field, message) = DecodingError.describe(error)
+        return ": " + (field.map { "\($0): " } ?? "") + message
     }
 }

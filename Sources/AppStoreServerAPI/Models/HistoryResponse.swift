@@ -19,14 +19,14 @@ public struct HistoryResponse: Decodable, Sendable, Hashable {
         case revision, hasMore, bundleId, appAppleId, environment, signedTransactions
     }
 
-    /// Decodes leniently.
+    /// Decodes leniently, but a list or `hasMore` that is not one fails the page.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         revision = c.lenientString(.revision)
-        hasMore = c.lenientBool(.hasMore) ?? false
+        hasMore = try c.pageFlag(.hasMore)
         bundleId = c.lenientString(.bundleId)
         appAppleId = c.lenientInt64(.appAppleId)
         environment = c.lenient(.environment)
-        signedTransactions = c.lenientStrings(.signedTransactions) ?? []
+        signedTransactions = try c.pageList(.signedTransactions)
     }
 }

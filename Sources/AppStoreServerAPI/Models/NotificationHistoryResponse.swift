@@ -13,11 +13,11 @@ public struct NotificationHistoryResponse: Decodable, Sendable, Hashable {
         case paginationToken, hasMore, notificationHistory
     }
 
-    /// Decodes leniently.
+    /// Decodes leniently, but a list or `hasMore` that is not one fails the page.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         paginationToken = c.lenientString(.paginationToken)
-        hasMore = c.lenientBool(.hasMore) ?? false
-        notificationHistory = c.lenientNested(.notificationHistory) ?? []
+        hasMore = try c.pageFlag(.hasMore)
+        notificationHistory = try c.pageList(.notificationHistory)
     }
 }

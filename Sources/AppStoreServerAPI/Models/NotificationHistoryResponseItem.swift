@@ -11,10 +11,15 @@ public struct NotificationHistoryResponseItem: Decodable, Sendable, Hashable {
         case signedPayload, sendAttempts
     }
 
-    /// Decodes leniently.
+    /// Decodes leniently, but an item without its payload fails the page: skipped, its notification would be lost
+    /// once the cursor moved on.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        signedPayload = c.lenientString(.signedPayload)
+        guard let signed = c.lenientString(.signedPayload) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .signedPayload, in: c, debugDescription: "no signed payload in the history item")
+        }
+        signedPayload = signed
         sendAttempts = c.lenientNested(.sendAttempts) ?? []
     }
 }

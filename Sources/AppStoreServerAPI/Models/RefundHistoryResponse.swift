@@ -13,11 +13,11 @@ public struct RefundHistoryResponse: Decodable, Sendable, Hashable {
         case signedTransactions, revision, hasMore
     }
 
-    /// Decodes leniently.
+    /// Decodes leniently, but a list or `hasMore` that is not one fails the page.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        signedTransactions = c.lenientStrings(.signedTransactions) ?? []
+        signedTransactions = try c.pageList(.signedTransactions)
         revision = c.lenientString(.revision)
-        hasMore = c.lenientBool(.hasMore) ?? false
+        hasMore = try c.pageFlag(.hasMore)
     }
 }

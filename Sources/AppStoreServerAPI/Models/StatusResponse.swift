@@ -15,12 +15,12 @@ public struct StatusResponse: Decodable, Sendable, Hashable {
         case environment, bundleId, appAppleId, data
     }
 
-    /// Decodes leniently.
+    /// Decodes leniently, but a `data` that is not a list fails the answer (read as empty, it would say the customer has no subscription).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         environment = c.lenient(.environment)
         bundleId = c.lenientString(.bundleId)
         appAppleId = c.lenientInt64(.appAppleId)
-        data = c.lenientNested(.data) ?? []
+        data = try c.pageList(.data)
     }
 }

@@ -15,6 +15,6 @@ public struct SubscriptionGroupIdentifierItem: Decodable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         subscriptionGroupIdentifier = c.lenientString(.subscriptionGroupIdentifier)
-        lastTransactions = c.lenientNested(.lastTransactions) ?? []
+        lastTransactions = try c.pageList(.lastTransactions)
     }
 }

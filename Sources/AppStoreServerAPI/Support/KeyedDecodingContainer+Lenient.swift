@@ -50,6 +50,23 @@ extension KeyedDecodingContainer {
         lenientString(key).flatMap { UUID(uuidString: $0) }
     }
 
+    /// A page's list (of signed payloads, notifications, subscription groups): absent or null is empty, anything else
+    /// that is not such a list fails the page. Read as empty, it would let the cursor move past what the page held.
+    func pageList<Element: Decodable>(_ key: Key, of type: Element.Type = Element.self) throws -> [Element] {
+        guard contains(key), try !decodeNil(forKey: key) else { return [] }
+        return try decode([Element].self, forKey: key)
+    }
+
+    /// A page's `hasMore`: absent or null is `false`; a value that is no boolean fails the page rather than ending
+    /// the paging early.
+    func pageFlag(_ key: Key) throws -> Bool {
+        guard contains(key), try !decodeNil(forKey: key) else { return false }
+        guard let value = lenientBool(key) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "expected a boolean")
+        }
+        return value
+    }
+
     func lenientStrings(_ key: Key) -> [String]? {
         guard contains(key) else { return nil }
         return try? decode([String].self, forKey: key)

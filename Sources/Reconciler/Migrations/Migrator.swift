@@ -17,7 +17,8 @@ public struct Migrator {
 
     /// Applies every pending migration.
     /// - Returns: the names applied, empty when the schema was current.
-    /// - Throws: `ReconcilerError` (`.migration`) naming the file when an applied one was edited or is unknown.
+    /// - Throws: `ReconcilerError` (`.migration`) naming the file when an applied one was edited or is unknown, or
+    ///   one failed; a `PostgresError` that may pass (``PostgresError/isRetryable``) as it is, naming the file.
     @discardableResult
     public func migrate() throws -> [String] {
         try connection.advisoryLock(Self.lockKey)
@@ -35,8 +36,14 @@ public struct Migrator {
             try connection.transaction { connection in
                 do {
                     try connection.executeScript(migration.sql)
-                } catch let error as PostgresError {
-                    throw ReconcilerError(.migration, "migration \(migration.name) failed: \(error)")
+                } catch var error as PostgresError {
+                    // A lost connection, a deadlock with a running job, a timeout: the file's transaction rolled back
+                    // whole, and running `migrate` again applies it (exit 75, not 1).
+                    guard error.isRetryable else {
+                        throw ReconcilerError(.migration, "migration \(migration.name) failed: \(error)")
+                    }
+                    error.message = "migration \(migration.name): \(error.message)"
+                    throw error
                 }
                 try connection.execute(
                     "INSERT INTO schema_migration (name, checksum) VALUES ($1, $2)",

@@ -14,7 +14,7 @@ extension RefundRequestStatus {
                        AS waiting,
                    min(r.deadline) FILTER (WHERE (r.answer IS NULL OR r.answer = 'no_facts') AND r.deadline > $1)
                        AS nearest,
-                   count(*) FILTER (WHERE r.answer = 'missed')::int AS missed
+                   count(*) FILTER (WHERE \(StatusReport.missedSQL(now: "$1")))::int AS missed
             FROM app a
             LEFT JOIN refund_request r
                 ON r.app_id = a.id AND r.preference IS DISTINCT FROM 'no_answer'

@@ -7,7 +7,8 @@ public struct RefundRequestStatus: Codable, Sendable, Equatable {
     public var waiting: Int
     /// The nearest deadline among them.
     public var nearestDeadline: Date?
-    /// Requests missed in the last 24 hours (a `no_answer` rule's are not counted).
+    /// Requests missed in the last 24 hours (a `no_answer` rule's are not counted): recorded `missed`, or never
+    /// decided before their deadline (the job did not run).
     public var missedLastDay: Int
 
     /// Creates the status.
@@ -22,6 +23,12 @@ extension StatusReport {
     /// Within this much of its deadline, an unanswered request needs an operator.
     static let refundRequestWarning: TimeInterval = 2 * 3600
 
+    /// A request of `r` missed by `$now`: recorded `missed` by the job, or still undecided past its deadline (the job
+    /// stopped running: nothing else would ever record it).
+    static func missedSQL(now: String) -> String {
+        "(r.answer = 'missed' OR (r.answer IS NULL AND r.deadline <= \(now)))"
+    }
+
     /// The app's refund requests, and an attention line when one is within 2 hours of its deadline unanswered or
     /// one was missed in the last day. Requests without consent, or that a rule chose not to answer, wait for
     /// nothing an operator can give and are not counted.
@@ -31,11 +38,8 @@ extension StatusReport {
         let row = try connection.query(
             """
             SELECT count(*) FILTER (WHERE open)::int AS waiting, min(deadline) FILTER (WHERE open) AS nearest,
-                   count(*) FILTER (WHERE answer = 'missed' AND deadline > $2::timestamptz - interval '1 day')::int
-                       AS missed
-            FROM (SELECT deadline, answer,
-                         (answer IS NULL OR answer = 'no_facts') AND deadline > $2
-                             AND preference IS DISTINCT FROM 'no_answer' AS open
+                   count(*) FILTER (WHERE \(missedSQL(now: "$2")))::int AS missed
+            FROM (SELECT deadline, answer, (answer IS NULL OR answer = 'no_facts') AND deadline > $2 AS open
                   FROM refund_request
                   WHERE app_id = $1 AND preference IS DISTINCT FROM 'no_answer'
                     AND deadline > $2::timestamptz - interval '1 day') r
