@@ -69,7 +69,8 @@ extension PlayDeveloperClient {
         func error(_ code: PlayAPIError.Code, _ message: String, retryAfter: Double? = nil) -> PlayAPIError {
             let google = body?.error.message.map { ": " + String($0.prefix(300)) } ?? ""
             return PlayAPIError(
-                code, message + google, app: app, packageName: endpoint.packageName, request: endpoint.label,
+                code, message + google, app: app, packageName: endpoint.packageName.isEmpty ? nil : endpoint.packageName,
+                request: endpoint.label,
                 httpStatus: response.status, googleStatus: body?.error.status, reasons: body?.reasons ?? [],
                 retryAfter: retryAfter)
         }
@@ -93,9 +94,14 @@ extension PlayDeveloperClient {
             return (.renewCredentials(error(.unauthenticated, "the API rejected the access token")), .accepted)
         case .permissionDenied:
             let hint =
-                endpoint.api == .googleVoidedPurchases || endpoint.api == .googleOrders
-                ? "the service account lacks the Play Console permission 'View financial data'"
-                : "the service account lacks the Play Console permission for this app (or the app is not linked)"
+                switch endpoint.api {
+                case .googleVoidedPurchases, .googleOrders:
+                    "the service account lacks the Play Console permission 'View financial data'"
+                case .googlePubSub:
+                    "the service account lacks the Pub/Sub Subscriber role on this subscription (Google Cloud IAM)"
+                default:
+                    "the service account lacks the Play Console permission for this app (or the app is not linked)"
+                }
             return (.fail(error(.permissionDenied, hint)), .accepted)
         case .notFound:
             return (.fail(error(.notFound, "not found")), .accepted)

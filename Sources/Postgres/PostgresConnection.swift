@@ -60,18 +60,21 @@ public final class PostgresConnection {
             if !parsed.parsable && !bareName && conninfo.range(of: "password", options: .caseInsensitive) != nil {
                 // libpq's parse errors quote the conninfo's words: of a password with a space, the part that was not
                 // taken as its value.
-                scrubbed = Self.maskingQuotedWords(scrubbed)
+                scrubbed = Self.maskingQuotedWords(scrubbed, conninfo: conninfo)
             }
             throw PostgresError(code: code, operation: "connect", message: scrubbed)
         }
         try executeScript(Self.sessionSettings)
     }
 
-    /// `missing "=" after "PW-x9" in connection info string` → `missing "=" after "…" in connection info string`.
-    static func maskingQuotedWords(_ message: String) -> String {
+    /// `missing "=" after "PW-x9" in connection info string` → `missing "=" after "…" in connection info string`;
+    /// a word the conninfo writes as a keyword (`invalid connection option "hostx"`) is kept.
+    static func maskingQuotedWords(_ message: String, conninfo: String) -> String {
         let parts = message.split(separator: "\"", omittingEmptySubsequences: false)
         return parts.enumerated().map { index, part in
-            index % 2 == 1 && index < parts.count - 1 && part != "=" ? "…" : String(part)
+            guard index % 2 == 1, index < parts.count - 1, part != "=" else { return String(part) }
+            let keyword = conninfo.contains(part + "=") || conninfo.contains(part + " =")
+            return keyword ? String(part) : "…"
         }.joined(separator: "\"")
     }
 
@@ -214,6 +217,9 @@ public final class PostgresConnection {
             "no pg_hba.conf entry",  // 28000
             "no password supplied", "password is required", "pg_hba.conf rejects connection",
             "invalid sslmode value", "invalid port number", "invalid integer value",
+            // TLS: the server's certificate or the client's trust settings, not a passing fault.
+            "certificate verify failed", "does not match host name", "server does not support SSL",
+            "root certificate file", "certificate file", "SSL certificate",
         ]
         if settings.contains(where: { message.contains($0) }) { return .badSettings }
         let transient = [

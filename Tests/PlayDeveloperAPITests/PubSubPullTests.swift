@@ -34,3 +34,18 @@ extension PlayDeveloperClientTests {
         #expect(messages.map(\.ackId) == ["k1"])
     }
 }
+
+extension PlayDeveloperClientTests {
+    /// A refused pull names the Cloud IAM role it needs, not a Play Console permission, and no empty package.
+    @Test func aRefusedPullNamesThePubSubRole() async throws {
+        let denied =
+            #"{"error":{"code":403,"message":"User not authorized to perform this action.","status":"PERMISSION_DENIED"}}"#
+        let harness = try ClientHarness([.token(), .json(403, denied)])
+        let failure = try await #require(throws: PlayAPIError.self) {
+            try await harness.client.pull(subscription: Self.subscription, maxMessages: 10)
+        }
+        #expect(failure.code == .permissionDenied)
+        #expect(failure.message.contains("Pub/Sub Subscriber role"), "\(failure)")
+        #expect(failure.packageName == nil && !failure.description.contains("package ,"), "\(failure)")
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+@testable import Reconciler
+
+extension NoAnswerRuleTests {
+    /// The refund-requests job stopped running: nothing records its requests `missed`, yet `status` and the metrics
+    /// count each one left undecided past its deadline (it would otherwise drop out of both at the deadline).
+    @Test func aRequestNeverDecidedBeforeItsDeadlineIsCountedAsMissed() async throws {
+        let connection = try PostgresConnection(conninfo: try Requests().database(2))
+        defer { connection.close() }
+        let soon = Requests.received.addingTimeInterval(11 * 3600)
+        var app = StatusReport.AppStatus(id: "ios", platform: "apple", storeAppId: "com.ios", subscriptions: 0, refunds: 0)
+        var attention: [String] = []
+        try StatusReport.gatherRefundRequests(into: &app, attention: &attention, now: soon, on: connection)
+        #expect(app.refundRequests?.waiting == 2 && app.refundRequests?.missedLastDay == 0)
+        #expect(attention.count == 1 && attention[0].contains("before its deadline"), "\(attention)")
+
+        let late = Requests.received.addingTimeInterval(13 * 3600)
+        attention = []
+        try StatusReport.gatherRefundRequests(into: &app, attention: &attention, now: late, on: connection)
+        #expect(app.refundRequests?.waiting == 0 && app.refundRequests?.missedLastDay == 2)
+        #expect(attention == ["ios: 2 refund requests missed their deadline in the last day"])
+        #expect(try RefundRequestStatus.all(now: late, on: connection).map(\.status.missedLastDay) == [2])
+        // A day after the deadline they are no longer "in the last day".
+        let later = Requests.received.addingTimeInterval(38 * 3600)
+        #expect(try RefundRequestStatus.all(now: later, on: connection).map(\.status.missedLastDay) == [0])
+    }
+}
