@@ -127,7 +127,11 @@ struct PlayCallRunner: Sendable {
             onLate: { error in
                 logger.debug(
                     "a granted call reached the transport late; asking the gate again",
-                    metadata: ["api": "\(api)", "app": "\(app)", "request": "\(label)", "error": "\(error)"])
+                    // Not the error's own request: its path holds a whole purchase token, the label a prefix.
+                    metadata: [
+                        "api": "\(api)", "app": "\(app)", "request": "\(label)",
+                        "error": "\(error.code.rawValue): \(error.message)",
+                    ])
             }
         ) { leaveBy in
             granted = runtime.now()

@@ -69,7 +69,8 @@ extension PlayDeveloperClient {
         func error(_ code: PlayAPIError.Code, _ message: String, retryAfter: Double? = nil) -> PlayAPIError {
             let google = body?.error.message.map { ": " + String($0.prefix(300)) } ?? ""
             return PlayAPIError(
-                code, message + google, app: app, packageName: endpoint.packageName.isEmpty ? nil : endpoint.packageName,
+                code, message + google, app: app,
+                packageName: endpoint.packageName.isEmpty ? nil : endpoint.packageName,
                 request: endpoint.label,
                 httpStatus: response.status, googleStatus: body?.error.status, reasons: body?.reasons ?? [],
                 retryAfter: retryAfter)

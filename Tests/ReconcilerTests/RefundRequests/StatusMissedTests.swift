@@ -12,7 +12,8 @@ extension NoAnswerRuleTests {
         let connection = try PostgresConnection(conninfo: try Requests().database(2))
         defer { connection.close() }
         let soon = Requests.received.addingTimeInterval(11 * 3600)
-        var app = StatusReport.AppStatus(id: "ios", platform: "apple", storeAppId: "com.ios", subscriptions: 0, refunds: 0)
+        var app = StatusReport.AppStatus(
+            id: "ios", platform: "apple", storeAppId: "com.ios", subscriptions: 0, refunds: 0)
         var attention: [String] = []
         try StatusReport.gatherRefundRequests(into: &app, attention: &attention, now: soon, on: connection)
         #expect(app.refundRequests?.waiting == 2 && app.refundRequests?.missedLastDay == 0)
