@@ -56,12 +56,23 @@ public actor ServiceAccountAuthenticator {
     /// - Throws: ``PlayAPIError`` (`.invalidGrant`, `.invalidClient`, `.tokenEndpoint`, `.signing`, `.transport`,
     ///   `.serverError`, `.rateLimited`), `QuotaError` from the gate, or `CancellationError`.
     public func accessToken(purpose: CallPurpose) async throws -> AccessToken {
-        if let cached, runner.runtime.now() < renewAt { return cached }
-        if waiters != nil {
-            return try await withCheckedThrowingContinuation { continuation in
-                waiters?.append(continuation)
+        while true {
+            if let cached, runner.runtime.now() < renewAt { return cached }
+            guard waiters != nil else { return try await signIn(purpose: purpose) }
+            do {
+                return try await withCheckedThrowingContinuation { continuation in
+                    waiters?.append(continuation)
+                }
+            } catch is CancellationError where !Task.isCancelled {
+                // The task that was signing in was cancelled, not this one: sign in for this one.
+                continue
             }
         }
+    }
+
+    /// Signs in for every caller waiting meanwhile. A renewal that fails leaves the token in hand in use until it
+    /// expires (renewal starts ahead of expiry), tried again a minute later at most.
+    private func signIn(purpose: CallPurpose) async throws -> AccessToken {
         waiters = []
         let result: Result<AccessToken, any Error>
         do {
@@ -70,13 +81,25 @@ public actor ServiceAccountAuthenticator {
             cached = token
             renewAt = token.expiresAt.addingTimeInterval(-lifetime * renewalShare)
         } catch {
-            result = .failure(error)
+            let now = runner.runtime.now()
+            if let cached, now < cached.expiresAt, !(error is CancellationError) {
+                runner.logger.warning(
+                    "could not renew the access token; the current one is used until it expires",
+                    metadata: ["app": "\(runner.app)", "expiresAt": "\(cached.expiresAt)", "error": "\(error)"])
+                renewAt = min(now.addingTimeInterval(60), cached.expiresAt)
+                result = .success(cached)
+            } else {
+                result = .failure(error)
+            }
         }
         let pending = waiters ?? []
         waiters = nil
         for waiter in pending { waiter.resume(with: result) }
         return try result.get()
     }
+
+    /// Callers waiting for the sign-in in progress (for tests).
+    var waiterCount: Int { waiters?.count ?? 0 }
 
     /// Forgets `token` if it is the cached one (the API answered 401), so the next call signs in again.
     public func invalidate(_ token: AccessToken) {
