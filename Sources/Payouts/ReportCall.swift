@@ -40,7 +40,7 @@ struct ReportCall: Sendable {
                 } catch let error as TransportError {
                     await gate.report(app: app, api: api, feedback: .accepted)
                     throw PayoutError(
-                        error.isRetryable ? .unavailable : .badAnswer,
+                        error.code == .configuration ? .configuration : error.isRetryable ? .unavailable : .badAnswer,
                         "\(label): \(error.code.rawValue): \(error.message)")
                 }
                 let retryAfter = response.header("retry-after").flatMap { RetryAfter.seconds(from: $0, now: Date()) }

@@ -1,3 +1,5 @@
+import StoreHTTP
+
 /// A failure of the Google Play Developer API client: reading the service-account key, signing in, or calling the API.
 ///
 /// The text (``description``) is one line, safe to log: it never holds the private key, the signed assertion, an
@@ -32,6 +34,9 @@ public struct PlayAPIError: Error, Sendable, Equatable, CustomStringConvertible 
         case serverError
         /// No answer: timeout, refused or dropped connection.
         case transport
+        /// This host cannot make the call as configured (the store's TLS certificate not trusted, an unsupported
+        /// scheme): an operator must act (exit 78).
+        case transportSettings
         /// The answer was larger than the transport accepts.
         case responseTooLarge
         /// The answer was not the JSON the discovery document describes (truncated, malformed, wrong types).
@@ -90,7 +95,7 @@ public struct PlayAPIError: Error, Sendable, Equatable, CustomStringConvertible 
         switch code {
         case .rateLimited, .dailyQuotaExhausted, .serverError, .transport: return true
         case .keyFile, .signing, .invalidGrant, .invalidClient, .tokenEndpoint, .unauthenticated, .permissionDenied,
-            .notFound, .gone, .responseTooLarge, .malformedResponse, .badRequest, .invalidArgument:
+            .notFound, .gone, .responseTooLarge, .malformedResponse, .badRequest, .invalidArgument, .transportSettings:
             return false
         }
     }
@@ -113,5 +118,16 @@ public struct PlayAPIError: Error, Sendable, Equatable, CustomStringConvertible 
         let head = parts.isEmpty ? "" : parts.joined(separator: ", ") + ": "
         let tail = context.isEmpty ? "" : " (" + context.joined(separator: ", ") + ")"
         return "\(head)\(code.rawValue): \(message)\(tail)"
+    }
+}
+
+extension PlayAPIError.Code {
+    /// The code of a call that got no answer (``TransportError/Code``).
+    public init(transport code: TransportError.Code) {
+        switch code {
+        case .tooLarge: self = .responseTooLarge
+        case .configuration: self = .transportSettings
+        default: self = .transport
+        }
     }
 }

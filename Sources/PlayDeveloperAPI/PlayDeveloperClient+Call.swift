@@ -38,7 +38,7 @@ extension PlayDeveloperClient {
             classify: { classify($0, endpoint: endpoint) },
             transportError: { error in
                 PlayAPIError(
-                    error.code == .tooLarge ? .responseTooLarge : .transport,
+                    PlayAPIError.Code(transport: error.code),
                     "\(error.code.rawValue): \(error.message)",
                     app: app, packageName: endpoint.packageName, request: endpoint.label)
             },

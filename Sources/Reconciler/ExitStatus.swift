@@ -37,7 +37,8 @@ public enum ExitStatus {
             return (temporary, oneLine("\(error)"))
         case let error as PlayAPIError:
             switch error.code {
-            case .keyFile, .signing, .invalidClient, .invalidGrant, .permissionDenied, .unauthenticated:
+            case .keyFile, .signing, .invalidClient, .invalidGrant, .permissionDenied, .unauthenticated,
+                .transportSettings:
                 return (configuration, oneLine("\(error)"))
             default:
                 return (error.isRetryable ? temporary : failed, oneLine("\(error)"))
@@ -53,7 +54,8 @@ public enum ExitStatus {
             let code = error.code == .configuration ? configuration : error.isRetryable ? temporary : failed
             return (code, oneLine("\(error)"))
         case let error as TransportError:
-            return (error.isRetryable ? temporary : failed, oneLine("\(error)"))
+            let code = error.code == .configuration ? configuration : error.isRetryable ? temporary : failed
+            return (code, oneLine("\(error)"))
         case let error as PostgresError:
             if error.isConfiguration {
                 return (configuration, oneLine("database.url: \(error)"))

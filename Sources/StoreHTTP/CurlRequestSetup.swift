@@ -27,7 +27,8 @@ enum CurlRequestSetup {
         transfer.headerList = headerList(request.headers)
         codes.append(storerecon_curl_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, transfer.headerList))
         guard let refused = codes.first(where: { $0 != CURLE_OK }) else { return nil }
-        return TransportError(code: .invalidResponse, request: transfer.label, message: describe(refused))
+        return TransportError(
+            code: .configuration, request: transfer.label, message: "libcurl refused an option: \(describe(refused))")
     }
 
     /// The method, and the body (copied by libcurl) when there is one.
@@ -95,9 +96,12 @@ enum CurlRequestSetup {
     private static func errorCode(_ code: CURLcode) -> TransportError.Code {
         switch code {
         case CURLE_OPERATION_TIMEDOUT: return .timeout
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2,
-            CURLE_HTTP2_STREAM:
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return .invalidResponse
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM,
+            CURLE_UNSUPPORTED_PROTOCOL,
+            CURLE_URL_MALFORMAT:
+            return .configuration
         default: return .connection
         }
     }
@@ -108,8 +112,10 @@ enum CurlRequestSetup {
         switch code {
         case CURLE_COULDNT_CONNECT: name = "connection refused"
         case CURLE_OPERATION_TIMEDOUT: name = "timed out"
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR:
-            name = "TLS certificate rejected or handshake failed"
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:
+            name = "the store's TLS certificate is not trusted here (a TLS-intercepting proxy, or no CA bundle)"
+        case CURLE_SSL_CONNECT_ERROR:
+            name = "TLS handshake failed"
         default: name = curl_easy_strerror(code).map { String(cString: $0) } ?? "transport error"
         }
         return "\(code.rawValue) (\(name))"

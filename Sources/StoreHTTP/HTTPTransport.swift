@@ -93,6 +93,10 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         case late
         /// Not sent: it would have left after its ``HTTPRequest/notAfter`` (never retried).
         case pastDeadline
+        /// This host cannot make the call as configured: the store's TLS certificate was not trusted (a proxy that
+        /// intercepts TLS, a missing CA bundle), the URL's scheme is not supported, or libcurl refused an option.
+        /// Retrying changes nothing (never retried; exit 78).
+        case configuration
     }
 
     /// What went wrong.

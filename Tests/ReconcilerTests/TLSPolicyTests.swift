@@ -118,11 +118,24 @@ struct TLSPolicyTests {
         case .failure(let error):
             // libcurl names handshake failures in several ways; what matters is that nothing was accepted.
             #expect(!error.message.contains("connection refused"), "\(error)")
+            // Not a fault that passes: never retried, and the job exits 78 (fix the host), not 75 (try later).
+            #expect(error.code == .configuration && !error.isRetryable, "\(error)")
+            #expect(ExitStatus.classify(error).code == ExitStatus.configuration)
         case .success(let response):
             Issue.record("a self-signed certificate was accepted (HTTP \(response.status))")
         case nil:
             Issue.record("no answer")
         }
+    }
+
+    /// A scheme the transport does not speak is a setting, whichever client meets it (exit 78).
+    @Test func anUnsupportedSchemeIsASettingNotAPassingFault() async throws {
+        let request = HTTPRequest(url: URL(string: "ftp://127.0.0.1/x")!, timeout: 5)
+        let error = try await #require(throws: TransportError.self) { try await CurlTransport().send(request) }
+        #expect(error.code == .configuration && !error.isRetryable, "\(error)")
+        let play = PlayAPIError(PlayAPIError.Code(transport: error.code), error.message)
+        #expect(play.code == .transportSettings && !play.isRetryable)
+        #expect(ExitStatus.classify(play).code == ExitStatus.configuration)
     }
 
     static func openssl(_ arguments: [String]) throws -> Process {

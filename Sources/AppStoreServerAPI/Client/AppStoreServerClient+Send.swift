@@ -94,7 +94,8 @@ extension AppStoreServerClient {
             }
         } catch let error as TransportError {
             throw AppStoreServerAPIError(
-                code: .transport, message: "\(error.code.rawValue): \(error.message)", app: app,
+                code: error.code == .configuration ? .configuration : .transport,
+                message: "\(error.code.rawValue): \(error.message)", app: app,
                 request: request.label, isRetryable: error.isRetryable)
         }
         if response.status == 429 {

@@ -115,7 +115,9 @@ public actor ServiceAccountAuthenticator {
             makeRequest: { try makeRequest(issuedAt: runner.runtime.now()) },
             classify: { classify($0, label: label) },
             transportError: {
-                PlayAPIError(.transport, "\($0.code.rawValue): \($0.message)", app: runner.app, request: label)
+                PlayAPIError(
+                    PlayAPIError.Code(transport: $0.code), "\($0.code.rawValue): \($0.message)", app: runner.app,
+                    request: label)
             }
         )
         struct TokenResponse: Decodable {
