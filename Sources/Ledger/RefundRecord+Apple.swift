@@ -6,7 +6,14 @@ extension RefundRecord {
     /// Maps a verified transaction to a record, or says why it is none or cannot be stored.
     public static func intake(_ verified: VerifiedTransaction, signed: String? = nil) -> Intake {
         let transaction = verified.payload
-        guard let revoked = transaction.revocationDate else { return .notARefund }
+        guard let revoked = transaction.revocationDate else {
+            // Read leniently, a revocation date in a form this version cannot read is nil: the refund is set aside
+            // to be seen, not passed over as a purchase.
+            if let odd = unreadableRevocationDate(verified.json) {
+                return .unstorable("revocationDate: \(odd) is not a time in milliseconds")
+            }
+            return .notARefund
+        }
         guard let transactionId = transaction.transactionId, !transactionId.isEmpty else {
             return .unstorable("transactionId: missing (the ledger's key) on a revoked transaction")
         }
@@ -43,6 +50,16 @@ extension RefundRecord {
                 environment: transaction.environment?.rawValue,
                 buyerCountry: transaction.storefront.flatMap(CountryCode.alpha2(fromAlpha3:)), payload: verified.json,
                 signed: signed))
+    }
+
+    /// The payload's `revocationDate` when it is there, not null, yet could not be read (a string, an ISO date), in
+    /// at most 40 characters; nil otherwise. Most transactions have none: their bytes are searched before any parse.
+    static func unreadableRevocationDate(_ json: Data) -> String? {
+        guard json.range(of: Data("\"revocationDate\"".utf8)) != nil,
+            let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
+            let value = object["revocationDate"], !(value is NSNull)
+        else { return nil }
+        return String(String(describing: value).prefix(40))
     }
 
     /// What a revocation refunded. Apple's `price` is already the total for the quantity bought ("the total amount

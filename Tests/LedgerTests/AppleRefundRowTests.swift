@@ -97,4 +97,30 @@ import Testing
         }
         #expect(reason.hasPrefix("transactionId: missing"))
     }
+
+    /// A revocation date this version cannot read (an ISO string) would read as no revocation at all: the refund is
+    /// set aside for the quarantine, naming the field, not passed over as a purchase.
+    @Test(arguments: [#""2026-03-01T00:00:00Z""#, "true", "1e30"])
+    func anUnreadableRevocationDateIsSetAsideNotPassedOver(value: String) throws {
+        let json = Data(#"{"transactionId":"20","originalTransactionId":"10","revocationDate":\#(value)}"#.utf8)
+        let payload = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: json)
+        #expect(payload.revocationDate == nil)
+        guard case .unstorable(let reason) = RefundRecord.intake(VerifiedTransaction(payload: payload, json: json))
+        else {
+            Issue.record("an unreadable revocation date was not set aside")
+            return
+        }
+        #expect(reason.hasPrefix("revocationDate: "), "\(reason)")
+    }
+
+    @Test func aNullOrAbsentRevocationDateIsNoRefund() throws {
+        for json in [#"{"transactionId":"20","revocationDate":null}"#, #"{"transactionId":"20"}"#] {
+            let data = Data(json.utf8)
+            let payload = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: data)
+            guard case .notARefund = RefundRecord.intake(VerifiedTransaction(payload: payload, json: data)) else {
+                Issue.record("\(json) was taken for a refund")
+                continue
+            }
+        }
+    }
 }
