@@ -8,6 +8,11 @@ extension PostgresConnection {
     /// server discards an unfinished transaction when its session ends.
     @discardableResult
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        // Nested, BEGIN is only a warning and the inner COMMIT would commit the outer transaction's work half done.
+        guard isIdle || !isOpen else {
+            throw PostgresError(
+                code: .usage, operation: "transaction", message: "a transaction is already open on this connection")
+        }
         try execute("BEGIN")
         let value: T
         do {
@@ -16,11 +21,19 @@ extension PostgresConnection {
             if isOpen { _ = try? execute("ROLLBACK") }
             throw error
         }
+        let tag: String
         do {
-            try execute("COMMIT")
+            tag = try commandTag("COMMIT")
         } catch let error as PostgresError {
             throw PostgresError(
                 code: error.code, operation: "commit", sqlState: error.sqlState, message: error.message)
+        }
+        // COMMIT of a transaction a failed statement aborted (one `body` caught and went on from) succeeds, as a
+        // rollback: nothing was stored.
+        guard tag == "COMMIT" else {
+            throw PostgresError(
+                code: .server, operation: "commit", sqlState: "25P02",
+                message: "the transaction had failed and was rolled back (the server answered COMMIT with \(tag))")
         }
         return value
     }

@@ -42,6 +42,7 @@ public final class PostgresConnection {
         values += ["1", "30", "10", "3"]
         keys.append("dbname")
         values.append(conninfo)
+        SharedPoolCheck.verify("connect")
         DatabaseWorker.releaseHandedWork()
         let connection = Self.withCStrings(keys) { keyPointers in
             Self.withCStrings(values) { valuePointers in
@@ -123,6 +124,14 @@ public final class PostgresConnection {
         return Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
+    /// Runs one statement without parameters and returns its command tag (`COMMIT`, or `ROLLBACK` for a COMMIT of an
+    /// aborted transaction).
+    func commandTag(_ sql: String) throws -> String {
+        let result = try run(sql, [], operation: "execute")
+        defer { PQclear(result) }
+        return String(cString: PQcmdStatus(result))
+    }
+
     /// Runs several statements with no parameters (a migration file). Returns nothing.
     public func executeScript(_ sql: String) throws {
         let handle = try liveHandle(operation: "script")
@@ -135,6 +144,7 @@ public final class PostgresConnection {
     /// The handle for a call that blocks until the server answers; work handed to this thread to run after the
     /// current job goes to a thread of its own first (``DatabaseWorker``).
     func liveHandle(operation: String) throws -> OpaquePointer {
+        SharedPoolCheck.verify(operation)
         DatabaseWorker.releaseHandedWork()
         guard let handle else {
             throw PostgresError(code: .connectionLost, operation: operation, message: "the connection is closed")

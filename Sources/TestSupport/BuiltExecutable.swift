@@ -39,6 +39,8 @@ public struct BuiltExecutable: Sendable {
         process.executableURL = url
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
+        // Every run of a binary checks that no database call blocks a thread of Swift's shared pool.
+        merged["STORERECON_CHECK_DATABASE_THREADS"] = "1"
         merged.merge(environment) { $1 }
         process.environment = merged
         if let directory { process.currentDirectoryURL = directory }
