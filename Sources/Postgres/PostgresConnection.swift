@@ -68,17 +68,6 @@ public final class PostgresConnection {
         try executeScript(Self.sessionSettings)
     }
 
-    /// `missing "=" after "PW-x9" in connection info string` → `missing "=" after "…" in connection info string`;
-    /// a word the conninfo writes as a keyword (`invalid connection option "hostx"`) is kept.
-    static func maskingQuotedWords(_ message: String, conninfo: String) -> String {
-        let parts = message.split(separator: "\"", omittingEmptySubsequences: false)
-        return parts.enumerated().map { index, part in
-            guard index % 2 == 1, index < parts.count - 1, part != "=" else { return String(part) }
-            let keyword = conninfo.contains(part + "=") || conninfo.contains(part + " =")
-            return keyword ? String(part) : "…"
-        }.joined(separator: "\"")
-    }
-
     /// What every session runs with, whatever the server's, the database's or a `PG*` variable's defaults: times
     /// in UTC and printed as ISO 8601 (the only form `PostgresTimestamp` reads).
     static let sessionSettings = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'postgres'"
@@ -211,34 +200,6 @@ public final class PostgresConnection {
         var all = Set(PostgresCredentials.passwords(in: conninfo))
         if let parsed, !parsed.isEmpty { all.insert(parsed) }
         return all.sorted { $0.count > $1.count }
-    }
-
-    /// Why a connection attempt failed, from libpq's message: settings that cannot work (exit 78 for the CLI) or a
-    /// server that could not be reached or let us in this time (exit 75).
-    ///
-    /// libpq gives no SQLSTATE for a failed connection, so the server's FATAL text is read (PostgreSQL's English
-    /// messages, the default `lc_messages`). A failure libpq reports before reaching any server (an unknown option,
-    /// a bad value) has no "connection to server" part: those are settings, as is anything not recognised.
-    static func connectFailureCode(_ message: String, parsable: Bool) -> PostgresError.Code {
-        guard parsable else { return .badSettings }
-        let settings = [
-            "does not exist",  // 3D000 database, 28000 role
-            "authentication failed",  // 28P01 password, also peer/ident/cert failures
-            "no pg_hba.conf entry",  // 28000
-            "no password supplied", "password is required", "pg_hba.conf rejects connection",
-            "invalid sslmode value", "invalid port number", "invalid integer value",
-            // TLS: the server's certificate or the client's trust settings, not a passing fault.
-            "certificate verify failed", "does not match host name", "server does not support SSL",
-            "root certificate file", "certificate file", "SSL certificate",
-        ]
-        if settings.contains(where: { message.contains($0) }) { return .badSettings }
-        let transient = [
-            "connection to server", "could not connect to server", "could not translate host name", "timeout expired",
-            "server closed the connection", "Connection refused", "the database system is",
-            "too many clients", "remaining connection slots",
-        ]
-        if transient.contains(where: { message.contains($0) }) { return .connectionFailed }
-        return .badSettings
     }
 
     /// Extracts the password from a conninfo string or URI with libpq's own parser, and whether it parses at all.
