@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StoreHTTP
 import X509
 
 /// Verifies and decodes the JWS payloads the App Store signs: transactions, renewal info and notifications.
@@ -98,10 +99,12 @@ public struct SignedPayloadVerifier: Sendable {
     /// [Apple documentation](https://developer.apple.com/documentation/appstoreserverapi/jwstransaction)
     /// - Throws: ``AppStoreServerAPIError`` whose code says which check failed.
     public func verifyTransaction(_ jws: String) async throws -> VerifiedTransaction {
-        let verified = try await verify(jws, as: JWSTransactionDecodedPayload.self)
-        try checkBundleId(verified.payload.bundleId)
-        try checkEnvironment(verified.payload.environment)
-        return verified
+        try await naming(.transaction, jws) {
+            let verified = try await verify(jws, as: JWSTransactionDecodedPayload.self)
+            try checkBundleId(verified.payload.bundleId)
+            try checkEnvironment(verified.payload.environment)
+            return verified
+        }
     }
 
     /// Verifies signed renewal info (`signedRenewalInfo`). It carries no bundle ID, so only the environment is checked.
@@ -109,9 +112,11 @@ public struct SignedPayloadVerifier: Sendable {
     /// [Apple documentation](https://developer.apple.com/documentation/appstoreserverapi/jwsrenewalinfo)
     /// - Throws: ``AppStoreServerAPIError`` whose code says which check failed.
     public func verifyRenewalInfo(_ jws: String) async throws -> VerifiedRenewalInfo {
-        let verified = try await verify(jws, as: JWSRenewalInfoDecodedPayload.self)
-        try checkEnvironment(verified.payload.environment)
-        return verified
+        try await naming(.renewalInfo, jws) {
+            let verified = try await verify(jws, as: JWSRenewalInfoDecodedPayload.self)
+            try checkEnvironment(verified.payload.environment)
+            return verified
+        }
     }
 
     /// Verifies a notification (`signedPayload` of a notification or of a notification-history item). The
@@ -120,6 +125,10 @@ public struct SignedPayloadVerifier: Sendable {
     /// [Apple documentation](https://developer.apple.com/documentation/appstoreservernotifications/signedpayload)
     /// - Throws: ``AppStoreServerAPIError`` whose code says which check failed.
     public func verifyNotification(_ jws: String) async throws -> VerifiedNotification {
+        try await naming(.notification, jws) { try await verifiedNotification(jws) }
+    }
+
+    private func verifiedNotification(_ jws: String) async throws -> VerifiedNotification {
         let verified = try await verify(jws, as: ResponseBodyV2DecodedPayload.self)
         let payload = verified.payload
         try checkBundleId(payload.data?.bundleId ?? payload.summary?.bundleId)
@@ -149,7 +158,8 @@ public struct SignedPayloadVerifier: Sendable {
         do {
             content = try Self.decoder.decode(Content.self, from: json)
         } catch {
-            throw AppStoreServerAPIError(code: .invalidPayload, message: "the payload is not a JSON object")
+            let detail = (error as? DecodingError).map { ": " + DecodingError.describe($0).message } ?? ""
+            throw AppStoreServerAPIError(code: .invalidPayload, message: "the payload is not a JSON object\(detail)")
         }
         if verifiesSignatures {
             let leafKey = try await leafKey(of: parts, at: content.signedDate ?? now())
