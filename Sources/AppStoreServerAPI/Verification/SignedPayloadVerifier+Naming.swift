@@ -23,7 +23,8 @@ extension SignedPayloadVerifier {
         do {
             return try await body()
         } catch var error as AppStoreServerAPIError {
-            error.message = "\(kind.rawValue) \(Self.identity(of: jws, field: kind.identity) ?? "(unreadable)"): "
+            error.message =
+                "\(kind.rawValue) \(Self.identity(of: jws, field: kind.identity) ?? "(unreadable)"): "
                 + error.message
             throw error
         }
