@@ -121,9 +121,11 @@ enum CurlRequestSetup {
         return "\(code.rawValue) (\(name))"
     }
 
-    private static func milliseconds(_ seconds: Double) -> Int {
-        guard seconds.isFinite, seconds > 0 else { return 0 }
-        return Int(min(seconds, 86_400) * 1000)
+    /// libcurl's `CURLOPT_TIMEOUT_MS` for a request's timeout. libcurl reads 0 as "no timeout": a timeout that is not
+    /// a positive number (0, negative, NaN) takes ``HTTPRequest``'s default instead of letting a cron job hang.
+    static func milliseconds(_ seconds: Double) -> Int {
+        guard seconds.isFinite, seconds > 0 else { return Int(HTTPRequest.defaultTimeout * 1000) }
+        return max(1, Int(min(seconds, 86_400) * 1000))
     }
 }
 

@@ -21,10 +21,13 @@ public struct HTTPRequest: Sendable {
     /// `.pastDeadline`. Taken from ``SendDeadline/latest`` when the request is made.
     public var notAfter: ContinuousClock.Instant?
 
+    /// The timeout of a request made without one, in seconds.
+    public static let defaultTimeout: Double = 30
+
     /// Creates a request.
     public init(
         method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil,
-        timeout: Double = 30
+        timeout: Double = HTTPRequest.defaultTimeout
     ) {
         self.method = method
         self.url = url
