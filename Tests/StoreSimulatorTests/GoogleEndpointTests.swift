@@ -71,6 +71,26 @@ struct GoogleEndpointTests {
         }
     }
 
+    @Test("a token is good for the APIs of its scopes only: another API answers 403, cloud-platform covers all")
+    func tokensAreScoped() async throws {
+        try await StoreSimulator.withRunning(TestKeys.options()) { sim in
+            let client = TestClient(sim)
+            func token(_ scope: String) async throws -> String {
+                let answer = try await client.exchange(try client.googleAssertion(["scope": scope]))
+                return try #require(try answer.json["access_token"] as? String)
+            }
+            let url = client.voidedURL([:])
+            let storage = try await token("https://www.googleapis.com/auth/devstorage.read_only")
+            let refused = try await client.send("GET", url, bearer: storage)
+            #expect(refused.status == 403)
+            #expect((try refused.json["error"] as? [String: Any])?["status"] as? String == "PERMISSION_DENIED")
+            let pubsub = try await token("https://www.googleapis.com/auth/pubsub")
+            #expect(try await client.send("GET", url, bearer: pubsub).status == 403)
+            let everything = try await token("https://www.googleapis.com/auth/cloud-platform")
+            #expect(try await client.send("GET", url, bearer: everything).status == 200)
+        }
+    }
+
     @Test("subscriptionsv2 answers with the true state, RFC 3339 times and line items; unknown tokens get 404")
     func subscriptions() async throws {
         try await StoreSimulator.withRunning(TestKeys.options(subscriptions: 600)) { sim in

@@ -17,6 +17,8 @@ struct RefundReviewOutcomeTests {
         var notifiedMillis: Int64
     }
 
+    static let scopes = "https://www.googleapis.com/auth/androidpublisher https://www.googleapis.com/auth/pubsub"
+
     static func options() -> SimulatorOptions {
         var options = TestKeys.options(seed: 12, subscriptions: 200, refunds: 20)
         options.scenario.refundReviews = 8
@@ -84,7 +86,8 @@ struct RefundReviewOutcomeTests {
             let client = TestClient(sim)
             let app = try #require(sim.apps.first { $0.platform == .google })
             let subscription = sim.rtdnSubscription(app: app.id)
-            var bearer = try await client.googleAccessToken()
+            // One token for both APIs the test calls: the Play Developer API and Pub/Sub.
+            var bearer = try await client.googleAccessToken(scope: Self.scopes)
             let reviews = try await Self.reviews(client, subscription: subscription, bearer: bearer)
             try #require(reviews.count == 8)
             let (approved, declined) = (reviews[0], reviews[1])
@@ -100,7 +103,7 @@ struct RefundReviewOutcomeTests {
 
             let latestEnd = reviews.map(\.notifiedMillis).max()! + 86_400_000
             sim.clock.set(millis: latestEnd + 60_000)
-            bearer = try await client.googleAccessToken()
+            bearer = try await client.googleAccessToken(scope: Self.scopes)
             let truth = Set(sim.groundTruth().googleVoids.filter { $0.voidedReason == 7 }.map(\.orderId))
             #expect(truth.contains(approved.orderId) && !truth.contains(declined.orderId))
             let notified = try await Self.pull(client, subscription: subscription, bearer: bearer).compactMap {

@@ -95,9 +95,9 @@ struct TestClient {
             "POST", simulator.googleTokenURL, body: Data(form.utf8), contentType: "application/x-www-form-urlencoded")
     }
 
-    /// A fresh Google access token.
-    func googleAccessToken() async throws -> String {
-        let answer = try await exchange(try googleAssertion())
+    /// A fresh Google access token, for the Play Developer API unless `scope` names others (space-separated).
+    func googleAccessToken(scope: String? = nil) async throws -> String {
+        let answer = try await exchange(try googleAssertion(scope.map { ["scope": $0] } ?? [:]))
         guard answer.status == 200, let token = try answer.json["access_token"] as? String else {
             throw TestFailure("token endpoint answered \(answer.status)")
         }

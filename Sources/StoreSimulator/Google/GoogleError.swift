@@ -26,6 +26,13 @@ enum GoogleError {
         return reply
     }
 
+    /// A token granted for another API (Google's 403 `ACCESS_TOKEN_SCOPE_INSUFFICIENT`).
+    static func insufficientScope() -> StoreReply {
+        reply(
+            403, status: "PERMISSION_DENIED", message: "Request had insufficient authentication scopes.",
+            reason: "insufficientPermissions")
+    }
+
     static func unauthenticated() -> StoreReply {
         reply(
             401, status: "UNAUTHENTICATED",

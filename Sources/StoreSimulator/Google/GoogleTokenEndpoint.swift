@@ -9,6 +9,10 @@ struct GoogleTokenEndpoint {
     static let scope = "https://www.googleapis.com/auth/androidpublisher"
     /// Cloud Storage read-only: the earnings reports.
     static let storageScope = "https://www.googleapis.com/auth/devstorage.read_only"
+    /// Cloud Pub/Sub's scope.
+    static let pubsubScope = "https://www.googleapis.com/auth/pubsub"
+    /// Every Google Cloud API's scope.
+    static let cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
 
     /// Audiences Google's token endpoint accepts besides its own URL: google-auth (Python) always signs for
     /// `https://oauth2.googleapis.com/token`, whatever the key file's `token_uri` says.
@@ -34,7 +38,8 @@ struct GoogleTokenEndpoint {
         if let problem = check(jwt, proxied: faults.contains(.proxiedTokenAudience)) {
             return GoogleError.oauth("invalid_grant", problem)
         }
-        let (token, expiresIn) = state.issueAccessToken()
+        let scopes = Set((jwt.string("scope") ?? "").split(separator: " ").map(String.init))
+        let (token, expiresIn) = state.issueAccessToken(scopes: scopes)
         return .json { json in
             json.object { object in
                 object.field("access_token", token)
@@ -66,7 +71,7 @@ struct GoogleTokenEndpoint {
         let scopes = (jwt.string("scope") ?? "").split(separator: " ")
         guard
             scopes.contains(Substring(Self.scope)) || scopes.contains(Substring(Self.storageScope))
-                || scopes.contains("https://www.googleapis.com/auth/pubsub")
+                || scopes.contains(Substring(Self.pubsubScope)) || scopes.contains(Substring(Self.cloudPlatformScope))
         else {
             return "Invalid OAuth scope or ID token audience provided."
         }

@@ -6,6 +6,8 @@ final class SimulatorState: Sendable {
     /// An issued Google access token.
     struct AccessGrant: Sendable {
         var expiresMillis: Int64
+        /// The OAuth scopes the token was granted.
+        var scopes: Set<String> = []
     }
 
     let options: SimulatorOptions
@@ -138,13 +140,13 @@ final class SimulatorState: Sendable {
     var tokenURL: String { baseURL + "/token" }
 
     /// Issues a Google access token valid for the configured lifetime.
-    func issueAccessToken() -> (token: String, expiresIn: Int64) {
+    func issueAccessToken(scopes: Set<String> = []) -> (token: String, expiresIn: Int64) {
         let serial = issued.add(1, ordering: .relaxed).newValue
         let bits = SplitMix64.mix(options.scenario.seed, serial, UInt64(bitPattern: SimulatorClock.wallMillis()))
         let token = "ya29.sim-" + String(serial) + "-" + String(bits, radix: 36)
         let lifetime = options.accessTokenLifetimeSeconds
         let expires = now + lifetime * 1000
-        accessTokens.withLock { $0[token] = AccessGrant(expiresMillis: expires) }
+        accessTokens.withLock { $0[token] = AccessGrant(expiresMillis: expires, scopes: scopes) }
         return (token, lifetime)
     }
 
@@ -170,6 +172,13 @@ final class SimulatorState: Sendable {
     func accessTokenIsValid(_ token: String) -> Bool {
         guard let grant = accessTokens.withLock({ $0[token] }) else { return false }
         return now < grant.expiresMillis
+    }
+
+    /// Whether a known Google access token was granted `scope` (or `cloud-platform`, which covers every API): a real
+    /// API answers a token of another API's scope 403 (``GoogleError/insufficientScope()``).
+    func accessToken(_ token: String, grants scope: String) -> Bool {
+        guard let grant = accessTokens.withLock({ $0[token] }) else { return false }
+        return grant.scopes.contains(scope) || grant.scopes.contains(GoogleTokenEndpoint.cloudPlatformScope)
     }
 
     /// The index of the Google app with this package name.

@@ -21,6 +21,9 @@ extension StoreRouter {
             guard let token = request.bearerToken, state.accessTokenIsValid(token) else {
                 return (nil, GoogleError.unauthenticated(), false)
             }
+            guard state.accessToken(token, grants: GoogleTokenEndpoint.scope) else {
+                return (nil, GoogleError.insufficientScope(), false)
+            }
             guard let app = state.googleApp(packageName: path[3]) else {
                 return (nil, GoogleError.applicationNotFound(path[3]), false)
             }
@@ -37,6 +40,9 @@ extension StoreRouter {
         await serve(.googlePubSub, request) { _ in
             guard let token = request.bearerToken, state.accessTokenIsValid(token) else {
                 return (nil, GoogleError.unauthenticated(), false)
+            }
+            guard state.accessToken(token, grants: GoogleTokenEndpoint.pubsubScope) else {
+                return (nil, GoogleError.insufficientScope(), false)
             }
             guard state.pubsub.exists(subscription) else { return (nil, GoogleError.notFound(), false) }
             return (QuotaLedger.Key(app: subscription, environment: nil, endpoint: .googlePubSub), nil, false)

@@ -75,6 +75,9 @@ struct StoreRouter {
             guard let token = request.bearerToken, state.accessTokenIsValid(token),
                 !state.tokenExpired(token, faults: faults, endpoint: endpoint)
             else { return (nil, GoogleError.unauthenticated(), false) }
+            guard state.accessToken(token, grants: GoogleTokenEndpoint.scope) else {
+                return (nil, GoogleError.insufficientScope(), false)
+            }
             guard let app = state.googleApp(packageName: packageName) else {
                 return (nil, GoogleError.applicationNotFound(packageName), false)
             }
@@ -103,6 +106,9 @@ struct StoreRouter {
             guard let token = request.bearerToken, state.accessTokenIsValid(token),
                 !state.tokenExpired(token, faults: faults, endpoint: .googleStorage)
             else { return (nil, GoogleError.unauthenticated(), false) }
+            guard state.accessToken(token, grants: GoogleTokenEndpoint.storageScope) else {
+                return (nil, GoogleError.insufficientScope(), false)
+            }
             guard
                 let app = state.scenario.spec.apps.indices.first(where: {
                     state.scenario.spec.apps[$0].platform == .google && Scenario.earningsBucket(app: $0) == bucket
