@@ -24,6 +24,10 @@ CURLcode storerecon_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *va
     return curl_easy_getinfo(handle, info, value);
 }
 
+CURLcode storerecon_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 CURLMcode storerecon_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

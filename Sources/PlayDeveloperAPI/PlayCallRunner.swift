@@ -33,8 +33,9 @@ struct PlayCallRunner: Sendable {
     ///   - classify: turns an answer into a verdict and the feedback for the quota gate.
     ///   - transportError: turns a transport failure into the error thrown when it is not retried.
     ///   - renewCredentials: called on `.renewCredentials`, twice at most per call.
-    ///   - answerOnTimeout: what a call that timed out means, when it means something rather than a failure (a
-    ///     Pub/Sub pull the server held open because nothing waited): not retried.
+    ///   - answerOnTimeout: what a call that was sent and not answered in time means, when it means something rather
+    ///     than a failure (a Pub/Sub pull the server held open because nothing waited): not retried. A call that
+    ///     could not be sent (no connection in time) is a failure as any.
     ///   - isolation: runs on the caller's actor, so the closures may use its state.
     func run(
         api: StoreAPI, purpose: CallPurpose, label: String,

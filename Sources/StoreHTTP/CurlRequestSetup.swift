@@ -81,7 +81,18 @@ enum CurlRequestSetup {
                     message: "body of more than \(transfer.limit) bytes refused"))
         }
         guard code == CURLE_OK else {
-            return .failure(TransportError(code: errorCode(code), request: transfer.label, message: describe(code)))
+            var failure = TransportError(code: errorCode(code), request: transfer.label, message: describe(code))
+            var sentAfter: curl_off_t = 0
+            if code == CURLE_OPERATION_TIMEDOUT,
+                storerecon_curl_easy_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &sentAfter) == CURLE_OK,
+                sentAfter == 0
+            {
+                // Out of time before the request went out (a name, a connection or a TLS handshake that never came):
+                // no answer was awaited, the store never had the request.
+                failure.code = .connection
+                failure.message += ", before the request was sent"
+            }
+            return .failure(failure)
         }
         var status = 0
         storerecon_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -96,11 +107,12 @@ enum CurlRequestSetup {
     private static func errorCode(_ code: CURLcode) -> TransportError.Code {
         switch code {
         case CURLE_OPERATION_TIMEDOUT: return .timeout
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+        // UNSUPPORTED_PROTOCOL is also a garbled answer ("HTTP/0.9 when not allowed"): a passing fault. The
+        // configuration allows only http(s) store URLs.
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2,
+            CURLE_HTTP2_STREAM:
             return .invalidResponse
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM,
-            CURLE_UNSUPPORTED_PROTOCOL,
-            CURLE_URL_MALFORMAT:
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM, CURLE_URL_MALFORMAT:
             return .configuration
         default: return .connection
         }

@@ -91,13 +91,17 @@ extension HTTPTransport {
 public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong.
     public enum Code: String, Sendable {
-        case timeout, connection, tooLarge, invalidResponse
+        /// The request was sent and no (whole) answer came in time.
+        case timeout
+        /// No connection, or one lost or out of time before the request was sent.
+        case connection
+        case tooLarge, invalidResponse
         /// Not sent: it would have left after its ``HTTPRequest/leaveBy``.
         case late
         /// Not sent: it would have left after its ``HTTPRequest/notAfter`` (never retried).
         case pastDeadline
         /// This host cannot make the call as configured: the store's TLS certificate was not trusted (a proxy that
-        /// intercepts TLS, a missing CA bundle), the URL's scheme is not supported, or libcurl refused an option.
+        /// intercepts TLS, a missing CA bundle), the URL is malformed, or libcurl refused an option.
         /// Retrying changes nothing (never retried; exit 78).
         case configuration
     }

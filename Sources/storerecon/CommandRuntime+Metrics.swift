@@ -51,23 +51,33 @@ struct MetricsFile {
 
     /// Reads the file, replaces this run's series and writes it back, under an exclusive lock on `<path>.lock`: two
     /// runs ending together (the nightly run and a refund-requests run) would otherwise each write back the file as
-    /// they read it, and the later one would undo the other's series.
+    /// they read it, and the later one would undo the other's series. The database is read before the lock is taken.
     func write(record: RunRecord, exitCode: Int32, conninfo: String?, now: Date = Date()) throws {
+        let fromDatabase = DatabaseSamples(
+            lastSuccess: conninfo.flatMap { lastSuccessSamples(conninfo: $0) },
+            quarantined: conninfo.flatMap { quarantineSamples(conninfo: $0) },
+            requests: conninfo.flatMap { refundRequestSamples(conninfo: $0, now: now) })
         let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         // Without a lock file (a directory storerecon cannot write) the rename below says why.
         defer { if lock >= 0 { close(lock) } }
         while lock >= 0, flock(lock, LOCK_EX) != 0, errno == EINTR {}
-        try merge(record: record, exitCode: exitCode, conninfo: conninfo, now: now)
+        try merge(record: record, exitCode: exitCode, fromDatabase, now: now)
     }
 
-    private func merge(record: RunRecord, exitCode: Int32, conninfo: String?, now: Date) throws {
+    /// The series read from the database, each nil when it could not be read (the previous file's are kept).
+    private struct DatabaseSamples {
+        var lastSuccess: [String]?
+        var quarantined: [String]?
+        var requests: [String: [String]]?
+    }
+
+    private func merge(record: RunRecord, exitCode: Int32, _ fromDatabase: DatabaseSamples, now: Date) throws {
         var samples: [String: [String]] = [:]
         for family in Self.families { samples[family.name] = [] }
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let replaced = Set(record.results.map { "\($0.job)\u{0}\($0.app)" })
-        let lastSuccess = conninfo.flatMap { lastSuccessSamples(conninfo: $0) }
-        let quarantined = conninfo.flatMap { quarantineSamples(conninfo: $0) }
-        let requests = conninfo.flatMap { refundRequestSamples(conninfo: $0, now: now) }
+        let (lastSuccess, quarantined, requests) =
+            (fromDatabase.lastSuccess, fromDatabase.quarantined, fromDatabase.requests)
         for line in existing.split(separator: "\n") where !line.hasPrefix("#") {
             let name = String(line.prefix { $0 != "{" && $0 != " " })
             guard let family = Self.families.first(where: { $0.name == name }) else { continue }

@@ -128,14 +128,15 @@ struct TLSPolicyTests {
         }
     }
 
-    /// A scheme the transport does not speak is a setting, whichever client meets it (exit 78).
-    @Test func anUnsupportedSchemeIsASettingNotAPassingFault() async throws {
-        let request = HTTPRequest(url: URL(string: "ftp://127.0.0.1/x")!, timeout: 5)
-        let error = try await #require(throws: TransportError.self) { try await CurlTransport().send(request) }
-        #expect(error.code == .configuration && !error.isRetryable, "\(error)")
-        let play = PlayAPIError(PlayAPIError.Code(transport: error.code), error.message)
+    /// A transport setting that cannot work is a setting whichever client meets it (exit 78); a garbled answer
+    /// (libcurl's "unsupported protocol", as for a scheme it does not speak) stays a passing fault.
+    @Test func aTransportSettingIsExit78AGarbledAnswerIsNot() async throws {
+        let play = PlayAPIError(PlayAPIError.Code(transport: .configuration), "not trusted here")
         #expect(play.code == .transportSettings && !play.isRetryable)
         #expect(ExitStatus.classify(play).code == ExitStatus.configuration)
+        let request = HTTPRequest(url: URL(string: "ftp://127.0.0.1/x")!, timeout: 5)
+        let error = try await #require(throws: TransportError.self) { try await CurlTransport().send(request) }
+        #expect(error.code == .invalidResponse && error.isRetryable, "\(error)")
     }
 
     static func openssl(_ arguments: [String]) throws -> Process {

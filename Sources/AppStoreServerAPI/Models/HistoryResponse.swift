@@ -14,6 +14,8 @@ public struct HistoryResponse: Decodable, Sendable, Hashable {
     public var environment: Environment?
     /// JWS, each a ``JWSTransactionDecodedPayload``; empty when absent.
     public var signedTransactions: [String]
+    /// Items of the list that could not be read (left out of it): the job logs and counts them.
+    public var unreadableItems = 0
 
     enum CodingKeys: String, CodingKey {
         case revision, hasMore, bundleId, appAppleId, environment, signedTransactions
@@ -27,6 +29,6 @@ public struct HistoryResponse: Decodable, Sendable, Hashable {
         bundleId = c.lenientString(.bundleId)
         appAppleId = c.lenientInt64(.appAppleId)
         environment = c.lenient(.environment)
-        signedTransactions = try c.pageList(.signedTransactions)
+        (signedTransactions, unreadableItems) = try c.pageList(.signedTransactions)
     }
 }

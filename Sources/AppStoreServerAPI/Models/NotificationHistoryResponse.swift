@@ -8,6 +8,8 @@ public struct NotificationHistoryResponse: Decodable, Sendable, Hashable {
     public var hasMore: Bool
     /// The notifications; empty when absent.
     public var notificationHistory: [NotificationHistoryResponseItem]
+    /// Items of the list that could not be read (left out of it): the job logs and counts them.
+    public var unreadableItems = 0
 
     enum CodingKeys: String, CodingKey {
         case paginationToken, hasMore, notificationHistory
@@ -18,6 +20,6 @@ public struct NotificationHistoryResponse: Decodable, Sendable, Hashable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         paginationToken = c.lenientString(.paginationToken)
         hasMore = try c.pageFlag(.hasMore)
-        notificationHistory = try c.pageList(.notificationHistory)
+        (notificationHistory, unreadableItems) = try c.pageList(.notificationHistory)
     }
 }

@@ -4,6 +4,8 @@
 public struct RefundHistoryResponse: Decodable, Sendable, Hashable {
     /// JWS, each a ``JWSTransactionDecodedPayload``; empty when absent.
     public var signedTransactions: [String]
+    /// Items of the list that could not be read (left out of it): the job logs and counts them.
+    public var unreadableItems = 0
     /// The token for the next page, and after the last page the one to store for "only what is new since".
     public var revision: String?
     /// Whether another page follows; `false` when absent.
@@ -16,7 +18,7 @@ public struct RefundHistoryResponse: Decodable, Sendable, Hashable {
     /// Decodes leniently, but a list or `hasMore` that is not one fails the page.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        signedTransactions = try c.pageList(.signedTransactions)
+        (signedTransactions, unreadableItems) = try c.pageList(.signedTransactions)
         revision = c.lenientString(.revision)
         hasMore = try c.pageFlag(.hasMore)
     }

@@ -10,6 +10,8 @@ public struct StatusResponse: Decodable, Sendable, Hashable {
     public var appAppleId: Int64?
     /// One item per subscription group; empty when absent.
     public var data: [SubscriptionGroupIdentifierItem]
+    /// Items of the list that could not be read (left out of it): the job logs and counts them.
+    public var unreadableItems = 0
 
     enum CodingKeys: String, CodingKey {
         case environment, bundleId, appAppleId, data
@@ -21,6 +23,6 @@ public struct StatusResponse: Decodable, Sendable, Hashable {
         environment = c.lenient(.environment)
         bundleId = c.lenientString(.bundleId)
         appAppleId = c.lenientInt64(.appAppleId)
-        data = try c.pageList(.data)
+        (data, unreadableItems) = try c.pageList(.data)
     }
 }

@@ -6,6 +6,8 @@ public struct SubscriptionGroupIdentifierItem: Decodable, Sendable, Hashable {
     public var subscriptionGroupIdentifier: String?
     /// The latest transaction of each subscription in the group; empty when absent.
     public var lastTransactions: [LastTransactionsItem]
+    /// Items of the list that could not be read (left out of it): the job logs and counts them.
+    public var unreadableItems = 0
 
     enum CodingKeys: String, CodingKey {
         case subscriptionGroupIdentifier, lastTransactions
@@ -15,6 +17,6 @@ public struct SubscriptionGroupIdentifierItem: Decodable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         subscriptionGroupIdentifier = c.lenientString(.subscriptionGroupIdentifier)
-        lastTransactions = try c.pageList(.lastTransactions)
+        (lastTransactions, unreadableItems) = try c.pageList(.lastTransactions)
     }
 }

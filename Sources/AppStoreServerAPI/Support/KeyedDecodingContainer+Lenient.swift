@@ -50,11 +50,16 @@ extension KeyedDecodingContainer {
         lenientString(key).flatMap { UUID(uuidString: $0) }
     }
 
-    /// A page's list (of signed payloads, notifications, subscription groups): absent or null is empty, anything else
-    /// that is not such a list fails the page. Read as empty, it would let the cursor move past what the page held.
-    func pageList<Element: Decodable>(_ key: Key, of type: Element.Type = Element.self) throws -> [Element] {
-        guard contains(key), try !decodeNil(forKey: key) else { return [] }
-        return try decode([Element].self, forKey: key)
+    /// A page's list (of signed payloads, notifications, subscription groups) and how many of its items could not be
+    /// read (a null, a number where a JWS belongs, an item without its payload): those are left out and counted, the
+    /// others kept. Absent or null is empty; a value that is no list fails the page (read as empty, it would let the
+    /// cursor move past what the page held).
+    func pageList<Element: Decodable>(_ key: Key, of type: Element.Type = Element.self) throws -> (
+        items: [Element], unreadable: Int
+    ) {
+        guard contains(key), try !decodeNil(forKey: key) else { return ([], 0) }
+        let items = try decode([PageItem<Element>].self, forKey: key)
+        return (items.compactMap(\.value), items.count { $0.value == nil })
     }
 
     /// A page's `hasMore`: absent or null is `false`; a value that is no boolean fails the page rather than ending
@@ -101,5 +106,14 @@ extension Date {
     /// Milliseconds since 1970, rounded to the nearest millisecond.
     var millisecondsSince1970: Int64 {
         Int64((timeIntervalSince1970 * 1000).rounded())
+    }
+}
+
+/// One item of a page's list: the element, or nil when it cannot be read.
+struct PageItem<Element: Decodable>: Decodable {
+    var value: Element?
+
+    init(from decoder: any Decoder) throws {
+        value = try? Element(from: decoder)
     }
 }

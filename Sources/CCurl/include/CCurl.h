@@ -17,6 +17,7 @@ CURLcode storerecon_curl_easy_setopt_callback(
     CURL *handle, CURLoption option, storerecon_curl_data_callback callback);
 
 CURLcode storerecon_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode storerecon_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 
 CURLMcode storerecon_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 

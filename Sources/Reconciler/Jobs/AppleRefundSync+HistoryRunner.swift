@@ -74,6 +74,9 @@ extension AppleRefundSync {
             return .failed(error, tokenRefused: refused)
         }
         environment.counters.add("pages")
+        UnreadableItems.report(
+            answer.unreadableItems, page: "refund history of customer \(customer)", counters: environment.counters,
+            logger: environment.logger)
         let (rows, quarantined, failed) = await verify(
             answer.signedTransactions, from: answeredFrom, customer: customer, in: environment)
         return .answered(

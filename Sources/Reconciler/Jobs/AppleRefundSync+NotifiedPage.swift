@@ -42,6 +42,9 @@ extension AppleRefundSync {
             }
         }
         environment.counters.add("notifications", page.notificationHistory.count)
+        UnreadableItems.report(
+            page.unreadableItems, page: "\(type.rawValue) notification history", counters: environment.counters,
+            logger: environment.logger)
         return notified
     }
 

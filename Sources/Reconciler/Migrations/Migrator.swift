@@ -39,7 +39,8 @@ public struct Migrator {
                 } catch var error as PostgresError {
                     // A lost connection, a deadlock with a running job, a timeout: the file's transaction rolled back
                     // whole, and running `migrate` again applies it (exit 75, not 1).
-                    guard error.isRetryable else {
+                    // A statement timeout is not one: the same file meets it again (exit 1, naming the file).
+                    guard error.isRetryable, error.sqlState != "57014" else {
                         throw ReconcilerError(.migration, "migration \(migration.name) failed: \(error)")
                     }
                     error.message = "migration \(migration.name): \(error.message)"

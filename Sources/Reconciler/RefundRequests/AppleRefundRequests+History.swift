@@ -98,6 +98,9 @@ extension AppleRefundRequests {
         feed: ReadAheadFeed<HistoryPage>
     ) async {
         let (verified, clean) = await verifyPage(page, shared: shared)
+        UnreadableItems.report(
+            page.unreadableItems, page: "\(type.rawValue) notification history", counters: shared.counters,
+            logger: shared.logger)
         feed.push(
             HistoryPage(
                 type: type, verified: verified, count: page.notificationHistory.count, clean: clean, isLast: isLast))
