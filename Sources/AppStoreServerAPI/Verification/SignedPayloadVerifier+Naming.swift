@@ -32,8 +32,7 @@ extension SignedPayloadVerifier {
 
     /// The payload's `field` (a string or a number), at most 64 characters, when it can be read.
     static func identity(of jws: String, field: String) -> String? {
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let bytes = Base64URL.decode(parts[1].utf8),
+        guard let parts = try? CompactJWS(jws), let bytes = Base64URL.decode(parts.payload),
             let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
             let value = object[field], value is String || value is NSNumber
         else { return nil }
