@@ -87,6 +87,7 @@ extension RefundReport {
             minor unit, then added: every total is the sum of the rows above it. A refund stays in the period it was
             booked in; a reversal is a negative entry in its own period (counted in reversed_refunds). Apple
             family-sharing revocations (no money moved) are counted apart.</p>
+            <p class="note">\(Self.escape(Self.appleAmountsAre)).</p>
             <p class="note">\(Self.escape(Self.googleCoverage)).</p>
 
             """

@@ -156,7 +156,8 @@ extension RefundReport {
 
     /// One row per entry, in booking order, for `--detail`. `price_nanos` is the sale's own price in the entry's
     /// currency, rounded to its minor unit: Apple's signed `price` (the total for the quantity bought), Google's
-    /// order total from the Orders API; `NULL` when storerecon does not know it in that currency.
+    /// order total from the Orders API; `NULL` when storerecon does not know it in that currency. Apple's price is
+    /// known whatever the refund's amount (a family revoke's, a prorated refund's without its percentage).
     static func detailQuery(_ basis: RefundReportOptions.Basis) -> String {
         """
         \(roundedEntries(basis))
@@ -166,7 +167,8 @@ extension RefundReport {
                e.percentage_milli, e.currency, e.buyer_country, e.amount_source, e.amount_note, e.environment,
                trunc(e.gross)::text AS gross_nanos, trunc(e.tax)::text AS tax_nanos,
                trunc(report_round_half_even(
-                   CASE WHEN e.platform = 'apple' AND e.amount_source = 'store' THEN e.price_milli::numeric * 1000000
+                   CASE WHEN e.platform = 'apple' AND e.amount_source IS DISTINCT FROM 'configured'
+                        THEN e.price_milli::numeric * 1000000
                         WHEN o.status = 'ok' AND o.currency = e.currency THEN o.total_nanos::numeric
                    END, coalesce(e.exponent, 9)))::text AS price_nanos
         FROM rounded e

@@ -14,7 +14,13 @@ extension RefundReport {
     /// What every report says its amounts are.
     static let amountsAre =
         "amounts in each currency's major units (10.99 USD, 1990 JPY): each refund rounded half to even to the "
-        + "currency's minor unit, then added; net = gross - tax; a reversal is a negative entry in its own period"
+        + "currency's minor unit, then added; net = gross - tax; a reversal is a negative entry in its own period; "
+        + appleAmountsAre
+
+    /// What Apple's amounts are (Apple asks that a report built on its `price` say so).
+    static let appleAmountsAre =
+        "Apple's amounts are the store-reported price (its signed price and refunded share; App Store Connect's "
+        + "financial reports, not these, are Apple's record of revenue)"
 
     /// Exact nanos in the currency's major units with its minor unit's decimals, or empty when unknown.
     static func major(_ nanos: Decimal?, _ currency: String?) -> String {
@@ -109,7 +115,9 @@ extension RefundReport {
         for row in rows { Self.widen(&widths, row) }
         var lines = [tableTitle] + rows.map { Self.padded($0, widths) }
         if rows.count == 1 { lines.append("(no refunds from \(options.from) to \(options.to))") }
-        if groups.contains(where: { $0.keys["platform"] != "apple" }) { lines.append(Self.googleCoverage) }
+        if groups.isEmpty || groups.contains(where: { $0.keys["platform"] != "apple" }) {
+            lines.append(Self.googleCoverage)
+        }
         lines.append(unknownAmountLine)
         if totalsSplitByPlatform { lines.append(Self.splitTotalsNote) }
         if let rates = options.rates {
@@ -130,14 +138,13 @@ extension RefundReport {
 
     /// Widens `widths` to hold `row`.
     static func widen(_ widths: inout [Int], _ row: [String]) {
-        for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+        TextColumns.widen(&widths, row)
     }
 
-    /// A table line: each cell padded to its column's width, trailing spaces dropped.
+    /// A table line: each cell padded to its column's width (in Characters, as `widen` measures), trailing spaces
+    /// dropped.
     static func padded(_ row: [String], _ widths: [Int]) -> String {
-        row.enumerated().map { index, cell in
-            cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-        }.joined(separator: "  ").trimmingTrailingSpaces()
+        TextColumns.line(row, widths: widths)
     }
 
     /// The request as every JSON report states it.
@@ -207,14 +214,5 @@ enum PostgresTimestampText {
     static func iso(_ date: Date) -> String {
         // "2026-11-22T04:32:50.123456Z" -> "2026-11-22T04:32:50.123Z"
         PostgresTimestamp.millis(date)
-    }
-}
-
-extension String {
-    /// The text without trailing spaces; leading ones stay, so a row whose first cell is empty keeps its columns.
-    fileprivate func trimmingTrailingSpaces() -> String {
-        var text = Substring(self)
-        while text.last == " " { text.removeLast() }
-        return String(text)
     }
 }

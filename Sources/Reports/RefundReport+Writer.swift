@@ -53,15 +53,18 @@ extension RefundReport {
     func streamTable(on connection: PostgresConnection, to output: RefundReportOutput) throws {
         var widths = Self.detailColumns.map(\.count)
         var rows = 0
+        var google = false
         try Self.streamDetails(options, on: connection) { detail in
             Self.widen(&widths, Self.cells(detail).map(\.plain))
             rows += 1
+            google = google || detail.platform == .google
         }
         try output.write(tableTitle + "\n" + Self.padded(Self.detailColumns, widths) + "\n")
         try Self.streamDetails(options, on: connection) { detail in
             try output.write(Self.padded(Self.cells(detail).map(\.plain), widths) + "\n")
         }
         if rows == 0 { try output.write("(no refunds from \(options.from) to \(options.to))\n") }
+        if google || rows == 0 { try output.write(Self.googleCoverage + "\n") }
         try output.write(unknownAmountLine + "\n")
     }
 

@@ -26,6 +26,15 @@ public enum TextColumns {
             let pad = String(repeating: " ", count: widths[index] - cell.count)
             return right.contains(index) ? pad + cell : cell + pad
         }
-        .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        .joined(separator: "  ").trimmingTrailingSpaces()
+    }
+}
+
+extension String {
+    /// The text without trailing spaces; leading ones stay, so a row whose first cell is empty keeps its columns.
+    func trimmingTrailingSpaces() -> String {
+        var text = Substring(self)
+        while text.last == " " { text.removeLast() }
+        return String(text)
     }
 }

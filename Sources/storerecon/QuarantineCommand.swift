@@ -62,6 +62,11 @@ struct QuarantineCommand: AsyncParsableCommand {
                 if let app { _ = try runtime.apps(matching: app) }
                 let connection = try runtime.connect()
                 defer { connection.close() }
+                if let id, try QuarantineRetry.list(app: app, all: false, id: id, on: connection).isEmpty {
+                    throw ReconcilerError(
+                        .input,
+                        "quarantine #\(id): no open quarantined row has that id\(app.map { " for app \($0)" } ?? "")")
+                }
                 let configuration = runtime.configuration
                 let gate = PostgresQuotaGate(
                     conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock())

@@ -173,6 +173,18 @@ struct CommandLineTests {
         #expect(outcome.stderr.contains("metrics"), "\(outcome.stderr)")
     }
 
+    /// `quarantine retry --id N` and `drop --id N` with no open row of that id (a typo, a row already landed) say
+    /// so and exit 1, rather than "0 landed".
+    @Test func aQuarantineIdWithNoOpenRowIsAnError() throws {
+        #expect(try run(["migrate"]).status == 0)
+        for command in [["retry", "--id", "987"], ["drop", "--id", "987", "--reason", "typo"]] {
+            let outcome = try run(["quarantine"] + command)
+            #expect(outcome.status == 1, "\(command): \(outcome.stderr)")
+            #expect(
+                outcome.stderr.contains("quarantine #987: no open quarantined row has that id"), "\(outcome.stderr)")
+        }
+    }
+
     @Test func databaseDownIsExit75WithoutThePassword() throws {
         let outcome = try run(
             ["status"],

@@ -56,8 +56,10 @@ extension AppleRefundSync {
         let (app, ledger, cursors) = (app.id, ledger, cursors)
         try environment.connection.transaction { connection in
             try cursors.queueNotified(notified.customers, reason: type.rawValue, on: connection)
+            // A refund the database refuses is set aside as a signed transaction, Refund History's form, so that
+            // `quarantine retry` verifies and writes it as one.
             let counts = try ledger.write(
-                notified.refunds, quarantined: notified.quarantined, job: .appleNotifications,
+                notified.refunds, quarantined: notified.quarantined, job: .appleRefunds,
                 runId: environment.runId, logger: environment.logger, counters: environment.counters, on: connection)
             environment.counters.add("inserted", counts.0)
             environment.counters.add("updated", counts.1)

@@ -138,30 +138,45 @@ public struct QuarantineRetry {
         }
     }
 
-    /// An Apple notification: verified again; its customer is queued, so the next refund sync reads the customer's
-    /// refund history (the ledger's source for it).
+    /// An Apple notification: verified again, then stored as a page of Notification History is: its customer
+    /// queued (the next refund sync reads the customer's refund history), its refund written, its reversal marked.
     private func retryNotification(_ entry: Entry, app: AppConfig) async throws -> Bool {
         let access = try appleAccess(app)
+        let notification: VerifiedNotification
+        let transaction: VerifiedTransaction
         do {
-            let notification = try await access.verifier(for: StoreClients.appleEnvironment(app))
+            notification = try await access.verifier(for: StoreClients.appleEnvironment(app))
                 .verifyNotification(entry.raw)
             guard let inner = notification.payload.data?.signedTransactionInfo else {
                 try updateReason(entry.id, "the notification carries no signedTransactionInfo")
                 return false
             }
-            let transaction = try await access.verifier(
+            transaction = try await access.verifier(
                 for: notification.payload.data?.environment ?? StoreClients.appleEnvironment(app)
             ).verifyTransaction(inner)
-            guard let original = transaction.payload.originalTransactionId, !original.isEmpty else {
-                try updateReason(entry.id, "originalTransactionId: missing in its signed transaction")
-                return false
-            }
-            try AppleRefundCursorStore(appId: app.id).queue([original], reason: "quarantine_retry", on: connection)
-            return true
         } catch {
             try updateReason(entry.id, "the notification failed verification again: \(error)")
             return false
         }
+        var page = AppleRefundSync.NotifiedPage()
+        page.add(
+            notification, transaction, signed: entry.raw, type: notification.payload.notificationType ?? .refund,
+            now: Date())
+        let ledger = ledger(app)
+        try connection.transaction { connection in
+            try AppleRefundCursorStore(appId: app.id).queueNotified(
+                page.customers, reason: "quarantine_retry", on: connection)
+            _ = try ledger.write(
+                page.refunds, quarantined: [], job: .appleRefunds, runId: nil, logger: logger, counters: JobCounters(),
+                on: connection)
+            _ = try ledger.markReversed(
+                transactionIds: page.reversed.map(\.0), at: page.reversed.map(\.1), on: connection)
+        }
+        if let unstorable = page.quarantined.first {
+            try updateReason(entry.id, unstorable.reason)
+            return false
+        }
+        return try page.refunds.allSatisfy { try refundExists(app: app.id, id: $0.orderId) }
     }
 
     private func isLanded(_ id: Int64) throws -> Bool {

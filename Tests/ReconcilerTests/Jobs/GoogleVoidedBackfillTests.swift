@@ -88,6 +88,31 @@ struct GoogleVoidedBackfillTests {
         }
     }
 
+    /// A stopped backfill resumed after its page token expired and its start left the 30 days: the slice restarts
+    /// from what Google still keeps, with a warning; no gap is recorded (the sync lost nothing).
+    @Test func aBackfillRestartedPastTheThirtyDaysRecordsNoGap() async throws {
+        var options = Self.options
+        options.voidedPageTokenLifetimeSeconds = 86_400
+        try await StoreSimulator.withRunning(options) { simulator in
+            let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "gvbfrestart"))
+            let since = harness.stores.now().addingTimeInterval(-29 * 86_400)
+            let shutdown = ShutdownSignal()
+            let stopping = ScriptedTransport { call in if call == 3 { shutdown.request() } }
+            let first = try await harness.googleVoided(
+                .backfill(since: since, until: nil), transport: stopping, shutdown: shutdown)
+            #expect(first.exitCode == 75)
+
+            simulator.clock.advance(millis: 2 * 86_400_000)
+            let second = try await harness.googleVoided(
+                .backfill(since: since, until: nil), transport: ScriptedTransport { _ in })
+            #expect(second.exitCode == 0, "\(second.error ?? "")")
+            #expect(second.counts["token_restarts"] == 1)
+            #expect((second.counts["since_clamped"] ?? 0) >= 1)
+            let gaps = try harness.connection().query("SELECT count(*) AS n FROM sync_gap")[0].decode("n", as: Int.self)
+            #expect(gaps == 0)
+        }
+    }
+
     @Test func aBackfillStopsAtItsShareOfTheDailyCapAndTheSyncGetsTheRest() async throws {
         try await StoreSimulator.withRunning(Self.options) { simulator in
             let stores = try SimulatedStores(simulator: simulator, databasePrefix: "gvbfshare")

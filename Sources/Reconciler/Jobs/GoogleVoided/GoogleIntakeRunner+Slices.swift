@@ -38,11 +38,17 @@ extension GoogleIntakeRunner {
         environment.counters.add("orders_asked_ahead", priced.orderIds.count)
     }
 
-    /// Saves a slice read again from its start, and the gap when its start left what Google keeps.
+    /// Saves a slice read again from its start, and the gap when its start left what Google keeps. A backfill's
+    /// start clamped so is a warning, no gap: the incremental sync lost nothing (as when a backfill resumes).
     func restart(_ slice: VoidedSlice, gap: DateInterval?) throws {
         logger.warning("a page token was refused; restarting its slice from its start")
         environment.counters.add("token_restarts")
-        if let gap {
+        if let gap, window.purpose == .backfill {
+            environment.counters.add("since_clamped")
+            logger.warning(
+                "the backfill restarted after Google stopped keeping voids recorded \(GoogleVoidedSync.text(gap.start)) – \(GoogleVoidedSync.text(gap.end)): they cannot be fetched any more"
+            )
+        } else if let gap {
             logger.error(
                 "gap: voids recorded \(GoogleVoidedSync.text(gap.start)) – \(GoogleVoidedSync.text(gap.end)) are older than Google keeps (30 days) and cannot be fetched any more"
             )
