@@ -29,8 +29,9 @@ public struct GoogleOrderStore: Sendable {
     }
 
     /// Orders storerecon knows that may have been refunded without revocation: Google subscriptions' current
-    /// orders (`latestSuccessfulOrderId`, kept by the recheck) and orders fetched before, none refunded in the
-    /// ledger yet nor named by a voided row waiting in the quarantine, least recently asked first.
+    /// orders (`latestSuccessfulOrderId`, kept by the recheck) never fetched nor refunded in the ledger yet, and
+    /// orders fetched before that Google had not refunded whole (one refunded in part may be refunded again), none
+    /// named by a voided row waiting in the quarantine, least recently asked first.
     public func knownOrders(limit: Int, on connection: PostgresConnection) throws -> [String] {
         try connection.query(
             """
@@ -38,14 +39,14 @@ public struct GoogleOrderStore: Sendable {
                 SELECT s.current_order_id AS id, NULL::timestamptz AS asked FROM subscription s
                 WHERE s.app_id = $1 AND s.current_order_id LIKE 'GPA.%'
                   AND NOT EXISTS (SELECT 1 FROM google_order o WHERE o.app_id = $1 AND o.order_id = s.current_order_id)
+                  AND NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = s.current_order_id)
                 UNION ALL
                 SELECT o.order_id, o.fetched_at FROM google_order o
                 WHERE o.app_id = $1 AND o.status = 'ok' AND o.state IS DISTINCT FROM 'REFUNDED'
             ) AS known
-            WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = known.id)
-              -- A voided row set aside (wrong types) is a revocation the ledger could not store yet: its order's
-              -- refund is not one "without revocation", and waits for the quarantine's retry.
-              AND NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.app_id = $1 AND q.job = 'google_voided'
+            -- A voided row set aside (wrong types) is a revocation the ledger could not store yet: its order's
+            -- refund is not one "without revocation", and waits for the quarantine's retry.
+            WHERE NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.app_id = $1 AND q.job = 'google_voided'
                               AND q.resolved_at IS NULL AND q.natural_key = known.id)
             GROUP BY id
             ORDER BY min(asked) NULLS FIRST, id

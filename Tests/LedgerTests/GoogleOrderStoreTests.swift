@@ -102,6 +102,32 @@ import Testing
         #expect(again.map(\.revoked) == [false, true])
     }
 
+    /// An order Google refunded in part without revoking (a goodwill refund) is read again with the known orders:
+    /// its next refund lands beside the first; once Google refunds it whole it is read no more.
+    @Test func anOrderRefundedInPartIsReadAgainUntilRefundedWhole() throws {
+        let connection = try Self.database("ledger_known")
+        defer { connection.close() }
+        let store = GoogleOrderStore(appId: "droid")
+        var order = OrderHistoryBuilder(currency: "GBP", total: "6.93", tax: "1.155", quantity: 7)
+        order.state = "PARTIALLY_REFUNDED"
+        order.partial("0.50", tax: "0.083", created: Self.t0)
+        _ = try Self.store(order, on: connection)
+        #expect(try Self.ledger(order.orderId, on: connection).map(\.gross) == [500_000_000])
+        #expect(try store.knownOrders(limit: 10, on: connection) == [order.orderId])
+
+        order.partial("1.00", tax: "0.17", created: Self.t0 + 86_400_000)
+        _ = try Self.store(order, on: connection)
+        #expect(try Self.ledger(order.orderId, on: connection).map(\.gross) == [500_000_000, 1_000_000_000])
+        #expect(try store.knownOrders(limit: 10, on: connection) == [order.orderId])
+
+        order.state = "REFUNDED"
+        order.fullRefund("6.93", tax: "1.155", at: Self.t0 + 2 * 86_400_000)
+        _ = try Self.store(order, on: connection)
+        let rows = try Self.ledger(order.orderId, on: connection)
+        #expect(rows.compactMap(\.gross).reduce(0, +) == 6_930_000_000, "\(rows)")
+        #expect(try store.knownOrders(limit: 10, on: connection).isEmpty)
+    }
+
     /// An order of GBP 1.99 with partial refunds of 1.50 and 1.00, voided whole: more refunded than charged.
     static func overRefunded(on connection: PostgresConnection) throws -> OrderHistoryBuilder {
         var order = OrderHistoryBuilder(currency: "GBP", total: "1.99", tax: "0.33", quantity: 1)
