@@ -38,9 +38,10 @@ public enum RefundAmountRule {
     }
 
     /// What an upserted record offers: a Google row of the voided list (revoked) says nothing the Orders API did
-    /// not; every other record is the store's statement.
-    public static func offer(platform: RefundPlatform, revoked: Bool) -> Offer {
-        platform == .google && revoked ? .voidedRow : .stated
+    /// not, unless it carries the store's amount (priced ahead from its order); every other record is the store's
+    /// statement.
+    public static func offer(platform: RefundPlatform, revoked: Bool, storeAmount: Bool = false) -> Offer {
+        platform == .google && revoked && !storeAmount ? .voidedRow : .stated
     }
 
     /// What an Orders API answer offers one revoked row: the store's amount when the order states one, nothing when
@@ -69,13 +70,17 @@ public enum RefundAmountRule {
             + "ELSE '\(other.rawValue)' END"
     }
 
-    /// An SQL expression giving the ``Offer`` raw value of an upserted row from its `platform` and `revoked`
-    /// (SQL expressions), generated from ``offer(platform:revoked:)``.
-    static func offerSQL(platform: String, revoked: String) -> String {
+    /// An SQL expression giving the ``Offer`` raw value of an upserted row from its `platform`, `revoked` and
+    /// `source` (SQL expressions; `source` the row's `amount_source`), generated from
+    /// ``offer(platform:revoked:storeAmount:)``.
+    static func offerSQL(platform: String, revoked: String, source: String) -> String {
         let whens = RefundPlatform.allCases.flatMap { store in
-            [true, false].map { flag in
-                "WHEN \(platform) = '\(store.rawValue)' AND \(revoked) = \(flag) "
-                    + "THEN '\(offer(platform: store, revoked: flag).rawValue)'"
+            [true, false].flatMap { flag in
+                [true, false].map { stated in
+                    "WHEN \(platform) = '\(store.rawValue)' AND \(revoked) = \(flag) "
+                        + "AND (\(source) IS NOT DISTINCT FROM '\(AmountSource.store.rawValue)') = \(stated) "
+                        + "THEN '\(offer(platform: store, revoked: flag, storeAmount: stated).rawValue)'"
+                }
             }
         }
         return "CASE \(whens.joined(separator: " ")) END"

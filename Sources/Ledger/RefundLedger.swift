@@ -56,21 +56,26 @@ public struct RefundLedger: Sendable {
     /// transaction: when the database refuses the batch for its rows' sake, the rows are written one by one so
     /// exactly the refused ones are quarantined. Returns (inserted, updated); `counters` gets `merged_repeats` and
     /// `quarantined`.
-    /// - Parameter expectNew: the records are probably all new (the previous page's were): a plain `INSERT` is tried
-    ///   first, which spares the server the conflict check of every row; the upsert follows when a row exists.
+    /// - Parameters:
+    ///   - expectNew: the records are probably all new (the previous page's were): a plain `INSERT` is tried first,
+    ///     which spares the server the conflict check of every row; the upsert follows when a row exists.
+    ///   - keepingStored: only new rows are written; a stored one stays as it is, even one another transaction
+    ///     stored a moment ago (a voided-purchase notification knows less than the voided list's row).
     public func write(
         _ records: [RefundRecord], quarantined: [QuarantinedRow], job: QuarantineJob, runId: Int64?,
-        expectNew: Bool = false, logger: Logger, counters: (any LedgerCounters)?, on connection: PostgresConnection
+        expectNew: Bool = false, keepingStored: Bool = false, logger: Logger, counters: (any LedgerCounters)?,
+        on connection: PostgresConnection
     ) throws -> (Int, Int) {
         try write(
-            prepare(records, runId: runId), quarantined: quarantined, job: job, expectNew: expectNew, logger: logger,
-            counters: counters, on: connection)
+            prepare(records, runId: runId), quarantined: quarantined, job: job, expectNew: expectNew,
+            keepingStored: keepingStored, logger: logger, counters: counters, on: connection)
     }
 
-    /// Stores a prepared batch (see ``write(_:quarantined:job:runId:expectNew:logger:counters:on:)``).
+    /// Stores a prepared batch (see ``write(_:quarantined:job:runId:expectNew:keepingStored:logger:counters:on:)``).
     public func write(
         _ prepared: Prepared, quarantined: [QuarantinedRow], job: QuarantineJob, expectNew: Bool = false,
-        logger: Logger, counters: (any LedgerCounters)?, on connection: PostgresConnection
+        keepingStored: Bool = false, logger: Logger, counters: (any LedgerCounters)?,
+        on connection: PostgresConnection
     ) throws -> (Int, Int) {
         let (merged, runId) = (prepared.merged, prepared.runId)
         counters?.add("merged_repeats", prepared.repeats)
@@ -79,7 +84,7 @@ public struct RefundLedger: Sendable {
             let rendered = batch.count == merged.count ? prepared.parameters : nil
             return try writer.upsert(
                 batch, runId: runId, expectNew: expectNew && batch.count == merged.count, rendered: rendered,
-                on: connection)
+                keepingStored: keepingStored, on: connection)
         }
         let odd =
             quarantined

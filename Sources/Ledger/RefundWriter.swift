@@ -12,10 +12,12 @@ struct RefundWriter: Sendable {
 
     /// Upserts records, then applies their effect on their subscriptions (``SubscriptionLedger``). Returns
     /// (inserted, updated).
-    /// - Parameter rendered: the parameters of these records, rendered ahead (``RefundLedger/prepare(_:runId:)``).
+    /// - Parameters:
+    ///   - rendered: the parameters of these records, rendered ahead (``RefundLedger/prepare(_:runId:)``).
+    ///   - keepingStored: a row already stored is left as it is (a record that knows less than any other source).
     func upsert(
         _ records: [RefundRecord], runId: Int64?, expectNew: Bool = false, rendered: [String?]? = nil,
-        on connection: PostgresConnection
+        keepingStored: Bool = false, on connection: PostgresConnection
     ) throws -> (Int, Int) {
         guard let platform = records.first?.platform else { return (0, 0) }
         precondition(records.allSatisfy { $0.platform == platform }, "one platform per batch")
@@ -31,7 +33,7 @@ struct RefundWriter: Sendable {
                 try connection.execute("ROLLBACK TO SAVEPOINT ledger_batch")
             }
         }
-        let row = try counts ?? connection.query(Self.upsertSQL, parameters)[0]
+        let row = try counts ?? connection.query(keepingStored ? Self.insertNewSQL : Self.upsertSQL, parameters)[0]
         let revoking = records.allSatisfy(\.revokes) ? records : records.filter(\.revokes)
         try SubscriptionLedger.applyRefunds(
             app: appId, storeIds: revoking.map(\.originalId), orderIds: revoking.map(\.orderId),
@@ -77,9 +79,11 @@ struct RefundWriter: Sendable {
     }
 
     /// The amount's columns on a conflict, as ``RefundAmountRule`` decides from the stored amount's source and what
-    /// the record offers (a Google voided row states no amount: it fills only what the row lacks).
+    /// the record offers (a Google voided row states no amount: it fills only what the row lacks; one priced ahead
+    /// states the store's).
     private static let amountColumns: String = {
-        let offer = RefundAmountRule.offerSQL(platform: "EXCLUDED.platform", revoked: "EXCLUDED.revoked")
+        let offer = RefundAmountRule.offerSQL(
+            platform: "EXCLUDED.platform", revoked: "EXCLUDED.revoked", source: "EXCLUDED.amount_source")
         let decision = RefundAmountRule.decisionSQL(stored: "r.amount_source", offer: offer)
         return [
             "quantity", "price_milli", "currency", "gross_amount", "tax_amount", "amount_precision", "amount_source",
@@ -112,6 +116,7 @@ struct RefundWriter: Sendable {
                OR (r.buyer_country IS NULL AND EXCLUDED.buyer_country IS NOT NULL)
             """)
     static let insertSQL = insertSQL(onConflict: "")
+    static let insertNewSQL = insertSQL(onConflict: "ON CONFLICT (app_id, order_id, part_key) DO NOTHING")
 
     // $1 app, $2 platform, $3 ... $25 the records' columns, $26 their payloads, $27 run id, $28 ... $31 the configured
     // estimates (``ConfiguredPrices/estimates``).

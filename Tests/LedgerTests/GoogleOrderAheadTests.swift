@@ -116,6 +116,31 @@ import Testing
         #expect(priced.pricedRows == 3)
     }
 
+    /// A row another job wrote first with a configured estimate (an RTDN voided notification, between the page's
+    /// look-up of known orders and its storing): the page priced ahead replaces the estimate with the store's
+    /// amount, as the usual way's answer does (it used to keep the estimate, and the order was never asked again).
+    @Test func aPricedAheadRowReplacesAnEstimateWrittenMeanwhile() throws {
+        let connection = try GoogleOrderStoreTests.database("ledger_ahead_race")
+        defer { connection.close() }
+        let orders = Self.orders()
+        let records = try Self.page(orders)
+        let whole = orders[0].order.orderId
+        let ledger = RefundLedger(appId: "droid")
+        _ = try connection.transaction { try ledger.upsert(records.filter { $0.orderId == whole }, runId: nil, on: $0) }
+        try connection.execute(
+            """
+            UPDATE refund SET gross_amount = 5490, amount_precision = 3, amount_source = 'configured', currency = 'USD'
+            WHERE order_id = $1
+            """, [whole])
+        let priced = GoogleOrderStore.priceAhead(records, answered: try Self.answered(orders.map(\.order)))
+        _ = try connection.transaction { try ledger.upsert(priced.records, runId: nil, on: $0) }
+        let row = try connection.query(
+            "SELECT gross_amount, amount_precision, amount_source FROM refund WHERE order_id = $1", [whole])[0]
+        #expect(try row.decode("gross_amount", as: Int64.self) == 4_990_000_000)
+        #expect(try row.decode("amount_precision", as: Int.self) == 9)
+        #expect(try row.decode("amount_source", as: String.self) == "store")
+    }
+
     /// An order another waiting page holds too goes back to the usual way: its rows as they came, its order with
     /// the rest.
     @Test func anOrderOnAnotherWaitingPageIsDemoted() throws {

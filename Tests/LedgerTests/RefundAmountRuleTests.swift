@@ -33,6 +33,8 @@ import Testing
         #expect(Rule.offer(platform: .google, revoked: false) == .stated)
         #expect(Rule.offer(platform: .apple, revoked: true) == .stated)
         #expect(Rule.offer(platform: .apple, revoked: false) == .stated)
+        // A voided row priced ahead from its order carries the store's amount.
+        #expect(Rule.offer(platform: .google, revoked: true, storeAmount: true) == .stated)
     }
 
     static func price(gross: Int64?, note: AmountNote?, currency: String? = "USD", quantity: Int = 2)

@@ -32,18 +32,18 @@ extension GoogleRefundRequests {
     }
 
     /// Records a voided-purchase notification in the ledger, inside the caller's transaction, unless its row is
-    /// there already.
+    /// there already: the voided list's row (its reason, source and voided time) is never overwritten, also when the
+    /// nightly sync stores it while this transaction runs.
     static func record(
         _ notice: RefundRecord.VoidedNotice, payload: Data, ledger: RefundLedger, runId: Int64?, now: Date,
         logger: Logger, counters: (any LedgerCounters)?, on connection: PostgresConnection
     ) throws -> VoidedOutcome {
         switch RefundRecord.voided(notice, payload: payload, receivedAt: now) {
         case .refund(let record):
-            guard try ledger.countNew([record], on: connection) == 1 else { return .known }
-            _ = try ledger.write(
-                [record], quarantined: [], job: .googleVoided, runId: runId, logger: logger, counters: counters,
-                on: connection)
-            return .recorded
+            let (inserted, _) = try ledger.write(
+                [record], quarantined: [], job: .googleVoided, runId: runId, keepingStored: true, logger: logger,
+                counters: counters, on: connection)
+            return inserted == 1 ? .recorded : .known
         case .notARefund: return .leftToNightly
         case .unstorable(let reason): return .unstorable(reason)
         }
