@@ -20,7 +20,7 @@ extension GoogleOrderPricing {
         /// The units `gross` pays for, when it fits a whole number of them; else 0.
         func units(for gross: Int64) -> Int {
             guard lineTotal > 0 else { return 0 }
-            let estimate = Int((Int128(gross) * Int128(bought) + Int128(lineTotal) / 2) / Int128(lineTotal))
+            let estimate = Int(clamping: (Int128(gross) * Int128(bought) + Int128(lineTotal) / 2) / Int128(lineTotal))
             return (1...max(1, bought)).contains(estimate) && fits(gross, units: estimate) ? estimate : 0
         }
     }
@@ -125,8 +125,19 @@ extension GoogleOrderPricing {
         }
 
         /// What the processed partial refunds gave back, tax included.
-        var processedGross: Int64 { events.filter(\.processed).reduce(0) { $0 + ($1.gross ?? 0) } }
-        var processedTax: Int64 { events.filter(\.processed).reduce(0) { $0 + ($1.tax ?? 0) } }
+        var processedGross: Int64 { Self.sum(events.filter(\.processed).map { $0.gross ?? 0 }) }
+        var processedTax: Int64 { Self.sum(events.filter(\.processed).map { $0.tax ?? 0 }) }
+
+        /// A sum of the store's figures, held at Int64's bounds: impossible figures make an impossible order (more
+        /// refunded than charged, set aside), never a crash.
+        static func sum(_ values: [Int64]) -> Int64 {
+            Int64(clamping: values.reduce(Int128(0)) { $0 + Int128($1) })
+        }
+
+        /// What `total` leaves after `refunded`, at least 0.
+        static func left(_ total: Int64, after refunded: Int64) -> Int64 {
+            Int64(clamping: max(0, Int128(total) - Int128(refunded)))
+        }
 
         /// Units an unclaimed processed event refunded, when its amount is a whole number of units.
         func estimatedUnits(_ event: RefundEventFacts) -> Int {
@@ -143,9 +154,9 @@ extension GoogleOrderPricing {
             guard let refunded = refund.gross else {
                 return Remainder(currency: refund.currency, units: units, at: refund.at)
             }
-            let gross = total.map { min(refunded, max(0, $0 - processedGross)) } ?? refunded
+            let gross = total.map { min(refunded, Self.left($0, after: processedGross)) } ?? refunded
             let refundedTax = refund.tax ?? 0
-            let tax = tax.map { min(refundedTax, max(0, $0 - processedTax)) } ?? refundedTax
+            let tax = tax.map { min(refundedTax, Self.left($0, after: processedTax)) } ?? refundedTax
             return Remainder(gross: gross, tax: min(tax, gross), currency: refund.currency, units: units, at: refund.at)
         }
 

@@ -94,6 +94,13 @@ public enum GoogleOrderPricing {
             parts.append(remainder.price(rowId: target.rowId))
         }
         var unrevoked = unclaimed.compactMap { facts.events[$0].record(order, facts: facts, payload: payload) }
+        // Two refunds made in the same millisecond are two refunds, not one row written twice.
+        var made: [Int64: Int] = [:]
+        for index in unrevoked.indices {
+            guard case .orderPartial(let millis, _) = unrevoked[index].part else { continue }
+            made[millis, default: 0] += 1
+            unrevoked[index].part = .orderPartial(createdMillis: millis, ordinal: made[millis] ?? 1)
+        }
         if whole == nil, remainderPart == nil, let record = remainder.record(order, facts: facts, payload: payload) {
             unrevoked.append(record)
         }
@@ -135,7 +142,7 @@ public enum GoogleOrderPricing {
 
     /// Why the order's figures refund more than it charged, or `nil`.
     static func overRefund(_ facts: OrderFacts, quantityParts: [VoidedPart]) -> String? {
-        let units = quantityParts.reduce(0) { $0 + ($1.units ?? 0) }
+        let units = Int(clamping: OrderFacts.sum(quantityParts.map { Int64($0.units ?? 0) }))
         if let bought = facts.bought, units > bought {
             return "order \(facts.orderId): voided quantities add up to \(units) units, more than the \(bought) bought"
         }

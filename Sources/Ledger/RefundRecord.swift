@@ -21,15 +21,17 @@ public struct RefundRecord: Sendable, Equatable {
         case quantity(voidedMillis: Int64, quantity: Int)
         /// A Google order's `refundEvent`, refunded without revocation (never in the voided list).
         case orderRefund
-        /// A Google order's processed partial refund by amount, without revocation.
-        case orderPartial(createdMillis: Int64)
+        /// A Google order's processed partial refund by amount, without revocation; `ordinal` tells apart those
+        /// made in the same millisecond (by their place in the order's history).
+        case orderPartial(createdMillis: Int64, ordinal: Int = 1)
 
         public var key: String {
             switch self {
             case .whole: ""
             case .quantity(let millis, let quantity): "\(millis):\(quantity)"
             case .orderRefund: "orders:refund"
-            case .orderPartial(let millis): "orders:partial:\(millis)"
+            case .orderPartial(let millis, let ordinal):
+                ordinal == 1 ? "orders:partial:\(millis)" : "orders:partial:\(millis)#\(ordinal)"
             }
         }
 

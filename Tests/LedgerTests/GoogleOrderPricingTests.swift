@@ -125,6 +125,21 @@ struct GoogleOrderPricingTests {
         #expect(priced.unrevoked.isEmpty)
     }
 
+    /// Figures no order has (two partial refunds of 5,000,000,000 each, more than 64 bits of nanos together; a
+    /// voided quantity near Int.max) are an impossible order set aside, not a crash of the run.
+    @Test func figuresPastSixtyFourBitsAreSetAsideNotACrash() throws {
+        var order = OrderHistoryBuilder(currency: "USD", total: "0.000000001", tax: "0", quantity: 1)
+        order.partial("5000000000", tax: "0", created: Self.t0)
+        order.partial("5000000000", tax: "0", created: Self.t0 + Self.minute)
+        order.fullRefund("9000000000", tax: "0", at: Self.t0 + 2 * Self.minute)
+        let priced = try Self.price(order, [Part(rowId: 1, units: nil, voidedMillis: Self.t0)])
+        #expect(priced.overRefund != nil)
+        let units = try Self.price(
+            order,
+            [Part(rowId: 1, units: Int.max, voidedMillis: Self.t0), Part(rowId: 2, units: 2, voidedMillis: Self.t0)])
+        #expect(units.overRefund != nil)
+    }
+
     /// Voided quantities of 3 + 2 units on an order of 4 cannot be: set aside.
     @Test func voidedUnitsBeyondWhatWasBoughtAreSetAside() throws {
         let order = OrderHistoryBuilder(currency: "USD", total: "4.00", tax: "0", quantity: 4)

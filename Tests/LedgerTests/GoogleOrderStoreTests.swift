@@ -128,6 +128,21 @@ import Testing
         #expect(try store.knownOrders(limit: 10, on: connection).isEmpty)
     }
 
+    /// Two goodwill refunds made in the same millisecond are two rows (they used to share a key, and the statement
+    /// failed with the whole batch of orders on every run); storing the answer again changes nothing.
+    @Test func twoRefundsMadeInTheSameMillisecondAreTwoRows() throws {
+        let connection = try Self.database("ledger_same_ms")
+        defer { connection.close() }
+        var order = OrderHistoryBuilder(currency: "GBP", total: "6.93", tax: "1.155", quantity: 7)
+        order.state = "PARTIALLY_REFUNDED"
+        order.partial("0.50", tax: "0.083", created: Self.t0)
+        order.partial("1.00", tax: "0.17", created: Self.t0)
+        for _ in 0..<2 {
+            _ = try Self.store(order, on: connection)
+            #expect(try Self.ledger(order.orderId, on: connection).map(\.gross) == [500_000_000, 1_000_000_000])
+        }
+    }
+
     /// An order of GBP 1.99 with partial refunds of 1.50 and 1.00, voided whole: more refunded than charged.
     static func overRefunded(on connection: PostgresConnection) throws -> OrderHistoryBuilder {
         var order = OrderHistoryBuilder(currency: "GBP", total: "1.99", tax: "0.33", quantity: 1)
