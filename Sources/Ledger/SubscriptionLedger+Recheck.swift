@@ -116,6 +116,16 @@ extension SubscriptionLedger {
             [id, raw])
     }
 
+    /// An answer not written (it predates what the ledger learned meanwhile): flagged, so the next run asks again;
+    /// the lease stays, held by no session now, so no one asks again this run.
+    public static func askAgain(_ id: Int64, reason: String, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            UPDATE subscription SET flagged_at = now(), flag_reason = $2, claimed_backend = NULL, updated_at = now()
+            WHERE id = $1
+            """, [id, reason])
+    }
+
     /// An unusable answer: nothing changes but the lease, which stays, held by no session now.
     public static func dropBackend(_ id: Int64, on connection: PostgresConnection) throws {
         try connection.execute("UPDATE subscription SET claimed_backend = NULL WHERE id = $1", [id])

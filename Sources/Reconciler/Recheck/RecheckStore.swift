@@ -45,6 +45,17 @@ struct RecheckStore: Sendable {
     ) throws -> [RecordedTransition] {
         try connection.transaction { connection in
             let current = try reload(claimed, lock: !dryRun, on: connection) ?? claimed
+            // The ledger revoked the subscription while the store was asked (a voided refund of its current order
+            // stored meanwhile): an answer that still grants was most likely given before the store revoked it.
+            // The row stays revoked and is asked again next run.
+            if case .observed(let observation) = reading, observation.entitled, claimed.state != .revoked,
+                current.state == .revoked
+            {
+                if !dryRun {
+                    try SubscriptionLedger.askAgain(current.id, reason: "revoked_while_asked", on: connection)
+                }
+                return []
+            }
             if !dryRun {
                 try RecheckRequests.clear(
                     app: app, storeId: current.storeId, after: reading, askedAt: askedAt ?? now, on: connection)
