@@ -216,10 +216,12 @@ voided_latency_run() { # name latency_ms mode(backfill|both)
             "${logging[@]}" 2>>"$backfill_log"
     else
         "$bin" sync google-voided --config "$dir/storerecon.yaml" "${logging[@]}" 2>>"$sync_log" &
-        local sync_pid=$!
+        local sync_pid=$! backfill_status=0
         "$bin" backfill google-voided --since "$since" --until "$half" --config "$dir/storerecon.yaml" \
-            "${logging[@]}" 2>>"$backfill_log"
+            "${logging[@]}" 2>>"$backfill_log" || backfill_status=$?
+        # The sync is waited for whatever the backfill did: never left running against stopped services.
         wait "$sync_pid"
+        [ "$backfill_status" -eq 0 ] || return "$backfill_status"
     fi
     local took=$(( $(now_ms) - start ))
     local stats truth

@@ -47,18 +47,21 @@ start_cluster() {
     chmod 755 "$PG_TMP"
     if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$PG_TMP"; fi
     as_pg_owner "$PG_BIN/initdb" -D "$PG_TMP/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 \
-        >"$PG_TMP/initdb.log" 2>&1 || { cat "$PG_TMP/initdb.log" >&2; return 1; }
+        >"$PG_TMP/initdb.log" 2>&1 || { cat "$PG_TMP/initdb.log" >&2; stop_cluster; return 1; }
     as_pg_owner "$PG_BIN/pg_ctl" -D "$PG_TMP/data" -l "$PG_TMP/server.log" -w -t 60 start \
         -o "-c listen_addresses='' -c unix_socket_directories='$PG_TMP' -c fsync=off -c synchronous_commit=off \
             -c full_page_writes=off -c max_connections=200 -c shared_buffers=256MB" >/dev/null \
-        || { cat "$PG_TMP/server.log" >&2; return 1; }
+        || { cat "$PG_TMP/server.log" >&2; stop_cluster; return 1; }
     export PGHOST="$PG_TMP" PGPORT=5432 PGUSER=postgres
     log "PostgreSQL running on socket $PG_TMP"
 }
 
+# Stops the cluster (also one that failed to start in time: pg_ctl leaves it starting) and removes its directory.
 stop_cluster() {
-    if [ -n "${PG_TMP:-}" ] && [ -d "$PG_TMP/data" ]; then
-        as_pg_owner "$PG_BIN/pg_ctl" -D "$PG_TMP/data" -m immediate stop >/dev/null 2>&1 || true
+    if [ -n "${PG_TMP:-}" ]; then
+        if [ -d "$PG_TMP/data" ]; then
+            as_pg_owner "$PG_BIN/pg_ctl" -D "$PG_TMP/data" -m immediate stop >/dev/null 2>&1 || true
+        fi
         rm -rf "$PG_TMP"
     fi
 }

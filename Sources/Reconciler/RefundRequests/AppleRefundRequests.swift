@@ -89,12 +89,14 @@ public struct AppleRefundRequests: Sendable {
 
     /// What an error of Send Consumption Information says of the answer: a 4xx other than 401 and 429 is Apple
     /// having read and refused it (sending it again would not help), `not_supported` for an unsupported purchase
-    /// type; nil for any other error (the call did not reach Apple, or will not until the run is fixed).
+    /// type, unless Apple calls it retryable (its "not found, retryable" codes: asked again next run); nil for any
+    /// other error (the call did not reach Apple, or will not until the run is fixed).
     static func result(of error: AppStoreServerAPIError) -> SendResult? {
         guard let status = error.httpStatus, (400..<500).contains(status), status != 401, status != 429 else {
             return nil
         }
         let code = error.apiErrorCode.map { String($0.rawValue) } ?? "http_\(status)"
+        if error.isRetryable { return .later(code: code, message: error.message) }
         if error.apiErrorCode?.rawValue == unsupportedTypeCode {
             return .unsupported(code: code, message: error.message)
         }

@@ -42,13 +42,21 @@ public struct GoogleRefundRequests: Sendable {
     }
 
     /// Runs the job: pull and store; read the open requests' orders (``GoogleReviewOrders``), decide and answer;
-    /// then read the outcome of the reviews that are over.
+    /// then read the outcome of the reviews that are over. A pull that fails (Pub/Sub refusing or down) does not
+    /// keep the reviews already stored from their answers: they are answered, then the pull's error is thrown.
     /// - Throws: `QuotaError`, `PlayAPIError`, `PostgresError`, or `ReconcilerError` when Google refused answers.
     public func run(in environment: JobEnvironment) async throws {
         try RefundRequestStore.planStatementsOnce(on: environment.connection)
         try requests.closeInterrupted(in: environment)
+        var pullFailure: (any Error)?
         if let subscription = app.rtdnSubscription {
-            try await pullAll(subscription, in: environment)
+            do {
+                try await pullAll(subscription, in: environment)
+            } catch  where !environment.shutdown.isRequested && !Task.isCancelled {
+                environment.logger.error(
+                    "reading the RTDN subscription failed; answering the reviews already stored first: \(error)")
+                pullFailure = error
+            }
         } else {
             environment.logger.warning(
                 "apps[\(app.id)].rtdnSubscription is not set: Google's refund reviews are not read")
@@ -57,6 +65,7 @@ public struct GoogleRefundRequests: Sendable {
         try await orders.describeOpen(in: environment)
         try await answerer.answerOpen(in: environment)
         try await orders.decideEnded(in: environment)
+        if let pullFailure { throw pullFailure }
         let refused = environment.counters["answers_failed"]
         if refused > 0 {
             throw ReconcilerError(.failed, "Google refused \(refused) answers (see the lines above; recorded failed)")

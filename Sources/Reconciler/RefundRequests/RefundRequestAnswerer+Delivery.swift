@@ -34,6 +34,12 @@ extension RefundRequestAnswerer {
                     environment.counters.add("requests_not_supported")
                     environment.logger.warning(
                         "\(item.label): the store takes no answer for this purchase (\(code)): \(message)")
+                case .success(.later(let code, let message)):
+                    released.append(item.open.id)
+                    environment.counters.add("answers_deferred")
+                    environment.logger.warning(
+                        "\(item.label): the store asks to be asked again later (\(code)): \(message); sent again next run"
+                    )
                 case .failure(let error):
                     released.append(item.open.id)
                     stop = stop ?? error

@@ -12,6 +12,10 @@ enum SendResult: Sendable {
     /// Read and refused because the store takes no answer for this kind of purchase (recorded `not_supported`, with
     /// the store's error code).
     case unsupported(code: String, message: String)
+    /// Not taken now, and the store says to ask again later (Apple's "not found, retryable" 4040002, 4040004,
+    /// 4040006, after the client's own retries): released for the next run while the deadline allows; the run goes
+    /// on with the other requests.
+    case later(code: String, message: String)
     /// Not taken in time: the deadline passed before the call could leave (a wait at the quota gate, a retry), or
     /// while it failed (recorded `missed`; the store was not answered after it).
     case missed

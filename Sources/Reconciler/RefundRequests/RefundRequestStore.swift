@@ -89,9 +89,24 @@ public struct RefundRequestStore: Sendable {
         try connection.executeScript("SET plan_cache_mode = force_generic_plan")
     }
 
-    /// ``closeInterrupted(on:)`` at the start of a run (not a dry run), logged as an error when it closed any.
+    /// Deletes the usage evidence of requests left without an answer past their deadline (`no_facts`,
+    /// `no_consent`): none will be sent, so it is needed no longer (the nightly purge keeps nothing past the
+    /// retention, but personal data is kept no longer than its answer needs it).
+    func dropUnneededEvidence(now: Date, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            DELETE FROM consumption_usage_event
+            WHERE purchase_id IN (
+                SELECT unnest(ARRAY[transaction_id, original_id]) FROM refund_request
+                WHERE app_id = $1 AND answer IN ('no_facts', 'no_consent') AND deadline <= $2)
+            """, [appId, now])
+    }
+
+    /// ``closeInterrupted(on:)`` at the start of a run (not a dry run), logged as an error when it closed any; and
+    /// the usage evidence no answer will use any more dropped (``dropUnneededEvidence(now:on:)``).
     func closeInterrupted(in environment: JobEnvironment) throws {
         guard !environment.dryRun else { return }
+        try dropUnneededEvidence(now: environment.now(), on: environment.connection)
         let interrupted = try closeInterrupted(on: environment.connection)
         guard interrupted > 0 else { return }
         environment.logger.error(

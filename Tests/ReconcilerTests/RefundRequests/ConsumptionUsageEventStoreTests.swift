@@ -37,4 +37,25 @@ struct ConsumptionUsageEventStoreTests {
         #expect(try ConsumptionUsageEventStore.events(forEach: [["GPA.1", "token-1"]], on: connection) == [[]])
         #expect(try ConsumptionUsageEventStore.purge(before: Date().addingTimeInterval(60), on: connection) == 1)
     }
+
+    /// A request left without facts past its deadline will never be answered: its usage evidence (IP addresses,
+    /// locations) goes at the next run's start, not at the retention purge months later; an open one keeps its own.
+    @Test func theEvidenceOfARequestThatCanNoLongerBeAnsweredIsDropped() throws {
+        let connection = try PostgresConnection(conninfo: try RefundRequestAnswererTests().database(2))
+        defer { connection.close() }
+        try connection.execute(
+            """
+            UPDATE refund_request SET answer = 'no_facts', deadline = $1 WHERE transaction_id = 't001'
+            """, [RefundRequestAnswererTests.received.addingTimeInterval(-1)])
+        try connection.execute(
+            """
+            INSERT INTO consumption_usage_event (purchase_id, ip_address)
+            VALUES ('t001', '192.0.2.1'), ('o-t001', '192.0.2.2'), ('t002', '192.0.2.3')
+            """)
+        try RefundRequestStore(appId: "ios").closeInterrupted(in: RefundRequestAnswererTests().environment(connection))
+        let left = try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
+            try $0.decode("purchase_id", as: String.self)
+        }
+        #expect(left == ["t002"])
+    }
 }

@@ -14,17 +14,18 @@ import Testing
 struct UnsupportedPurchaseAnswerTests {
     typealias Requests = RefundRequestAnswererTests
 
-    static func error(_ status: Int, _ code: Int64?) -> AppStoreServerAPIError {
+    static func error(_ status: Int, _ code: Int64?, retryable: Bool = false) -> AppStoreServerAPIError {
         AppStoreServerAPIError(
             code: .apiError, message: "Apple said \(status)", httpStatus: status,
-            apiErrorCode: code.map { APIErrorCode(rawValue: $0) })
+            apiErrorCode: code.map { APIErrorCode(rawValue: $0) }, isRetryable: retryable)
     }
 
     /// The result as text: `unsupported 4000047`, `refused http_400`, `none`.
-    static func outcome(_ status: Int, _ code: Int64?) -> String {
-        switch AppleRefundRequests.result(of: error(status, code)) {
+    static func outcome(_ status: Int, _ code: Int64?, retryable: Bool = false) -> String {
+        switch AppleRefundRequests.result(of: error(status, code, retryable: retryable)) {
         case .unsupported(let code, _): "unsupported \(code)"
         case .refused(let code, _): "refused \(code)"
+        case .later(let code, _): "later \(code)"
         case .answered: "answered"
         case .missed: "missed"
         case nil: "none"
@@ -39,6 +40,43 @@ struct UnsupportedPurchaseAnswerTests {
         #expect(Self.outcome(401, nil) == "none")
         #expect(Self.outcome(429, 4_290_000) == "none")
         #expect(Self.outcome(500, 5_000_000) == "none")
+        // Apple's "not found, retryable" (the client marks them retryable): asked again next run, not refused.
+        for code: Int64 in [4_040_002, 4_040_004, 4_040_006] {
+            #expect(Self.outcome(404, code, retryable: true) == "later \(code)")
+        }
+    }
+
+    /// An answer Apple says to send later is released: the run goes on with the others and ends well, and the next
+    /// run sends it.
+    @Test func anAnswerToSendLaterIsReleasedAndTheRunGoesOn() async throws {
+        let connection = try PostgresConnection(conninfo: try Requests().database(2))
+        defer { connection.close() }
+        func answerer(later: Bool) -> RefundRequestAnswerer {
+            RefundRequestAnswerer(
+                requests: RefundRequestStore(appId: "ios"), decider: RefundRequestDecider(rules: RefundRequestRules()),
+                send: { _, open in
+                    later && open.request.transactionId == "t001"
+                        ? .later(code: "4040006", message: "original transaction id not found, retryable") : .answered
+                })
+        }
+        let counters = JobCounters()
+        let environment = JobEnvironment(
+            connection: connection, gate: SimulatorSampleFuzzTests.OpenGate(), counters: counters, runId: nil,
+            shutdown: ShutdownSignal(), dryRun: false, logger: Logger(label: "test"), progress: nil,
+            now: { Requests.received })
+        func rows() throws -> [String] {
+            try connection.query(
+                """
+                SELECT transaction_id || ' ' || coalesce(answer, '-') || ' ' || coalesce(error_code, '-') AS line
+                FROM refund_request ORDER BY transaction_id
+                """
+            ).map { try $0.decode("line", as: String.self) }
+        }
+        try await answerer(later: true).answerOpen(in: environment)
+        #expect(try rows() == ["t001 - -", "t002 answered -"])
+        #expect(counters["answers_deferred"] == 1 && counters["answered"] == 1)
+        try await answerer(later: false).answerOpen(in: environment)
+        #expect(try rows() == ["t001 answered -", "t002 answered -"])
     }
 
     @Test func anUnsupportedAnswerIsRecordedNotSupportedWithItsCodeAndFailsNothing() async throws {
