@@ -74,7 +74,9 @@ public enum GoogleOrderPricing {
             }
             return Priced(parts: parts, unrevoked: [], overRefund: reason)
         }
-        let claimedUnits = quantityParts.reduce(0) { $0 + ($1.rowId == remainderPart?.rowId ? 0 : $1.units ?? 0) }
+        let claimedUnits = Int(
+            clamping: OrderFacts.sum(
+                quantityParts.map { Int64($0.rowId == remainderPart?.rowId ? 0 : $0.units ?? 0) }))
         // Units of events no part claims count as refunded whether or not Google has processed them yet; only
         // processed ones are refunds of their own.
         let unclaimedEvents = facts.events.indices.filter { matches[$0] == nil }

@@ -138,6 +138,12 @@ struct GoogleOrderPricingTests {
             order,
             [Part(rowId: 1, units: Int.max, voidedMillis: Self.t0), Part(rowId: 2, units: 2, voidedMillis: Self.t0)])
         #expect(units.overRefund != nil)
+        // An order without line items (units bought unknown): the voided quantities' sum is held, not trapped.
+        var unknownUnits = OrderHistoryBuilder(currency: "USD", total: "4.00", tax: "0", quantity: 4)
+        unknownUnits.lineItems = false
+        _ = try Self.price(
+            unknownUnits,
+            [Part(rowId: 1, units: Int.max, voidedMillis: Self.t0), Part(rowId: 2, units: 2, voidedMillis: Self.t0)])
     }
 
     /// Voided quantities of 3 + 2 units on an order of 4 cannot be: set aside.

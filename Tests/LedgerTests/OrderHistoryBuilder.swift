@@ -12,6 +12,8 @@ struct OrderHistoryBuilder {
     var state = "PROCESSED"
     var refund: [String: Any]?
     var partials: [[String: Any]] = []
+    /// Whether the order lists its line items (without them, the units bought are unknown).
+    var lineItems = true
 
     init(currency: String, total: String, tax: String, quantity: Int) {
         self.currency = currency
@@ -60,7 +62,7 @@ struct OrderHistoryBuilder {
         var history: [String: Any] = [:]
         if let refund { history["refundEvent"] = refund }
         if !partials.isEmpty { history["partialRefundEvents"] = partials }
-        let order: [String: Any] = [
+        var order: [String: Any] = [
             "orderId": orderId, "purchaseToken": "token-\(orderId)", "state": state,
             "buyerAddress": ["buyerCountry": "GB"], "total": Self.money(total, currency),
             "tax": Self.money(tax, currency),
@@ -72,6 +74,7 @@ struct OrderHistoryBuilder {
             ],
             "orderHistory": history,
         ]
+        if !lineItems { order["lineItems"] = nil }
         return try JSONSerialization.data(withJSONObject: order, options: [.sortedKeys])
     }
 

@@ -89,16 +89,24 @@ public struct RefundRequestStore: Sendable {
         try connection.executeScript("SET plan_cache_mode = force_generic_plan")
     }
 
-    /// Deletes the usage evidence of requests left without an answer past their deadline (`no_facts`,
-    /// `no_consent`): none will be sent, so it is needed no longer (the nightly purge keeps nothing past the
-    /// retention, but personal data is kept no longer than its answer needs it).
+    /// Deletes the usage evidence of requests left without an answer whose deadline passed in the last day
+    /// (`no_facts`, `no_consent`): none will be sent, so it is needed no longer (older ones, after an outage of the
+    /// job, go with the nightly retention purge). A purchase id another request still open shares (a subscription's
+    /// purchase token, named by a review of its next renewal) keeps its evidence.
     func dropUnneededEvidence(now: Date, on connection: PostgresConnection) throws {
         try connection.execute(
             """
             DELETE FROM consumption_usage_event
             WHERE purchase_id IN (
-                SELECT unnest(ARRAY[transaction_id, original_id]) FROM refund_request
-                WHERE app_id = $1 AND answer IN ('no_facts', 'no_consent') AND deadline <= $2)
+                SELECT u.purchase_id FROM refund_request r
+                CROSS JOIN LATERAL unnest(ARRAY[r.transaction_id, r.original_id]) AS u(purchase_id)
+                WHERE r.app_id = $1 AND r.answer IN ('no_facts', 'no_consent')
+                  AND r.deadline <= $2 AND r.deadline > $2 - interval '1 day'
+                  AND NOT EXISTS (
+                      SELECT 1 FROM refund_request o
+                      WHERE o.app_id = $1 AND o.deadline > $2 AND o.sending_since IS NULL
+                        AND (o.answer IS NULL OR o.answer IN ('no_facts', 'no_consent'))
+                        AND (o.transaction_id = u.purchase_id OR o.original_id = u.purchase_id)))
             """, [appId, now])
     }
 

@@ -58,4 +58,26 @@ struct ConsumptionUsageEventStoreTests {
         }
         #expect(left == ["t002"])
     }
+
+    /// A purchase id another open request shares (a subscription's purchase token, named by the review of its next
+    /// renewal) keeps its evidence when an older request of it ends without an answer.
+    @Test func evidenceAnOpenRequestSharesIsKept() throws {
+        let connection = try PostgresConnection(conninfo: try RefundRequestAnswererTests().database(2))
+        defer { connection.close() }
+        try connection.execute(
+            """
+            UPDATE refund_request SET original_id = 'token' WHERE transaction_id IN ('t001', 't002');
+            """)
+        try connection.execute(
+            "UPDATE refund_request SET answer = 'no_facts', deadline = $1 WHERE transaction_id = 't001'",
+            [RefundRequestAnswererTests.received.addingTimeInterval(-1)])
+        try connection.execute(
+            "INSERT INTO consumption_usage_event (purchase_id, ip_address) VALUES ('t001', '192.0.2.1'), ('token', '192.0.2.2')"
+        )
+        try RefundRequestStore(appId: "ios").closeInterrupted(in: RefundRequestAnswererTests().environment(connection))
+        let left = try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
+            try $0.decode("purchase_id", as: String.self)
+        }
+        #expect(left == ["token"])
+    }
 }
