@@ -13,35 +13,36 @@ extension Scenario {
         var apple: [GroundTruth.AppleRefund] = []
         for refundIndex in refundsByPlan {
             let refund = refunds[Int(refundIndex)]
-            guard refund.eventMillis <= now else { continue }
-            let index = Int(refund.plan)
-            let plan = plans[index]
-            let app = spec.apps[Int(plan.app)]
-            let charge = Int(refund.charge)
-            let product = product(plan, charge: charge)
-            let purchased = plan.chargeMillis(charge, periods: periods(plan))
-            if app.platform == .apple {
-                let type =
-                    switch refund.kind {
-                    case .prorated: "REFUND_PRORATED"
-                    case .familyRevoke: "FAMILY_REVOKE"
-                    case .full, .partialQuantity: "REFUND_FULL"
-                    }
-                apple.append(
-                    GroundTruth.AppleRefund(
-                        app: app.id, environment: plan.flags.contains(.sandbox) ? "Sandbox" : "Production",
-                        transactionId: String(transactionId(plan: index, charge: charge)),
-                        originalTransactionId: String(originalTransactionId(plan: index)),
-                        productId: product.productId, purchaseDate: purchased, revocationDate: refund.eventMillis,
-                        revocationReason: Int(refund.reason), revocationType: type,
-                        revocationPercentage: refund.kind == .prorated ? Int(refund.percentage) : nil,
-                        priceMilli: product.priceMilli * Int64(plan.quantity), currency: product.currency,
-                        quantity: Int(plan.quantity), unitPriceMilli: product.priceMilli,
-                        reversedDate: refund.reversedMillis <= now ? refund.reversedMillis : nil))
-            }
+            guard refund.eventMillis <= now, spec.apps[Int(plans[Int(refund.plan)].app)].platform == .apple
+            else { continue }
+            apple.append(appleRefund(refund, now: now))
         }
         apple.sort { ($0.revocationDate, $0.transactionId) < ($1.revocationDate, $1.transactionId) }
         return apple
+    }
+
+    /// The truth of one Apple refund at `now`.
+    func appleRefund(_ refund: RefundRecord, now: Int64) -> GroundTruth.AppleRefund {
+        let index = Int(refund.plan)
+        let plan = plans[index]
+        let charge = Int(refund.charge)
+        let product = product(plan, charge: charge)
+        let type =
+            switch refund.kind {
+            case .prorated: "REFUND_PRORATED"
+            case .familyRevoke: "FAMILY_REVOKE"
+            case .full, .partialQuantity: "REFUND_FULL"
+            }
+        return GroundTruth.AppleRefund(
+            app: spec.apps[Int(plan.app)].id, environment: plan.flags.contains(.sandbox) ? "Sandbox" : "Production",
+            transactionId: String(transactionId(plan: index, charge: charge)),
+            originalTransactionId: String(originalTransactionId(plan: index)), productId: product.productId,
+            purchaseDate: plan.chargeMillis(charge, periods: periods(plan)), revocationDate: refund.eventMillis,
+            revocationReason: Int(refund.reason), revocationType: type,
+            revocationPercentage: refund.kind == .prorated ? Int(refund.percentage) : nil,
+            priceMilli: product.priceMilli * Int64(plan.quantity), currency: product.currency,
+            quantity: Int(plan.quantity), unitPriceMilli: product.priceMilli,
+            reversedDate: refund.reversedMillis <= now ? refund.reversedMillis : nil)
     }
 
     /// Google's voids by `now`, in each app's voided order.

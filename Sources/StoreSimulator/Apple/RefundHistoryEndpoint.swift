@@ -27,12 +27,20 @@ struct RefundHistoryEndpoint {
             else { return AppleError.invalidRevision() }
             position = Int(fields[1])
         }
-        var visible = customer.flatMap { scenario.refunds(ofPlan: $0) }.filter {
-            let refund = scenario.refunds[Int($0)]
-            return refund.revokes && refund.eventMillis <= now
+        // The scenario's refunds (by index, for its odd rows) and those Apple granted on the customer's refund
+        // requests (no index), by revocation date.
+        var visible: [(refund: RefundRecord, index: Int32?)] = customer.flatMap { scenario.refunds(ofPlan: $0) }
+            .map { (scenario.refunds[Int($0)], $0) }.filter { $0.refund.revokes && $0.refund.eventMillis <= now }
+        if !sandbox {
+            let plans = Set(customer.map { Int32($0) })
+            visible += AppleRequestOutcomes(state: state).refunds(app: app, now: now).filter { plans.contains($0.plan) }
+                .map { ($0, nil) }
         }
-        if customer.count > 1 {
-            visible.sort { (scenario.refunds[Int($0)].eventMillis, $0) < (scenario.refunds[Int($1)].eventMillis, $1) }
+        if customer.count > 1 || visible.contains(where: { $0.index == nil }) {
+            visible.sort {
+                ($0.refund.eventMillis, $0.refund.plan, $0.refund.charge)
+                    < ($1.refund.eventMillis, $1.refund.plan, $1.refund.charge)
+            }
         }
         let start = min(position, visible.count)
         let end = min(start + Self.pageSize, visible.count)
@@ -45,13 +53,12 @@ struct RefundHistoryEndpoint {
         return .json { json in
             json.object { object in
                 object.array("signedTransactions") { list in
-                    for index in visible[start..<end] {
-                        let refund = scenario.refunds[Int(index)]
+                    for (refund, index) in visible[start..<end] {
                         let signed = payloads.signedTransaction(
                             plan: Int(refund.plan), charge: Int(refund.charge), at: now, refund: refund)
                         list.string(signed)
                         // Odd data: Apple's page repeats a transaction.
-                        if OddRow.kind(ofRefund: index, rate: state.options.oddRows) == .repeated {
+                        if let index, OddRow.kind(ofRefund: index, rate: state.options.oddRows) == .repeated {
                             list.string(signed)
                         }
                     }

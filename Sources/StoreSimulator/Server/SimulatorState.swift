@@ -64,6 +64,7 @@ final class SimulatorState: Sendable {
         let now = self.now
         var truth = scenario.groundTruth(at: now, oddRows: options.oddRows)
         truth.googleVoids = RefundReviewOutcomes(state: self).truth(truth.googleVoids, now: now)
+        truth.appleRefunds = AppleRequestOutcomes(state: self).truth(truth.appleRefunds, now: now)
         return truth
     }
 
