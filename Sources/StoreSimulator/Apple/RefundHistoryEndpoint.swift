@@ -27,21 +27,7 @@ struct RefundHistoryEndpoint {
             else { return AppleError.invalidRevision() }
             position = Int(fields[1])
         }
-        // The scenario's refunds (by index, for its odd rows) and those Apple granted on the customer's refund
-        // requests (no index), by revocation date.
-        var visible: [(refund: RefundRecord, index: Int32?)] = customer.flatMap { scenario.refunds(ofPlan: $0) }
-            .map { (scenario.refunds[Int($0)], $0) }.filter { $0.refund.revokes && $0.refund.eventMillis <= now }
-        if !sandbox {
-            let plans = Set(customer.map { Int32($0) })
-            visible += AppleRequestOutcomes(state: state).refunds(app: app, now: now).filter { plans.contains($0.plan) }
-                .map { ($0, nil) }
-        }
-        if customer.count > 1 || visible.contains(where: { $0.index == nil }) {
-            visible.sort {
-                ($0.refund.eventMillis, $0.refund.plan, $0.refund.charge)
-                    < ($1.refund.eventMillis, $1.refund.plan, $1.refund.charge)
-            }
-        }
+        let visible = refunds(of: customer, app: app, sandbox: sandbox, now: now)
         let start = min(position, visible.count)
         let end = min(start + Self.pageSize, visible.count)
         let payloads = ApplePayloads(state: state, spoilers: .init(faults))
@@ -71,5 +57,27 @@ struct RefundHistoryEndpoint {
                 }
             }
         }
+    }
+
+    /// The customer's refunds by `now`: the scenario's (with their index, for its odd rows) and those Apple granted
+    /// on the customer's refund requests (no index), by revocation date.
+    private func refunds(of customer: [Int], app: Int, sandbox: Bool, now: Int64)
+        -> [(refund: RefundRecord, index: Int32?)]
+    {
+        let scenario = state.scenario
+        var visible: [(refund: RefundRecord, index: Int32?)] = customer.flatMap { scenario.refunds(ofPlan: $0) }
+            .map { (scenario.refunds[Int($0)], $0) }.filter { $0.refund.revokes && $0.refund.eventMillis <= now }
+        if !sandbox {
+            let plans = Set(customer.map { Int32($0) })
+            visible += AppleRequestOutcomes(state: state).refunds(app: app, now: now).filter { plans.contains($0.plan) }
+                .map { ($0, nil) }
+        }
+        if customer.count > 1 || visible.contains(where: { $0.index == nil }) {
+            visible.sort {
+                ($0.refund.eventMillis, $0.refund.plan, $0.refund.charge)
+                    < ($1.refund.eventMillis, $1.refund.plan, $1.refund.charge)
+            }
+        }
+        return visible
     }
 }
