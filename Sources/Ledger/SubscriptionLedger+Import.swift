@@ -2,6 +2,16 @@ import Postgres
 
 /// The import's writes: the app backend's subscriptions, loaded from a file.
 extension SubscriptionLedger {
+    /// Whether none of `apps` has a subscription yet (a first import), with the table locked against other writers
+    /// until the caller's transaction ends when so: a row a job adds meanwhile (a token an RTDN notification named)
+    /// would otherwise meet the copied rows as a bare unique violation.
+    public static func lockIfFirstImport(apps: [String], on connection: PostgresConnection) throws -> Bool {
+        let empty = "SELECT NOT EXISTS (SELECT 1 FROM subscription WHERE app_id = ANY($1::text[])) AS empty"
+        guard try connection.query(empty, [PostgresTextArray(apps)])[0].decode("empty") else { return false }
+        try connection.execute("LOCK TABLE subscription IN SHARE ROW EXCLUSIVE MODE")
+        return try connection.query(empty, [PostgresTextArray(apps)])[0].decode("empty")
+    }
+
     /// Copies rows `(app_id, store_id, product_id, expires_at, user_ref)`, as `body` writes them, straight into
     /// `subscription` (a first load). Returns the rows copied.
     @discardableResult

@@ -106,11 +106,7 @@ public struct SubscriptionImporter {
     ) throws {
         // When none of the configured apps has a subscription yet (a first import), every valid row is new: they
         // go straight into the table, with no staging table and no conflict check, which halves the time.
-        let direct =
-            try !dryRun
-            && connection.query(
-                "SELECT NOT EXISTS (SELECT 1 FROM subscription WHERE app_id = ANY($1::text[])) AS empty",
-                [PostgresTextArray(knownApps.sorted())])[0].decode("empty")
+        let direct = try !dryRun && SubscriptionLedger.lockIfFirstImport(apps: knownApps.sorted(), on: connection)
         if !direct {
             try connection.execute(
                 """
