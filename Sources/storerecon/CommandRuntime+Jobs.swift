@@ -18,10 +18,15 @@ extension CommandRuntime {
         if worst != 0 { throw ExitCode(worst) }
     }
 
-    /// The runner every job command uses: the shared Postgres quota gate, signals handled.
+    /// The runner every job command uses: the shared Postgres quota gate, signals handled (since the command started).
     func jobRunner() -> JobRunner {
-        let shutdown = ShutdownSignal()
-        shutdown.install(logger: logger)
+        let shutdown =
+            self.shutdown
+            ?? {
+                let shutdown = ShutdownSignal()
+                shutdown.install(logger: logger)
+                return shutdown
+            }()
         let gate = PostgresQuotaGate(
             conninfo: configuration.database.url, policy: configuration.quotaPolicy, clock: ContinuousClock(),
             logger: logger)

@@ -15,6 +15,8 @@ struct CommandRuntime {
     var logger: Logger
     /// What the command's jobs did, for `--metrics-file`.
     let record: RunRecord
+    /// A job command's SIGTERM / SIGINT handling, installed when the command starts.
+    let shutdown: ShutdownSignal?
 
     /// Sets up logging, loads the configuration and runs `body`, mapping any error to one line and an exit code
     /// (``ExitStatus/classify(_:)``). With `--metrics-file`, the file is written however the command ends.
@@ -34,6 +36,11 @@ struct CommandRuntime {
             throw ExitCode(ExitStatus.usage)
         }
         let record = RunRecord()
+        // A job command handles SIGTERM / SIGINT from its start: a signal during its setup (the configuration, the
+        // database, the apps' rows) stops its jobs before their first store call, exit 75 with the metrics file
+        // written, instead of killing the process.
+        let shutdown = jobs.map { _ in ShutdownSignal() }
+        shutdown?.install(logger: logger)
         var configuration: Configuration?
         var code = ExitStatus.ok
         do {
@@ -43,7 +50,7 @@ struct CommandRuntime {
             configuration = loaded
             let runtime = CommandRuntime(
                 options: options, dryRun: jobs?.dryRun ?? false, configuration: loaded, configPath: path,
-                logger: logger, record: record)
+                logger: logger, record: record, shutdown: shutdown)
             // Every command's statements (a report's queries, an import's COPY, `migrate` waiting for another
             // host's lock) block a thread of their own, never one of Swift's shared pool.
             try await DatabaseThreads.run { try await body(runtime) }

@@ -150,7 +150,8 @@ extension PostgresQuotaGateTests {
                 """, [Self.api.rawValue])[0]
             #expect(try row.decode("throttle_streak", as: Int.self) == streak)
             let blocked = try row.decode("blocked", as: Double.self)
-            #expect(blocked >= 0.99 && blocked <= ceiling + 0.01, "throttle \(streak): blocked \(blocked) s")
+            // Measured between two statements: a loaded host adds its stall between them to the upper end.
+            #expect(blocked >= 0.99 && blocked <= ceiling + 0.75, "throttle \(streak): blocked \(blocked) s")
         }
     }
 

@@ -82,7 +82,7 @@ struct PostgresQuotaGateTests {
                 + "\(statistics.attempts) attempts, mean round trip " + String(format: "%.3f ms", meanMilliseconds))
         // A loose floor: the machine is shared; the figure itself is printed above. Grants retaken because the host
         // stalled them past the margin use the window too, unseen here.
-        #expect(ratio >= 0.8 || statistics.retaken > 0)
+        #expect(ratio >= 0.5 || statistics.retaken > 0)
     }
 
     /// A grant that reaches its caller later than its window's margin would be sent late, and the store would

@@ -77,7 +77,8 @@ struct NightlyFleetTests {
     }
 
     @Test func anAppPastItsDeadlineIsStoppedAndTheOthersFinish() async throws {
-        try await Self.withFleet(appTimeout: "1s") { harness, apps in
+        // Long enough for the healthy app's two jobs on a loaded host; the slow app waits until it is stopped.
+        try await Self.withFleet(appTimeout: "5s") { harness, apps in
             let slow = apps[0].id
             let ran = Mutex<[String]>([])
             let plan: @Sendable (AppConfig) -> [NightlyPlan.Job] = { _ in
@@ -97,7 +98,7 @@ struct NightlyFleetTests {
             #expect(byKey["\(other) first"]?.outcome == .ok)
             #expect(byKey["\(other) second"]?.outcome == .ok)
             #expect(byKey["\(slow) first"]?.exitCode == 75)
-            #expect(byKey["\(slow) first"]?.error?.contains("nightly.appTimeout (1s)") == true)
+            #expect(byKey["\(slow) first"]?.error?.contains("nightly.appTimeout (5s)") == true)
             #expect(byKey["\(slow) second"]?.exitCode == 75)
             #expect(!ran.withLock { $0 }.contains("\(slow) second"))
             // The stopped job's own record says why; the job never started has none.
