@@ -39,6 +39,7 @@ struct EarlySignalTests {
         defer {
             close(descriptor)
             try? FileManager.default.removeItem(at: socketDirectory)
+            try? FileManager.default.removeItem(at: workspace.directory)
         }
         let metrics = workspace.directory.appendingPathComponent("run.prom").path
         let (process, _, errors) = try workspace.storerecon.start(

@@ -7,8 +7,8 @@ import Testing
 /// The built `storerecon` binary run as cron would, against the store simulator on loopback and a real database.
 @Suite("storerecon run nightly, end to end")
 struct NightlyRunTests {
-    /// The scenario ends two hours before the wall clock and nothing happens after it, so the truth does not move
-    /// while a test runs (an event landing between two runs, or inside Google's minute of skew, would be luck).
+    /// The scenario's refunds end two hours before the wall clock, so the truth hardly moves while a test runs (only
+    /// its late events can still land: a reversal or a final partial void hours or days after its refund).
     static func options() -> SimulatorOptions {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         var options = SimulatorOptions(

@@ -15,7 +15,7 @@ struct PayoutTieOutTests {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         var options = SimulatorOptions(
             scenario: ScenarioSpec(
-                // Ends two hours before the wall clock, nothing after: the truth does not move while the test runs.
+                // Refunds end two hours before the wall clock: the truth hardly moves while the test runs.
                 seed: 26, anchorMillis: now - 2 * 3_600_000, subscriptions: 1500, oneTimePurchases: 400, refunds: 400,
                 historyDays: 29, futureDays: 0, sandboxShare: 0))
         options.clock = .realTime(offsetMillis: 0)

@@ -4,13 +4,15 @@
 struct AppleRequestOutcomes {
     let state: SimulatorState
 
-    /// The refunds granted on app `app`'s (its index) refund requests by `now`, oldest first; none for a charge
-    /// the scenario refunds itself.
-    func refunds(app: Int, now: Int64) -> [RefundRecord] {
+    /// The refunds granted on app `app`'s (its index) refund requests by `now` (of `plans` only, when given),
+    /// oldest first; none for a charge the scenario refunds itself.
+    func refunds(app: Int, now: Int64, plans: Set<Int32>? = nil) -> [RefundRecord] {
         let scenario = state.scenario
         guard scenario.spec.consumptionRequests > 0, scenario.spec.apps[app].platform == .apple else { return [] }
         let slot = Scenario.notificationSlot(app: app, sandbox: false)
-        let requests = scenario.notifications[slot].filter { $0.kind == .consumptionRequest }
+        let requests = scenario.notifications[slot].filter {
+            $0.kind == .consumptionRequest && plans?.contains($0.plan) != false
+        }
         guard !requests.isEmpty else { return [] }
         let payloads = ApplePayloads(state: state, spoilers: .init([]))
         return state.consumption.outcomes(

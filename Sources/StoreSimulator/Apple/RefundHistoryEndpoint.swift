@@ -69,8 +69,7 @@ struct RefundHistoryEndpoint {
             .map { (scenario.refunds[Int($0)], $0) }.filter { $0.refund.revokes && $0.refund.eventMillis <= now }
         if !sandbox {
             let plans = Set(customer.map { Int32($0) })
-            visible += AppleRequestOutcomes(state: state).refunds(app: app, now: now).filter { plans.contains($0.plan) }
-                .map { ($0, nil) }
+            visible += AppleRequestOutcomes(state: state).refunds(app: app, now: now, plans: plans).map { ($0, nil) }
         }
         if customer.count > 1 || visible.contains(where: { $0.index == nil }) {
             visible.sort {
