@@ -10,20 +10,7 @@ extension RefundReviewsTests {
     /// the reviews passed their 24 hours).
     @Test func aFailingPullStillAnswersTheReviewsStoredBefore() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
-            let stores = try SimulatedStores(simulator: simulator, databasePrefix: "reviewspulldown")
-            let android = try #require(simulator.apps.first { $0.platform == .google }).id
-            let settings = """
-                    rtdnSubscription: \(simulator.rtdnSubscription(app: android))
-                    pubsubBaseURL: \(simulator.baseURL.absoluteString)
-                    refundRequests:
-                      rules:
-                        - { when: { consumedPercentAtLeast: 50 }, prefer: decline }
-                        - { when: { delivered: false }, prefer: grant }
-
-                """
-            let yaml = try String(contentsOfFile: stores.configPath, encoding: .utf8)
-            try yaml.replacingOccurrences(of: "    platform: google\n", with: "    platform: google\n" + settings)
-                .write(toFile: stores.configPath, atomically: true, encoding: .utf8)
+            let (stores, android) = try configured(simulator, databasePrefix: "reviewspulldown")
             let connection = try PostgresConnection(conninfo: stores.conninfo)
             defer { connection.close() }
 

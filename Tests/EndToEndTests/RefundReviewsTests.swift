@@ -75,22 +75,29 @@ struct RefundReviewsTests {
                 : #"{"consumptionPercentageMilliunits":0,"pendingRefundToken":"\#(review.token)","refundPreference":"APPROVE","sampleContentProvided":true}"#
     }
 
+    /// The simulator's stores with the Google app reading its RTDN subscription and answering by two rules (80 %
+    /// consumed: decline; undelivered: grant); returns them and the Google app's id.
+    func configured(_ simulator: StoreSimulator, databasePrefix: String) throws -> (SimulatedStores, String) {
+        let stores = try SimulatedStores(simulator: simulator, databasePrefix: databasePrefix)
+        let android = try #require(simulator.apps.first { $0.platform == .google }).id
+        let settings = """
+                rtdnSubscription: \(simulator.rtdnSubscription(app: android))
+                pubsubBaseURL: \(simulator.baseURL.absoluteString)
+                refundRequests:
+                  rules:
+                    - { when: { consumedPercentAtLeast: 50 }, prefer: decline }
+                    - { when: { delivered: false }, prefer: grant }
+
+            """
+        let yaml = try String(contentsOfFile: stores.configPath, encoding: .utf8)
+        try yaml.replacingOccurrences(of: "    platform: google\n", with: "    platform: google\n" + settings)
+            .write(toFile: stores.configPath, atomically: true, encoding: .utf8)
+        return (stores, android)
+    }
+
     @Test func everyReviewIsAnsweredOnceThoughMessagesComeAgain() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
-            let stores = try SimulatedStores(simulator: simulator, databasePrefix: "refundreviews")
-            let android = try #require(simulator.apps.first { $0.platform == .google }).id
-            let settings = """
-                    rtdnSubscription: \(simulator.rtdnSubscription(app: android))
-                    pubsubBaseURL: \(simulator.baseURL.absoluteString)
-                    refundRequests:
-                      rules:
-                        - { when: { consumedPercentAtLeast: 50 }, prefer: decline }
-                        - { when: { delivered: false }, prefer: grant }
-
-                """
-            let yaml = try String(contentsOfFile: stores.configPath, encoding: .utf8)
-            try yaml.replacingOccurrences(of: "    platform: google\n", with: "    platform: google\n" + settings)
-                .write(toFile: stores.configPath, atomically: true, encoding: .utf8)
+            let (stores, android) = try configured(simulator, databasePrefix: "refundreviews")
             let connection = try PostgresConnection(conninfo: stores.conninfo)
             defer { connection.close() }
 
