@@ -127,6 +127,8 @@ struct BackfillAppleRefundsCommand: AsyncParsableCommand {
     var app: String?
 
     func run() async throws {
+        // --status and --cancel run no job: no job options, so SIGINT stops them as any other command.
+        let jobs = status || cancel ? nil : self.jobs
         try await CommandRuntime.run(options, jobs: jobs, command: "backfill apple-refunds") { runtime in
             if status || cancel {
                 guard !(status && cancel), !all, ids == nil else {
