@@ -52,18 +52,13 @@ struct UnsupportedPurchaseAnswerTests {
         let connection = try PostgresConnection(conninfo: try Requests().database(2))
         defer { connection.close() }
         func answerer(later: Bool) -> RefundRequestAnswerer {
-            RefundRequestAnswerer(
-                requests: RefundRequestStore(appId: "ios"), decider: RefundRequestDecider(rules: RefundRequestRules()),
-                send: { _, open in
-                    later && open.request.transactionId == "t001"
-                        ? .later(code: "4040006", message: "original transaction id not found, retryable") : .answered
-                })
+            Requests().makeAnswerer { _, open in
+                later && open.request.transactionId == "t001"
+                    ? .later(code: "4040006", message: "original transaction id not found, retryable") : .answered
+            }
         }
-        let counters = JobCounters()
-        let environment = JobEnvironment(
-            connection: connection, gate: SimulatorSampleFuzzTests.OpenGate(), counters: counters, runId: nil,
-            shutdown: ShutdownSignal(), dryRun: false, logger: Logger(label: "test"), progress: nil,
-            now: { Requests.received })
+        let environment = Requests().environment(connection)
+        let counters = environment.counters
         func rows() throws -> [String] {
             try connection.query(
                 """
