@@ -10,7 +10,7 @@ extension RefundReviewsTests {
     /// the reviews passed their 24 hours).
     @Test func aFailingPullStillAnswersTheReviewsStoredBefore() async throws {
         try await StoreSimulator.withRunning(Self.options()) { simulator in
-            let (stores, android) = try configured(simulator, databasePrefix: "reviewspulldown")
+            let (stores, _) = try configured(simulator, databasePrefix: "reviewspulldown")
             let connection = try PostgresConnection(conninfo: stores.conninfo)
             defer { connection.close() }
 
