@@ -34,7 +34,7 @@ extension RefundReport {
     static func htmlNotes(_ group: Group) -> String {
         [
             (group.unknownAmount, "amount unknown"), (group.familyRevokes, "family revoked"),
-            (group.reversed, "reversed"), (group.notRevoked, "not revoked"),
+            (group.reversed, "reversed"), (group.notRevoked, "not revoked"), (group.restated, "restated"),
         ].filter { $0.0 != 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
     }
 
@@ -53,7 +53,8 @@ extension RefundReport {
         "currency": "Currency", "country": "Country", "source": "Amount source", "environment": "Environment",
         "refunds": "Refunds", "quantity": "Units", "gross": "Gross", "tax": "Tax", "net": "Net",
         "notes": "Not in the amounts", "unknown_amount_refunds": "Amount unknown", "family_revokes": "Family revoked",
-        "reversed_refunds": "Reversed", "not_revoked_refunds": "Not revoked", "refunded_at": "Refunded at",
+        "reversed_refunds": "Reversed", "not_revoked_refunds": "Not revoked",
+        "restated_amounts": "Restated", "refunded_at": "Refunded at",
         "order_id": "Order", "original_id": "Original id", "reason_code": "Reason code", "type": "Type",
         "percentage": "Share %", "price": "Sale price", "note": "Note", "reversed_at": "Reversed at",
         "entry": "Entry", "recorded_at": "Recorded at", "part": "Part",
@@ -122,7 +123,7 @@ extension RefundReport {
     /// Columns printed right-aligned.
     static let numericColumns: Set<String> = [
         "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds", "family_revokes",
-        "reversed_refunds", "not_revoked_refunds", "price", "percentage",
+        "reversed_refunds", "not_revoked_refunds", "restated_amounts", "price", "percentage",
     ]
 
     /// Whether a column holds figures (right-aligned), converted amounts (`gross_EUR`) included.

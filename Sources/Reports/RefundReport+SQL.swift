@@ -31,43 +31,89 @@ extension RefundReport {
     /// With store periods (two days in `$1`), Apple's entries are booked over Apple's period, and `recorded` books
     /// an entry on its store's time unless the store's period of that time was closed (its financial report loaded)
     /// before storerecon recorded the entry: a late entry is booked when it was recorded, so a closed month keeps
-    /// its figures.
+    /// its figures. `recorded` keeps its amounts too: each entry carries the amount it had when its period closed,
+    /// and an amount changed after that is booked as `restated` entries when it changed
+    /// (``restatedEntries(reversalRecorded:)``).
     static func entries(_ basis: RefundReportOptions.Basis) -> String {
         let reversalRecorded = "greatest(r.recorded_at, coalesce(v.recorded_at, r.reversed_at))"
-        let refundAt = basis == .event ? "r.refunded_at" : booked(event: "r.refunded_at", recorded: "r.recorded_at")
-        let reversalAt = basis == .event ? "r.reversed_at" : booked(event: "r.reversed_at", recorded: reversalRecorded)
-        func select(_ entry: RefundReport.Entry, at: String, recorded: String, sign: Int) -> String {
-            """
-            SELECT '\(entry.rawValue)'::text AS entry, \(sign) AS sign, \(at) AS booked_at, \(recorded) AS recorded_at,
-                   r.refunded_at, r.reversed_at, r.platform, r.app_id, r.order_id, r.part_key, r.original_id,
-                   r.product_id, r.reason_code, r.reason_label, r.refund_type, r.quantity, r.percentage_milli,
-                   r.price_milli, r.currency, r.buyer_country, r.amount_source, r.amount_note, r.revoked,
-                   lower(coalesce(r.environment, 'production')) AS environment,
-                   \(nanosSQL("r.gross_amount")) AS gross_exact, \(nanosSQL("r.tax_amount")) AS tax_exact
-            """
+        guard basis == .recorded else {
+            return """
+                entry AS (
+                    \(entrySelect(.refund, at: "r.refunded_at", recorded: "r.recorded_at", sign: "1"))
+                    FROM refund r
+                    WHERE \(inRange("r.refunded_at"))
+                      \(entryFilter)
+                    UNION ALL
+                    \(entrySelect(.reversal, at: "r.reversed_at", recorded: reversalRecorded, sign: "-1"))
+                    FROM refund r
+                    \(reversalJoin)
+                    WHERE r.reversed_at IS NOT NULL
+                      AND \(inRange("r.reversed_at"))
+                      \(entryFilter)
+                )
+                """
         }
-        let filter = """
-            AND (cardinality($4::text[]) = 0 OR r.app_id = ANY ($4::text[]))
-            AND ($5::text = 'all'
-                 OR ($5::text = 'production') = (lower(coalesce(r.environment, 'production')) = 'production'))
-            """
+        let refundAt = booked(event: "r.refunded_at", recorded: "r.recorded_at")
+        let reversalAt = booked(event: "r.reversed_at", recorded: reversalRecorded)
         return """
-            entry AS (
-                \(select(.refund, at: refundAt, recorded: "r.recorded_at", sign: 1))
+            first_change AS (
+                SELECT DISTINCT ON (c.refund_id) c.*
+                FROM refund_amount_change c JOIN refund r ON r.id = c.refund_id
+                WHERE \(closed(event: "r.refunded_at", at: "c.changed_at"))
+                ORDER BY c.refund_id, c.changed_at, c.id
+            ), entry AS (
+                \(entrySelect(.refund, at: refundAt, recorded: "r.recorded_at", sign: "1", amounts: .before("a")))
                 FROM refund r
+                LEFT JOIN first_change a ON a.refund_id = r.id
                 WHERE \(inRange(refundAt))
-                  \(filter)
+                  \(entryFilter)
                 UNION ALL
-                \(select(.reversal, at: reversalAt, recorded: reversalRecorded, sign: -1))
+                \(entrySelect(.reversal, at: reversalAt, recorded: reversalRecorded, sign: "-1", amounts: .before("a")))
                 FROM refund r
-                LEFT JOIN apple_refund_reversal v
-                    ON r.platform = 'apple' AND v.app_id = r.app_id AND v.transaction_id = r.order_id
+                \(reversalJoin)
+                LEFT JOIN LATERAL (
+                    SELECT * FROM refund_amount_change c
+                    WHERE c.refund_id = r.id AND c.changed_at >= \(reversalRecorded)
+                      AND \(closed(event: "r.reversed_at", at: "c.changed_at"))
+                    ORDER BY c.changed_at, c.id LIMIT 1
+                ) a ON true
                 WHERE r.reversed_at IS NOT NULL
                   AND \(inRange(reversalAt))
-                  \(filter)
+                  \(entryFilter)
+                UNION ALL
+                \(restatedEntries(reversalRecorded: reversalRecorded))
             )
             """
     }
+
+    /// An entry's columns: the refund's, with `amounts` (the ledger's now unless said otherwise). `replaced` marks
+    /// the amount a `restated` entry takes out (in no count of unknown amounts).
+    static func entrySelect(
+        _ entry: RefundReport.Entry, at: String, recorded: String, sign: String, quantity: String = "r.quantity",
+        amounts: EntryAmounts = .current, replaced: String = "false"
+    ) -> String {
+        """
+        SELECT '\(entry.rawValue)'::text AS entry, \(sign) AS sign, \(at) AS booked_at, \(recorded) AS recorded_at,
+               r.refunded_at, r.reversed_at, r.platform, r.app_id, r.order_id, r.part_key, r.original_id,
+               r.product_id, r.reason_code, r.reason_label, r.refund_type, \(quantity) AS quantity, r.percentage_milli,
+               r.price_milli, \(amounts.currency) AS currency, r.buyer_country, \(amounts.source) AS amount_source,
+               \(amounts.note) AS amount_note, r.revoked, lower(coalesce(r.environment, 'production')) AS environment,
+               \(amounts.gross) AS gross_exact, \(amounts.tax) AS tax_exact, \(replaced) AS replaced
+        """
+    }
+
+    /// The report's app and environment filter (`$4`, `$5`) on the refund `r`.
+    static let entryFilter = """
+        AND (cardinality($4::text[]) = 0 OR r.app_id = ANY ($4::text[]))
+        AND ($5::text = 'all'
+             OR ($5::text = 'production') = (lower(coalesce(r.environment, 'production')) = 'production'))
+        """
+
+    /// An Apple reversal's own record (`v`), which says when storerecon recorded it.
+    static let reversalJoin = """
+        LEFT JOIN apple_refund_reversal v
+            ON r.platform = 'apple' AND v.app_id = r.app_id AND v.transaction_id = r.order_id
+        """
 
     /// `at` within the range: first between the earliest first day and the latest last day (constants, so an
     /// index on the column serves), then within its own store's days (each store's bound a constant too, so no row
@@ -91,12 +137,17 @@ extension RefundReport {
     /// The `recorded` booking time: when storerecon recorded the entry, except with store periods an entry recorded
     /// before its store closed the period of `event` (loaded its report), which is booked on `event`.
     static func booked(event: String, recorded: String) -> String {
+        "CASE WHEN \(closed(event: event, at: recorded)) THEN \(recorded) ELSE \(event) END"
+    }
+
+    /// Whether `recorded` books an entry of the refund `r` at `event` on `at` (when it was recorded): without store
+    /// periods always; with them, when the store's period of `event` was closed (its report loaded) by `at`.
+    static func closed(event: String, at: String) -> String {
         """
-        CASE WHEN cardinality($1::date[]) = 1 OR EXISTS (
-                SELECT 1 FROM payout_report p
-                WHERE p.app_id = r.app_id AND p.store = r.platform AND p.loaded_at <= \(recorded)
-                  AND (\(event) AT TIME ZONE $3)::date BETWEEN p.period_start AND p.period_end)
-             THEN \(recorded) ELSE \(event) END
+        (cardinality($1::date[]) = 1 OR EXISTS (
+            SELECT 1 FROM payout_report p
+            WHERE p.app_id = r.app_id AND p.store = r.platform AND p.loaded_at <= \(at)
+              AND (\(event) AT TIME ZONE $3)::date BETWEEN p.period_start AND p.period_end))
         """
     }
 
@@ -116,8 +167,8 @@ extension RefundReport {
     }
 
     /// An amount column as exact nanos (`numeric`): the stored integer scaled from its precision to 9 digits.
-    static func nanosSQL(_ column: String) -> String {
-        "(\(column)::numeric * (10::numeric ^ (9 - r.amount_precision)))"
+    static func nanosSQL(_ column: String, precision: String = "r.amount_precision") -> String {
+        "(\(column)::numeric * (10::numeric ^ (9 - \(precision))))"
     }
 
     // Entries that move money (a family revoke moves none).
@@ -144,10 +195,11 @@ extension RefundReport {
                CASE WHEN count(*) FILTER (WHERE \(moves) AND gross IS NOT NULL AND tax IS NULL) = 0
                     THEN trunc(sum(tax) FILTER (WHERE \(moves) AND gross IS NOT NULL))::text
                END AS tax_nanos,
-               count(*) FILTER (WHERE \(moves) AND gross IS NULL) AS unknown_amount,
+               count(*) FILTER (WHERE \(moves) AND gross IS NULL AND NOT replaced) AS unknown_amount,
                count(*) FILTER (WHERE entry = 'refund' AND NOT (\(moves))) AS family_revokes,
                count(*) FILTER (WHERE entry = 'refund' AND \(moves) AND NOT revoked) AS not_revoked,
-               count(*) FILTER (WHERE entry = 'reversal') AS reversed
+               count(*) FILTER (WHERE entry = 'reversal') AS reversed,
+               count(*) FILTER (WHERE entry = 'restated' AND NOT replaced) AS restated
         FROM rounded
         GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
         ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
@@ -184,7 +236,7 @@ extension RefundReport {
         WITH \(entries(basis))
         SELECT to_char((booked_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day, platform,
                count(*) FILTER (WHERE entry = 'refund' AND \(moves)) AS refunds,
-               count(*) FILTER (WHERE \(moves) AND gross_exact IS NULL) AS unknown_amount,
+               count(*) FILTER (WHERE \(moves) AND gross_exact IS NULL AND NOT replaced) AS unknown_amount,
                count(*) FILTER (WHERE \(moves) AND gross_exact IS NOT NULL AND tax_exact IS NULL) AS tax_unstated
         FROM entry
         GROUP BY 1, 2

@@ -8,7 +8,8 @@ extension RefundReport {
         options.by.map(\.rawValue) + [
             "refunds", "quantity", "gross", "tax", "net", "unknown_amount_refunds", "family_revokes",
             "reversed_refunds", "not_revoked_refunds",
-        ] + (options.rates.map { rates in ["gross", "tax", "net"].map { "\($0)_\(rates.base)" } } ?? [])
+        ] + (options.basis == .recorded ? ["restated_amounts"] : [])
+            + (options.rates.map { rates in ["gross", "tax", "net"].map { "\($0)_\(rates.base)" } } ?? [])
     }
 
     /// What every report says its amounts are.
@@ -50,7 +51,7 @@ extension RefundReport {
             + [
                 String(group.unknownAmount), String(group.familyRevokes), String(group.reversed),
                 String(group.notRevoked),
-            ] + convertedAmounts(group)
+            ] + (options.basis == .recorded ? [String(group.restated)] : []) + convertedAmounts(group)
     }
 
     /// The grouped report as rows of text cells, header first.
@@ -205,6 +206,7 @@ extension RefundReport {
             }
         }
         row["reversed_refunds"] = group.reversed
+        if options.basis == .recorded { row["restated_amounts"] = group.restated }
         return row
     }
 }

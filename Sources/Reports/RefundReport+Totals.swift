@@ -108,6 +108,7 @@ extension RefundReport {
             total.familyRevokes += group.familyRevokes
             total.notRevoked += group.notRevoked
             total.reversed += group.reversed
+            total.restated += group.restated
             totals[name] = total
         }
         for name in taxUnknown {

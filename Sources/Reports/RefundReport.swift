@@ -38,6 +38,9 @@ public struct RefundReport: Sendable {
         public var notRevoked: Int = 0
         /// Reversals booked in the group (negative entries in the amounts).
         public var reversed: Int
+        /// With `--basis recorded`: refunds whose amount changed after their month closed, the change booked in the
+        /// group (``Entry/restated``): the old amount out, the new one in.
+        public var restated: Int = 0
         /// With `--rates`: `grossNanos` converted to the rates' base currency, each day at that day's rate, rounded
         /// to the base currency's minor unit (nanos).
         public var convertedGrossNanos: Decimal? = nil
@@ -57,6 +60,11 @@ public struct RefundReport: Sendable {
         case refund
         /// The reversal of a refund (Apple `REFUND_REVERSED`): a negative entry, booked when it happened.
         case reversal
+        /// With `--basis recorded`: a refund's amount changed after its month closed (the store stated it late), in
+        /// two entries booked when it changed: the old amount out (negative) and the new one in; no units.
+        case restated
+        /// The same for the refund's reversal, booked before the change: the old amount back, the new one out.
+        case restatedReversal = "restated_reversal"
     }
 
     /// One entry (`--detail`).
@@ -215,7 +223,7 @@ public struct RefundReport: Sendable {
                 grossNanos: try Self.nanos(row, "gross_nanos"), taxNanos: try Self.nanos(row, "tax_nanos"),
                 unknownAmount: try row.decode("unknown_amount"), familyRevokes: try row.decode("family_revokes"),
                 notRevoked: try row.decode("not_revoked"),
-                reversed: try row.decode("reversed"))
+                reversed: try row.decode("reversed"), restated: try row.decode("restated"))
         }
     }
 

@@ -103,7 +103,11 @@ struct MigratorTests {
                 VALUES ('droid', 'google', $1, $2, $3::timestamptz, 'partial_amount', 1, '{}')
                 """, [order, part, at])
         }
-        #expect(try Migrator(connection: connection).migrate() == ["0029_google_partial_refunds_dated_when_made.sql"])
+        let only29 = Migration.embedded.filter { $0.name < "0030" }
+        #expect(
+            try Migrator(connection: connection, migrations: only29).migrate() == [
+                "0029_google_partial_refunds_dated_when_made.sql"
+            ])
         let rows = try connection.query(
             """
             SELECT order_id, to_char(refunded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') AS at

@@ -65,10 +65,10 @@ struct RefundReportEntriesTests {
         #expect(try october(.event).contains("\r\napple,USD,store,3,2,3.00,,,0,0,1,0\r\n"))
         // As recorded: t20 and t22 only.
         let closed = try october(.recorded)
-        #expect(closed.contains("\r\napple,USD,store,2,2,4.00,,,0,0,0,0\r\n"), "\(closed)")
+        #expect(closed.contains("\r\napple,USD,store,2,2,4.00,,,0,0,0,0,0\r\n"), "\(closed)")
         let november = try ledger.text(
             RefundReportOptions(from: "2026-11-01", to: "2026-11-30", by: [.platform], basis: .recorded), .csv)
-        #expect(november.contains("\r\napple,USD,store,1,0,-1.00,,,0,0,1,0\r\n"), "\(november)")
+        #expect(november.contains("\r\napple,USD,store,1,0,-1.00,,,0,0,1,0,0\r\n"), "\(november)")
 
         // Later: a late October refund, and October's t20 reversed; both recorded in late November.
         try ledger.insert([
