@@ -10,7 +10,7 @@
 -- Only a change of a refund whose time, or reversal's time, falls in a loaded report's period is kept (a day's
 -- margin either side: a report chooses its time zone). Any other change is booked in its refund's own month whatever
 -- the basis, so keeping it would change no figure; the ledger's usual second write (a Google refund's amount from
--- the Orders API, moments after its voided row) passes the trigger's test and stores nothing.
+-- the Orders API, moments after its voided row) is in no loaded report's period and stores nothing.
 CREATE TABLE refund_amount_change (
     id              bigserial PRIMARY KEY,
     refund_id       bigint NOT NULL REFERENCES refund (id) ON DELETE CASCADE,
@@ -31,33 +31,34 @@ CREATE TABLE refund_amount_change (
 );
 CREATE INDEX refund_amount_change_refund ON refund_amount_change (refund_id, changed_at, id);
 
-CREATE FUNCTION refund_amount_changed() RETURNS trigger
+-- One statement-level trigger with the statement's old and new rows (a row-level one called PL/pgSQL for every
+-- row an Orders answer prices: about 15 microseconds a row against 3 for this, measured on 200,000 rows). It keeps
+-- a change of what the refund moved (an amount, its precision, currency or source), not of its note alone.
+CREATE FUNCTION refund_amounts_changed() RETURNS trigger
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    IF EXISTS (
-        SELECT 1 FROM payout_report p
-        WHERE p.app_id = NEW.app_id AND p.store = NEW.platform
-          AND ((NEW.refunded_at AT TIME ZONE 'UTC')::date BETWEEN p.period_start - 1 AND p.period_end + 1
-               OR (NEW.reversed_at AT TIME ZONE 'UTC')::date BETWEEN p.period_start - 1 AND p.period_end + 1))
-    THEN
-        INSERT INTO refund_amount_change (
-            refund_id, old_gross, old_tax, old_precision, old_currency, old_source, old_note,
-            new_gross, new_tax, new_precision, new_currency, new_source, new_note)
-        VALUES (
-            OLD.id, OLD.gross_amount, OLD.tax_amount, OLD.amount_precision, OLD.currency, OLD.amount_source,
-            OLD.amount_note, NEW.gross_amount, NEW.tax_amount, NEW.amount_precision, NEW.currency,
-            NEW.amount_source, NEW.amount_note);
-    END IF;
-    RETURN NEW;
+    INSERT INTO refund_amount_change (
+        refund_id, old_gross, old_tax, old_precision, old_currency, old_source, old_note,
+        new_gross, new_tax, new_precision, new_currency, new_source, new_note)
+    SELECT o.id, o.gross_amount, o.tax_amount, o.amount_precision, o.currency, o.amount_source, o.amount_note,
+           n.gross_amount, n.tax_amount, n.amount_precision, n.currency, n.amount_source, n.amount_note
+    FROM old_rows o
+    JOIN new_rows n ON n.id = o.id
+    WHERE (o.gross_amount, o.tax_amount, o.amount_precision, o.currency, o.amount_source)
+          IS DISTINCT FROM (n.gross_amount, n.tax_amount, n.amount_precision, n.currency, n.amount_source)
+      AND EXISTS (
+          SELECT 1 FROM payout_report p
+          WHERE p.app_id = n.app_id AND p.store = n.platform
+            AND ((n.refunded_at AT TIME ZONE 'UTC')::date BETWEEN p.period_start - 1 AND p.period_end + 1
+                 OR (n.reversed_at AT TIME ZONE 'UTC')::date BETWEEN p.period_start - 1 AND p.period_end + 1))
+    ORDER BY o.id;
+    RETURN NULL;
 END
 $$;
 
--- A change of what the refund moved (an amount, its precision, currency or source), not of its note alone.
 CREATE TRIGGER refund_amount_history
-BEFORE UPDATE OF gross_amount, tax_amount, amount_precision, currency, amount_source ON refund
-FOR EACH ROW
-WHEN (OLD.gross_amount IS DISTINCT FROM NEW.gross_amount OR OLD.tax_amount IS DISTINCT FROM NEW.tax_amount
-      OR OLD.amount_precision IS DISTINCT FROM NEW.amount_precision OR OLD.currency IS DISTINCT FROM NEW.currency
-      OR OLD.amount_source IS DISTINCT FROM NEW.amount_source)
-EXECUTE FUNCTION refund_amount_changed();
+AFTER UPDATE ON refund
+REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+FOR EACH STATEMENT
+EXECUTE FUNCTION refund_amounts_changed();
