@@ -8,9 +8,10 @@
 -- (`restated`: the old amount out, the new one in) in the month it was made; `--basis event` never reads this table.
 --
 -- Only a change of a refund whose time, or reversal's time, falls in a loaded report's period is kept (a day's
--- margin either side: a report chooses its time zone). Any other change is booked in its refund's own month whatever
--- the basis, so keeping it would change no figure; the ledger's usual second write (a Google refund's amount from
--- the Orders API, moments after its voided row) is in no loaded report's period and stores nothing.
+-- margin either side: a report chooses its time zone): any other change is made while the month its refund is
+-- booked in is open, so keeping it would change no figure. The ledger's usual second write (a Google refund's
+-- amount from the Orders API, moments after its voided row) mostly stores nothing; a kept change the report finds
+-- made while the entry's month was open (a late refund's, booked when recorded) restates nothing.
 CREATE TABLE refund_amount_change (
     id              bigserial PRIMARY KEY,
     refund_id       bigint NOT NULL REFERENCES refund (id) ON DELETE CASCADE,

@@ -44,13 +44,14 @@ extension RefundReport {
         }()
     }
 
-    /// With `--basis recorded`: every change of a refund's amount made after its period closed (kept by the ledger
-    /// in `refund_amount_change`), as two entries booked when it was made: `restated`, the old amount out (`sign`
-    /// -1) and the new one in; and, when the refund's reversal was booked before the change and its period closed
-    /// too, `restated_reversal`, the same with the signs turned. A change made while the period was open is in no
-    /// entry: the period's entries carry the amounts of its close. The entries of a refund over all periods add up
-    /// to its amount now, as `--basis event` books it.
-    static func restatedEntries(reversalRecorded: String) -> String {
+    /// With `--basis recorded` and store periods: every change of a refund's amount made after the period its
+    /// entry is booked in closed (kept by the ledger in `refund_amount_change`), as two entries booked when it was
+    /// made: `restated`, the old amount out (`sign` -1) and the new one in; and, when the refund's reversal was
+    /// booked before the change and its period closed too, `restated_reversal`, the same with the signs turned. A
+    /// change made while the period was open is in no entry: the period's entries carry the amounts of its close (a
+    /// late refund, booked when recorded, takes the amount the store states moments later). The entries of a refund
+    /// over all periods add up to its amount now, as `--basis event` books it.
+    static func restatedEntries(refundAt: String, reversalAt: String, reversalRecorded: String) -> String {
         func select(_ entry: RefundReport.Entry, sign: String) -> String {
             entrySelect(
                 entry, at: "c.changed_at", recorded: "c.changed_at", sign: sign, quantity: "0",
@@ -62,7 +63,7 @@ extension RefundReport {
             JOIN refund r ON r.id = c.refund_id
             CROSS JOIN (VALUES (true), (false)) AS s(old)
             WHERE \(inRange("c.changed_at"))
-              AND \(closed(event: "r.refunded_at", at: "c.changed_at"))
+              AND \(restates(booked: refundAt, changed: "c.changed_at"))
               \(entryFilter)
             UNION ALL
             \(select(.restatedReversal, sign: "CASE WHEN s.old THEN 1 ELSE -1 END"))
@@ -72,7 +73,7 @@ extension RefundReport {
             CROSS JOIN (VALUES (true), (false)) AS s(old)
             WHERE r.reversed_at IS NOT NULL AND c.changed_at >= \(reversalRecorded)
               AND \(inRange("c.changed_at"))
-              AND \(closed(event: "r.reversed_at", at: "c.changed_at"))
+              AND \(restates(booked: reversalAt, changed: "c.changed_at"))
               \(entryFilter)
             """
     }

@@ -31,9 +31,10 @@ extension RefundReport {
     /// With store periods (two days in `$1`), Apple's entries are booked over Apple's period, and `recorded` books
     /// an entry on its store's time unless the store's period of that time was closed (its financial report loaded)
     /// before storerecon recorded the entry: a late entry is booked when it was recorded, so a closed month keeps
-    /// its figures. `recorded` keeps its amounts too: each entry carries the amount it had when its period closed,
-    /// and an amount changed after that is booked as `restated` entries when it changed
-    /// (``restatedEntries(reversalRecorded:)``).
+    /// its figures. With store periods `recorded` keeps its amounts too: each entry carries the amount it had when
+    /// the period it is booked in closed, and an amount changed after that is booked as `restated` entries when it
+    /// changed
+    /// (``restatedEntries(refundAt:reversalAt:reversalRecorded:)``).
     static func entries(_ basis: RefundReportOptions.Basis) -> String {
         let reversalRecorded = "greatest(r.recorded_at, coalesce(v.recorded_at, r.reversed_at))"
         guard basis == .recorded else {
@@ -59,7 +60,7 @@ extension RefundReport {
             first_change AS (
                 SELECT DISTINCT ON (c.refund_id) c.*
                 FROM refund_amount_change c JOIN refund r ON r.id = c.refund_id
-                WHERE \(closed(event: "r.refunded_at", at: "c.changed_at"))
+                WHERE \(restates(booked: refundAt, changed: "c.changed_at"))
                 ORDER BY c.refund_id, c.changed_at, c.id
             ), entry AS (
                 \(entrySelect(.refund, at: refundAt, recorded: "r.recorded_at", sign: "1", amounts: .before("a")))
@@ -74,14 +75,14 @@ extension RefundReport {
                 LEFT JOIN LATERAL (
                     SELECT * FROM refund_amount_change c
                     WHERE c.refund_id = r.id AND c.changed_at >= \(reversalRecorded)
-                      AND \(closed(event: "r.reversed_at", at: "c.changed_at"))
+                      AND \(restates(booked: reversalAt, changed: "c.changed_at"))
                     ORDER BY c.changed_at, c.id LIMIT 1
                 ) a ON true
                 WHERE r.reversed_at IS NOT NULL
                   AND \(inRange(reversalAt))
                   \(entryFilter)
                 UNION ALL
-                \(restatedEntries(reversalRecorded: reversalRecorded))
+                \(restatedEntries(refundAt: refundAt, reversalAt: reversalAt, reversalRecorded: reversalRecorded))
             )
             """
     }
@@ -137,18 +138,24 @@ extension RefundReport {
     /// The `recorded` booking time: when storerecon recorded the entry, except with store periods an entry recorded
     /// before its store closed the period of `event` (loaded its report), which is booked on `event`.
     static func booked(event: String, recorded: String) -> String {
-        "CASE WHEN \(closed(event: event, at: recorded)) THEN \(recorded) ELSE \(event) END"
+        "CASE WHEN cardinality($1::date[]) = 1 OR \(closed(event, by: recorded)) THEN \(recorded) ELSE \(event) END"
     }
 
-    /// Whether `recorded` books an entry of the refund `r` at `event` on `at` (when it was recorded): without store
-    /// periods always; with them, when the store's period of `event` was closed (its report loaded) by `at`.
-    static func closed(event: String, at: String) -> String {
+    /// Whether the store of the refund `r` had closed its period of `at` (loaded its report) by `by`.
+    static func closed(_ at: String, by: String) -> String {
         """
-        (cardinality($1::date[]) = 1 OR EXISTS (
+        EXISTS (
             SELECT 1 FROM payout_report p
-            WHERE p.app_id = r.app_id AND p.store = r.platform AND p.loaded_at <= \(at)
-              AND (\(event) AT TIME ZONE $3)::date BETWEEN p.period_start AND p.period_end))
+            WHERE p.app_id = r.app_id AND p.store = r.platform AND p.loaded_at <= \(by)
+              AND (\(at) AT TIME ZONE $3)::date BETWEEN p.period_start AND p.period_end)
         """
+    }
+
+    /// Whether a change of the refund `r`'s amount made at `changed` restates an entry booked at `booked`: with
+    /// store periods, when the period the entry is booked in was closed by then. Without them amounts are the
+    /// ledger's now (a change then is never restated).
+    static func restates(booked: String, changed: String) -> String {
+        "(cardinality($1::date[]) > 1 AND \(closed(booked, by: changed)))"
     }
 
     /// The entries with their amounts rounded, each on its own, half to even to the currency's minor unit (`$6`,
@@ -225,7 +232,7 @@ extension RefundReport {
                    END, coalesce(e.exponent, 9)))::text AS price_nanos
         FROM rounded e
         LEFT JOIN google_order o ON e.platform = 'google' AND o.app_id = e.app_id AND o.order_id = e.order_id
-        ORDER BY e.booked_at, e.app_id, e.order_id, e.part_key, e.entry
+        ORDER BY e.booked_at, e.app_id, e.order_id, e.part_key, e.entry, e.replaced DESC
         """
     }
 

@@ -173,6 +173,52 @@ struct ClosedMonthAmountsTests {
         #expect(!event.contains("restated_amounts"))
     }
 
+    /// A late October refund, recorded Nov 10 after the close and booked then, priced moments later (Nov 10) and
+    /// again on Dec 10 after November closed too: November holds it at its first price, December the correction.
+    @Test func aLateRefundIsBookedWithTheAmountOfItsOwnMonthsClose() throws {
+        try ledger.google("GPA.L", "2026-10-15T12:00:00Z", gross: nil, recorded: "2026-11-10T00:00:00Z")
+        try restate("GPA.L", at: "2026-11-10T00:00:05Z", "gross_amount = 6000000000, tax_amount = 0")
+        try ledger.googleReport(month: CalendarMonth(year: 2026, month: 11), [])
+        try ledger.connection.execute(
+            "UPDATE payout_report SET loaded_at = '2026-12-05T00:00:00Z' WHERE month = '2026-11' AND store = 'google'")
+        try ledger.connection.execute("UPDATE refund SET gross_amount = 6500000000 WHERE order_id = 'GPA.L'")
+        try ledger.connection.execute(
+            """
+            UPDATE refund_amount_change c SET changed_at = '2026-12-10T00:00:00Z' FROM refund r
+            WHERE r.id = c.refund_id AND r.order_id = 'GPA.L' AND c.new_gross = 6500000000
+            """)
+        let periods = try StorePeriods.resolve(month: CalendarMonth("2026-11"), on: ledger.connection)
+        var november: [String] = []
+        try RefundReport.forEachDetail(
+            .storeMonth(periods, detail: true, apps: ["droid"], basis: .recorded), on: ledger.connection
+        ) { detail in
+            guard detail.orderId == "GPA.L" else { return }
+            november.append("\(detail.entry.rawValue) \(detail.grossNanos.map { "\($0)" } ?? "-")")
+        }
+        #expect(november == ["refund 6000000000"])
+        let december = try RefundReport.run(
+            RefundReportOptions(
+                from: "2026-12-01", to: "2026-12-31", by: [.platform], timeZone: StorePeriods.timeZone,
+                apps: ["droid"], basis: .recorded), on: ledger.connection)
+        #expect(december.groups.count == 0, "without store periods amounts are the ledger's now")
+        let decemberPeriods = StorePeriods(month: CalendarMonth(year: 2026, month: 12), apple: nil)
+        let closedDecember = try RefundReport.run(
+            .storeMonth(decemberPeriods, apps: ["droid"], basis: .recorded), on: ledger.connection)
+        #expect(closedDecember.groups.map { $0.grossNanos } == [500_000_000])
+        #expect(closedDecember.groups.map { $0.restated } == [1])
+    }
+
+    @Test func withoutStorePeriodsAmountsAreTheLedgersNow() throws {
+        let recorded = try RefundReport.run(
+            RefundReportOptions(
+                from: "2026-10-01", to: "2026-11-30", by: [.platform], timeZone: StorePeriods.timeZone,
+                apps: ["droid"], basis: .recorded), on: ledger.connection)
+        #expect(recorded.groups.map(\.restated) == [0, 0] && recorded.groups.map(\.unknownAmount) == [0, 0])
+        let gross = recorded.groups.compactMap(\.grossNanos).reduce(0, +)
+        // P 4.99 + E 4.50 (EUR) + Q 3.00 + O 2.00, each at its amount of now.
+        #expect(NSDecimalNumber(decimal: gross).int64Value == 14_490_000_000)
+    }
+
     @Test func theDetailShowsEachChangeAsTwoEntriesWithoutUnits() throws {
         let periods = try StorePeriods.resolve(month: CalendarMonth("2026-11"), on: ledger.connection)
         var entries: [String] = []
