@@ -87,24 +87,25 @@ public struct PayoutStore {
             if let dropped, ifDropped == .keepDropped {
                 return Stored(outcome: .keptDropped, rows: 0, reportId: dropped)
             }
-            let replacedCount = try deleteVersion(of: report, app: app, on: connection)
+            let replaced = try deleteVersion(of: report, app: app, on: connection)
             let inserted = try connection.query(
                 """
                 INSERT INTO payout_report (app_id, store, report_key, month, period_start, period_end, source_name,
-                                           checksum, generation, row_count, replaced_count, file)
-                VALUES ($1, $2, $3, $4, $5::date, $6::date, $7, $8, $9, $10, $11, $12::bytea)
+                                           checksum, generation, row_count, replaced_count, file, closed_at)
+                VALUES ($1, $2, $3, $4, $5::date, $6::date, $7, $8, $9, $10, $11, $12::bytea,
+                        coalesce($13::timestamptz, now()))
                 RETURNING id
                 """,
                 [
                     app, report.store.rawValue, report.reportKey, report.month, report.periodStart, report.periodEnd,
-                    report.sourceName, report.checksum, report.generation, 0, replacedCount ?? 0,
-                    report.file.map(Self.byteaHex),
+                    report.sourceName, report.checksum, report.generation, 0, replaced?.count ?? 0,
+                    report.file.map(Self.byteaHex), replaced?.closedAt,
                 ])
             let id = try inserted[0].decode("id", as: Int64.self)
             let count = try copyRows(stream.rows, reportId: id, on: connection)
             try connection.execute("UPDATE payout_report SET row_count = $2 WHERE id = $1", [id, count])
             return Stored(
-                outcome: replacedCount == nil ? .inserted : .replaced, rows: count, reportId: id,
+                outcome: replaced == nil ? .inserted : .replaced, rows: count, reportId: id,
                 droppedBefore: dropped)
         }
     }
@@ -135,8 +136,11 @@ public struct PayoutStore {
     }
 
     /// Deletes the stored version of `report`'s key (other bytes: the store re-issued it), rows and all.
-    /// - Returns: the new version's `replaced_count`, or `nil` when no version was stored.
-    private func deleteVersion(of report: PayoutReport, app: String, on connection: PostgresConnection) throws -> Int? {
+    /// - Returns: the new version's `replaced_count` and the month's first close, which the re-issue keeps (a month
+    ///   closed stays closed from then: `--basis recorded`); `nil` when no version was stored.
+    private func deleteVersion(of report: PayoutReport, app: String, on connection: PostgresConnection) throws -> (
+        count: Int, closedAt: Date
+    )? {
         guard
             let old = try connection.query(
                 "SELECT id FROM payout_report WHERE app_id = $1 AND store = $2 AND report_key = $3",
@@ -146,8 +150,11 @@ public struct PayoutStore {
         let oldId = try old.decode("id", as: Int64.self)
         // The rows have no foreign key (migration 0013): they go with their report here.
         try connection.execute("DELETE FROM payout_report_row WHERE report_id = $1", [oldId])
-        let count = try connection.query("DELETE FROM payout_report WHERE id = $1 RETURNING replaced_count", [oldId])
-        return try count[0].decode("replaced_count", as: Int.self) + 1
+        let deleted = try connection.query(
+            "DELETE FROM payout_report WHERE id = $1 RETURNING replaced_count, closed_at", [oldId])
+        return (
+            try deleted[0].decode("replaced_count", as: Int.self) + 1, try deleted[0].decode("closed_at", as: Date.self)
+        )
     }
 
     private func copyRows(

@@ -146,7 +146,7 @@ extension RefundReport {
         """
         EXISTS (
             SELECT 1 FROM payout_report p
-            WHERE p.app_id = r.app_id AND p.store = r.platform AND p.loaded_at <= \(by)
+            WHERE p.app_id = r.app_id AND p.store = r.platform AND p.closed_at <= \(by)
               AND (\(at) AT TIME ZONE $3)::date BETWEEN p.period_start AND p.period_end)
         """
     }

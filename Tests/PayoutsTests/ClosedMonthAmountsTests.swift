@@ -40,9 +40,9 @@ struct ClosedMonthAmountsTests {
         try ledger.appleReport(
             month: CalendarMonth(year: 2026, month: 11), start: "2026-10-25", end: "2026-11-21", [])
         try ledger.connection.execute(
-            "UPDATE payout_report SET loaded_at = '2026-11-05T00:00:00Z' WHERE month = '2026-10'")
+            "UPDATE payout_report SET closed_at = '2026-11-05T00:00:00Z' WHERE month = '2026-10'")
         try ledger.connection.execute(
-            "UPDATE payout_report SET loaded_at = '2026-12-05T00:00:00Z' WHERE month = '2026-11'")
+            "UPDATE payout_report SET closed_at = '2026-12-05T00:00:00Z' WHERE month = '2026-11'")
 
         try restate("GPA.O", at: "2026-11-02T00:00:00Z", "gross_amount = 2000000000, tax_amount = 0")
         try restate("GPA.P", at: "2026-11-12T00:00:00Z", "gross_amount = 4990000000, tax_amount = 0")
@@ -180,7 +180,7 @@ struct ClosedMonthAmountsTests {
         try restate("GPA.L", at: "2026-11-10T00:00:05Z", "gross_amount = 6000000000, tax_amount = 0")
         try ledger.googleReport(month: CalendarMonth(year: 2026, month: 11), [])
         try ledger.connection.execute(
-            "UPDATE payout_report SET loaded_at = '2026-12-05T00:00:00Z' WHERE month = '2026-11' AND store = 'google'")
+            "UPDATE payout_report SET closed_at = '2026-12-05T00:00:00Z' WHERE month = '2026-11' AND store = 'google'")
         try ledger.connection.execute("UPDATE refund SET gross_amount = 6500000000 WHERE order_id = 'GPA.L'")
         try ledger.connection.execute(
             """

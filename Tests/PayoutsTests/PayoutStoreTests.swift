@@ -98,10 +98,18 @@ struct PayoutStoreTests {
         var reissued = report
         reissued.checksum = String(repeating: "0", count: 64)
         reissued.rows = Array(report.rows.prefix(2))
+        try connection.execute("UPDATE payout_report SET closed_at = '2020-01-05T00:00:00Z'")
         #expect(try store.store(reissued, app: "droid") == .replaced)
         #expect(try count("SELECT count(*) AS n FROM payout_report") == 1)
         #expect(try count("SELECT count(*) AS n FROM payout_report_row") == 2)
         #expect(try count("SELECT replaced_count AS n FROM payout_report") == 1)
+        // The month stays closed from the first load (`--basis recorded`); `loaded_at` is the re-issue's.
+        #expect(
+            try count(
+                """
+                SELECT count(*) AS n FROM payout_report
+                WHERE closed_at = '2020-01-05T00:00:00Z' AND loaded_at > '2020-01-05T00:00:00Z'
+                """) == 1)
     }
 
     /// A file imported by hand under another name, then met as Google's object, then re-issued by Google: the

@@ -52,12 +52,13 @@ struct TieOutLedger {
 
     /// Google's earnings report of `month`: rows of one order each, booked at `booked` when given.
     func googleReport(
-        month: CalendarMonth, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64, booked: String?)]
+        month: CalendarMonth, _ rows: [(order: String, kind: String, buyer: Int64, merchant: Int64, booked: String?)],
+        version: Int = 1
     ) throws {
         let (start, end) = (month.firstDay.description, month.lastDay.description)
         let report = PayoutReport(
             store: .google, reportKey: "earnings_\(month)_1-1.zip", month: month, periodStart: start, periodEnd: end,
-            sourceName: "earnings_\(month)_1-1.zip", checksum: "google \(month)",
+            sourceName: "earnings_\(month)_1-1.zip", checksum: "google \(month) \(version)",
             rows: rows.enumerated().map { index, row in
                 PayoutRow(
                     line: index + 2, kind: row.kind, orderId: row.order, productId: "pro", country: "US",

@@ -56,7 +56,7 @@ struct TieOutMonthCloseTests {
         try ledger.appleReport(
             month: CalendarMonth(year: 2026, month: 11), start: "2026-10-25", end: "2026-11-21",
             [("pro", "GB", "GBP", 1, 7_990_000_000)])
-        try ledger.connection.execute("UPDATE payout_report SET loaded_at = '2026-11-05T00:00:00Z'")
+        try ledger.connection.execute("UPDATE payout_report SET closed_at = '2026-11-05T00:00:00Z'")
     }
 
     func tieOut(_ month: String) throws -> [String: TieOutReport.Line] {
@@ -135,6 +135,12 @@ struct TieOutMonthCloseTests {
         #expect(try refundNet("2026-10")["google USD"] == 9_990_000_000)
         #expect(try refundNet("2026-10", basis: .recorded) == ledgerTotals)
         #expect(try refundNet("2026-11", basis: .recorded)["google USD"] == 2_000_000_000)
+
+        // Google re-issues October's report (other bytes, loaded now): October stays closed since Nov 5.
+        try ledger.googleReport(
+            month: CalendarMonth(year: 2026, month: 10),
+            [("GPA.M", "Charge refund", -4_990_000_000, -4_990_000_000, "2026-10-20T12:00:00Z")], version: 2)
+        #expect(try refundNet("2026-10", basis: .recorded) == ledgerTotals)
     }
 
     @Test func everyFormatCarriesTotalsByCauseAndTheLegend() throws {
