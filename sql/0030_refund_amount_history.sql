@@ -15,7 +15,9 @@
 CREATE TABLE refund_amount_change (
     id              bigserial PRIMARY KEY,
     refund_id       bigint NOT NULL REFERENCES refund (id) ON DELETE CASCADE,
-    changed_at      timestamptz NOT NULL DEFAULT now(),
+    -- The update's own time (clock_timestamp(), not its transaction's start): two transactions changing one refund
+    -- are kept in the order they changed it, so each change's old amount is the one before's new amount.
+    changed_at      timestamptz NOT NULL DEFAULT clock_timestamp(),
     -- The refund's amount columns before and after the change (see refund.gross_amount ... amount_note).
     old_gross       bigint,
     old_tax         bigint,

@@ -129,10 +129,13 @@ public struct PayoutStore {
     private func adopt(_ report: PayoutReport, heldAs id: Int64, app: String, on connection: PostgresConnection)
         throws
     {
-        _ = try deleteVersion(of: report, app: app, on: connection)
+        let superseded = try deleteVersion(of: report, app: app, on: connection)
         try connection.execute(
-            "UPDATE payout_report SET report_key = $2, source_name = $3, generation = $4 WHERE id = $1",
-            [id, report.reportKey, report.sourceName, report.generation])
+            """
+            UPDATE payout_report SET report_key = $2, source_name = $3, generation = $4,
+                                     closed_at = least(closed_at, $5::timestamptz)
+            WHERE id = $1
+            """, [id, report.reportKey, report.sourceName, report.generation, superseded?.closedAt])
     }
 
     /// Deletes the stored version of `report`'s key (other bytes: the store re-issued it), rows and all.

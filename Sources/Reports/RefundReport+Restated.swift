@@ -55,7 +55,7 @@ extension RefundReport {
         func select(_ entry: RefundReport.Entry, sign: String) -> String {
             entrySelect(
                 entry, at: "c.changed_at", recorded: "c.changed_at", sign: sign, quantity: "0",
-                amounts: .restatedSide, replaced: "s.old")
+                amounts: .restatedSide, replaced: "s.old", change: "c.id")
         }
         return """
             \(select(.restated, sign: "CASE WHEN s.old THEN -1 ELSE 1 END"))

@@ -91,7 +91,7 @@ extension RefundReport {
     /// the amount a `restated` entry takes out (in no count of unknown amounts).
     static func entrySelect(
         _ entry: RefundReport.Entry, at: String, recorded: String, sign: String, quantity: String = "r.quantity",
-        amounts: EntryAmounts = .current, replaced: String = "false"
+        amounts: EntryAmounts = .current, replaced: String = "false", change: String = "NULL::bigint"
     ) -> String {
         """
         SELECT '\(entry.rawValue)'::text AS entry, \(sign) AS sign, \(at) AS booked_at, \(recorded) AS recorded_at,
@@ -99,7 +99,8 @@ extension RefundReport {
                r.product_id, r.reason_code, r.reason_label, r.refund_type, \(quantity) AS quantity, r.percentage_milli,
                r.price_milli, \(amounts.currency) AS currency, r.buyer_country, \(amounts.source) AS amount_source,
                \(amounts.note) AS amount_note, r.revoked, lower(coalesce(r.environment, 'production')) AS environment,
-               \(amounts.gross) AS gross_exact, \(amounts.tax) AS tax_exact, \(replaced) AS replaced
+               \(amounts.gross) AS gross_exact, \(amounts.tax) AS tax_exact, \(replaced) AS replaced,
+               \(change) AS change_id
         """
     }
 
@@ -232,7 +233,7 @@ extension RefundReport {
                    END, coalesce(e.exponent, 9)))::text AS price_nanos
         FROM rounded e
         LEFT JOIN google_order o ON e.platform = 'google' AND o.app_id = e.app_id AND o.order_id = e.order_id
-        ORDER BY e.booked_at, e.app_id, e.order_id, e.part_key, e.entry, e.replaced DESC
+        ORDER BY e.booked_at, e.app_id, e.order_id, e.part_key, e.entry, e.change_id NULLS FIRST, e.replaced DESC
         """
     }
 

@@ -213,10 +213,13 @@ struct ClosedMonthAmountsTests {
             RefundReportOptions(
                 from: "2026-10-01", to: "2026-11-30", by: [.platform], timeZone: StorePeriods.timeZone,
                 apps: ["droid"], basis: .recorded), on: ledger.connection)
-        #expect(recorded.groups.map(\.restated) == [0, 0] && recorded.groups.map(\.unknownAmount) == [0, 0])
-        let gross = recorded.groups.compactMap(\.grossNanos).reduce(0, +)
-        // P 4.99 + E 4.50 (EUR) + Q 3.00 + O 2.00, each at its amount of now.
-        #expect(NSDecimalNumber(decimal: gross).int64Value == 14_490_000_000)
+        // P 4.99 + Q 3.00 + O 2.00 in USD, E 4.50 in EUR: each at its amount of now, none restated.
+        let gross = Dictionary(
+            uniqueKeysWithValues: recorded.groups.map { group in
+                (group.keys["currency"] ?? "", NSDecimalNumber(decimal: group.grossNanos ?? -1).int64Value)
+            })
+        #expect(gross == ["USD": 9_990_000_000, "EUR": 4_500_000_000])
+        #expect(recorded.groups.map { $0.restated } == [0, 0] && recorded.groups.map { $0.unknownAmount } == [0, 0])
     }
 
     @Test func theDetailShowsEachChangeAsTwoEntriesWithoutUnits() throws {

@@ -134,6 +134,31 @@ struct PayoutStoreTests {
         #expect(try count("SELECT count(*) AS n FROM payout_report_row") == 2)
     }
 
+    /// Google's object synced (the month closed), its re-issue imported by hand under another name, then met as the
+    /// object: the row that stays keeps the month's first close.
+    @Test func aReissueImportedByHandThenMetAsTheObjectKeepsTheFirstClose() throws {
+        let zip = try Fixture.data("earnings_202610_1234567890-1.zip")
+        let store = PayoutStore(connection: connection)
+        let synced = try EarningsReportParser.parse(
+            zip: zip, name: "earnings/earnings_202610_1234567890-1.zip", generation: "1700000000000001")
+        #expect(try store.store(synced, app: "droid") == .inserted)
+        try connection.execute("UPDATE payout_report SET closed_at = '2020-01-05T00:00:00Z'")
+        var byHand = try EarningsReportParser.parse(zip: zip, name: "/tmp/oct-reissued.zip")
+        byHand.checksum = String(repeating: "3", count: 64)
+        #expect(try store.store(byHand, app: "droid") == .inserted)
+        var reissued = synced
+        reissued.checksum = byHand.checksum
+        reissued.generation = "1700000000000002"
+        #expect(try store.store(reissued, app: "droid") == .duplicate)
+        #expect(
+            try count(
+                """
+                SELECT count(*) AS n FROM payout_report
+                WHERE closed_at = '2020-01-05T00:00:00Z' AND generation = '1700000000000002'
+                """) == 1)
+        #expect(try count("SELECT count(*) AS n FROM payout_report") == 1)
+    }
+
     @Test func aReportThatFailsToLoadLeavesTheOldVersionWhole() throws {
         let report = try EarningsReportParser.parse(
             zip: try Fixture.data("earnings_202610_1234567890-1.zip"), name: "earnings_202610_1234567890-1.zip")
