@@ -94,6 +94,7 @@ extension RefundReport {
             """
         if let note = taxNote { page += "<p class=\"note\">\(Self.escape(note))</p>\n" }
         page += "<p class=\"note\">\(Self.escape(unknownAmountLine)).</p>\n"
+        if let restatedLine { page += "<p class=\"note\">\(Self.escape(restatedLine)).</p>\n" }
         if totalsSplitByPlatform { page += "<p class=\"note\">\(Self.escape(Self.splitTotalsNote)).</p>\n" }
         if !dailyMoney.isEmpty { page += "<p class=\"note\">\(Self.escape(Self.moneyChartsNote)).</p>\n" }
         return page + "<div class=\"charts\">\n" + chartSVG() + moneyChartsSVG() + "</div>\n"

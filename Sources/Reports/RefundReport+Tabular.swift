@@ -90,6 +90,14 @@ extension RefundReport {
         "Refunds and reversals without a known amount, in no amount or total: \(unknownAmount)"
     }
 
+    /// With `--basis recorded`, when the range books any: what its `restated` entries are.
+    var restatedLine: String? {
+        let count = groups.map(\.restated).reduce(0, +)
+        guard options.basis == .recorded, count > 0 else { return nil }
+        return "Amounts restated, stated by the store after their refund's month closed and booked when stated "
+            + "(the old amount out, the new one in; restated_amounts): \(count)"
+    }
+
     /// A fixed-width table for a terminal, with a totals line per currency.
     public func table() -> String {
         var rows = cells()
@@ -120,6 +128,7 @@ extension RefundReport {
             lines.append(Self.googleCoverage)
         }
         lines.append(unknownAmountLine)
+        if let restatedLine { lines.append(restatedLine) }
         if totalsSplitByPlatform { lines.append(Self.splitTotalsNote) }
         if let rates = options.rates {
             for (source, total) in convertedTotals() {

@@ -171,6 +171,10 @@ struct ClosedMonthAmountsTests {
         #expect(recorded.contains("\r\ngoogle,USD,configured,0,0,-5.00,,,0,0,0,0,0\r\n"), "\(recorded)")
         let event = try RefundReport.run(.storeMonth(periods, apps: ["droid"]), on: ledger.connection).csv()
         #expect(!event.contains("restated_amounts"))
+        let report = try RefundReport.run(
+            .storeMonth(periods, apps: ["droid"], basis: .recorded), on: ledger.connection)
+        let line = "booked when stated (the old amount out, the new one in; restated_amounts): 2"
+        #expect(report.table().contains(line) && report.html().contains(line))
     }
 
     /// A late October refund, recorded Nov 10 after the close and booked then, priced moments later (Nov 10) and
