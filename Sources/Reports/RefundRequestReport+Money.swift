@@ -37,10 +37,13 @@ extension RefundRequestReport {
     }
 
     /// The SQL of each request's money, keyed by `refund_request.id`, for the requests received in `[$1, $2)`: the
-    /// ledger's refunds of its transaction or order, and the purchase's price (stored with the request: Apple's
-    /// signed transaction, Google's order; else the ledger's `google_order`).
+    /// ledger's refunds of its transaction or order made since it came and before the next request about it (one
+    /// refund is one request's outcome), each rounded to its currency's minor unit (`$3`, `$4`: the exponents) and
+    /// added, when every one has the store's amount in one currency; and the purchase's price (stored with the
+    /// request: Apple's signed transaction, Google's order; else the ledger's `google_order`).
     static let moneyQuery = """
         SELECT q.id, r.refunds, r.currency AS refund_currency, trunc(r.nanos)::text AS refund_nanos, q.decision,
+               q.revocation_type,
                CASE WHEN q.price_nanos IS NOT NULL THEN upper(q.currency) ELSE upper(g.currency) END AS price_currency,
                coalesce(q.price_nanos, g.total_nanos)::text AS price_nanos, q.revocation_milli,
                EXISTS (SELECT 1 FROM refund f WHERE f.app_id = q.app_id AND f.order_id = q.transaction_id
@@ -48,37 +51,62 @@ extension RefundRequestReport {
         FROM refund_request q
         LEFT JOIN LATERAL (
             SELECT count(*)::int AS refunds,
-                   CASE WHEN count(DISTINCT upper(currency)) = 1 THEN max(upper(currency)) END AS currency,
-                   CASE WHEN count(*) = count(gross_amount) AND count(*) = count(currency)
-                             AND count(DISTINCT upper(currency)) = 1
-                        THEN sum(gross_amount::numeric * 10::numeric ^ (9 - amount_precision)) END AS nanos
+                   CASE WHEN count(DISTINCT upper(f.currency)) = 1 THEN max(upper(f.currency)) END AS currency,
+                   CASE WHEN count(*) = count(f.gross_amount) AND count(*) = count(f.currency)
+                             AND count(DISTINCT upper(f.currency)) = 1 AND bool_and(f.amount_source = 'store')
+                        THEN sum(report_round_half_even(
+                            f.gross_amount::numeric * 10::numeric ^ (9 - f.amount_precision), coalesce(m.exponent, 9)))
+                   END AS nanos
             FROM refund f
+            LEFT JOIN unnest($3::text[], $4::int[]) AS m(currency, exponent) ON m.currency = upper(f.currency)
             WHERE f.app_id = q.app_id AND f.order_id = q.transaction_id AND f.reversed_at IS NULL
-              AND f.amount_note IS DISTINCT FROM 'family_revoke'
+              AND f.amount_note IS DISTINCT FROM 'family_revoke' AND f.refunded_at >= q.received_at
+              AND NOT EXISTS (
+                  SELECT 1 FROM refund_request later
+                  WHERE later.app_id = q.app_id AND later.transaction_id = q.transaction_id
+                    AND later.received_at > q.received_at AND later.received_at <= f.refunded_at)
         ) r ON true
         LEFT JOIN google_order g
             ON q.store = 'google' AND g.app_id = q.app_id AND g.order_id = q.transaction_id AND g.status = 'ok'
         WHERE q.received_at >= $1 AND q.received_at < $2
         """
 
-    /// The money of each request received in `[from, to)` that moved or kept any, by `refund_request.id`: what the
-    /// ledger refunded of its purchase; else, when the store refunded it (and the ledger has no reversed refund of
-    /// it), the price (Apple: times the revocation percentage); else, when the store declined, the price kept.
+    /// The money of each request received in `[from, to)` that moved or kept any, by `refund_request.id`. Refunded
+    /// (decided so, or undecided with refunds in the ledger since it came): what the ledger refunded of its purchase
+    /// since the request (``moneyQuery``) when the store stated every amount; else, unless the ledger has a reversed
+    /// refund of it, the price times Apple's revocation percentage (unknown for a prorated refund without one; a
+    /// configured estimate is never summed here). Declined: the price kept, whatever was refunded after the review.
     public static func money(from: Date, to: Date, on connection: PostgresConnection) throws -> [Int64: RequestMoney] {
         var result: [Int64: RequestMoney] = [:]
-        for row in try connection.query(moneyQuery, [from, to]) {
+        let minor = Money.minorUnits.sorted { $0.key < $1.key }
+        let rounding: [any PostgresEncodable] = [
+            PostgresTextArray(minor.map(\.key)), PostgresArray(minor.map(\.value)),
+        ]
+        for row in try connection.query(moneyQuery, [from, to] + rounding) {
             let id = try row.decode("id", as: Int64.self)
             let decision = try row.decodeIfPresent("decision", as: String.self)
             let priceCurrency = try row.decodeIfPresent("price_currency", as: String.self)
             let price = try row.decodeIfPresent("price_nanos", as: String.self)
-            if try row.decode("refunds", as: Int.self) > 0 {
-                let currency = try row.decodeIfPresent("refund_currency", as: String.self)
-                result[id] = money(.refunded, currency, try row.decodeIfPresent("refund_nanos", as: String.self))
-            } else if decision == "refunded", !(try row.decode("reversed", as: Bool.self)) {
-                let share = try row.decodeIfPresent("revocation_milli", as: Int.self) ?? 100_000
-                result[id] = money(.refunded, priceCurrency, price, share: share)
-            } else if decision == "declined" {
+            if decision == "declined" {
                 result[id] = money(.kept, priceCurrency, price)
+                continue
+            }
+            let refunds = try row.decode("refunds", as: Int.self)
+            // Undecided (Google's review not over yet): the ledger's refunds since the request are its outcome.
+            guard decision == "refunded" || (decision ?? "pending" == "pending" && refunds > 0) else { continue }
+            let refunded = try row.decodeIfPresent("refund_nanos", as: String.self)
+            let refundCurrency = try row.decodeIfPresent("refund_currency", as: String.self)
+            if refunds > 0, refunded != nil {
+                result[id] = money(.refunded, refundCurrency, refunded)
+            } else if !(try row.decode("reversed", as: Bool.self)) {
+                // The price, when known, in its currency; else an unknown amount in the ledger's currency.
+                let currency = price == nil ? refundCurrency ?? priceCurrency : priceCurrency
+                let type = try row.decodeIfPresent("revocation_type", as: String.self)
+                switch (type, try row.decodeIfPresent("revocation_milli", as: Int.self)) {
+                case ("FAMILY_REVOKE", _): continue
+                case ("REFUND_PRORATED", nil): result[id] = RequestMoney(kind: .refunded, currency: currency)
+                case (_, let share): result[id] = money(.refunded, currency, price, share: share ?? 100_000)
+                }
             }
         }
         return result

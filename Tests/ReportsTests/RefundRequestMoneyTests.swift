@@ -37,8 +37,8 @@ struct RefundRequestMoneyTests {
                    ('droid', 'google', 'g4', 'GPA.4', '2026-07-01T08:00:00Z', '2026-07-02T08:00:00Z', 'answered',
                     'pending', NULL, 9990000000, 'EUR');
             INSERT INTO refund (app_id, platform, order_id, refunded_at, refund_type, gross_amount, amount_precision,
-                                currency, payload)
-            VALUES ('ios', 'apple', 't3', '2026-07-01T20:00:00Z', 'full', 4990, 3, 'USD', '{}');
+                                amount_source, currency, payload)
+            VALUES ('ios', 'apple', 't3', '2026-07-01T20:00:00Z', 'full', 4990, 3, 'store', 'USD', '{}');
             INSERT INTO google_order (app_id, order_id, status, currency, total_nanos)
             VALUES ('droid', 'GPA.3', 'ok', 'eur', 1000000000)
             """

@@ -29,11 +29,13 @@ struct RefundRequestReportTests {
                    ('droid', 'google', 'm3', 'GPA.3', '2026-07-05T02:00:00Z', '2026-07-06T02:00:00Z', 'answered',
                     'declined');
             INSERT INTO refund (app_id, platform, order_id, refunded_at, refund_type, gross_amount, amount_precision,
-                                currency, reversed_at, payload)
-            VALUES ('ios', 'apple', 't1', '2026-07-01T20:00:00Z', 'full', 10990, 3, 'USD', NULL, '{}'),
-                   ('ios', 'apple', 't2', '2026-07-01T20:00:00Z', 'full', NULL, NULL, 'USD', NULL, '{}'),
-                   ('ios', 'apple', 't5', '2026-07-02T20:00:00Z', 'full', 990, 3, 'USD', '2026-07-02T21:00:00Z', '{}'),
-                   ('droid', 'google', 'GPA.2', '2026-07-02T20:00:00Z', 'full', 1234567891, 9, 'usd', NULL, '{}');
+                                amount_source, currency, reversed_at, payload)
+            VALUES ('ios', 'apple', 't1', '2026-07-01T20:00:00Z', 'full', 10990, 3, 'store', 'USD', NULL, '{}'),
+                   ('ios', 'apple', 't2', '2026-07-01T20:00:00Z', 'full', NULL, NULL, NULL, 'USD', NULL, '{}'),
+                   ('ios', 'apple', 't5', '2026-07-02T20:00:00Z', 'full', 990, 3, 'store', 'USD',
+                    '2026-07-02T21:00:00Z', '{}'),
+                   ('droid', 'google', 'GPA.2', '2026-07-02T20:00:00Z', 'full', 1234567891, 9, 'store', 'usd', NULL,
+                    '{}');
             INSERT INTO google_order (app_id, order_id, status, currency, total_nanos)
             VALUES ('droid', 'GPA.1', 'ok', 'EUR', 4990000000), ('droid', 'GPA.3', 'ok', 'EUR', 1000000000)
             """

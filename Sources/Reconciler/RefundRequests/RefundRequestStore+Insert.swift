@@ -103,8 +103,10 @@ extension RefundRequestStore {
         }
     }
 
-    /// Joins the stores' outcomes to the requests about their transactions, in one statement: a request takes the
-    /// latest outcome signed since it came, unless it has a later one. Returns how many requests took one.
+    /// Joins the stores' outcomes to the requests about their transactions, in one statement: an outcome answers
+    /// the latest request about its transaction received before it (a customer who asks again after a decline
+    /// makes a second request: the decline stays the first's, a later refund is the second's), and a request takes
+    /// the latest outcome answering it, unless it has a later one. Returns how many requests took one.
     @discardableResult
     public func recordOutcomes(_ outcomes: [Outcome], on connection: PostgresConnection) throws -> Int {
         guard !outcomes.isEmpty else { return 0 }
@@ -112,15 +114,19 @@ extension RefundRequestStore {
             """
             UPDATE refund_request q SET decision = o.decision, decided_at = o.at, revocation_type = o.revocation_type,
                    revocation_milli = o.revocation_milli
-            -- One outcome per transaction (a row is updated once per statement): the latest, the first of equals.
+            -- One outcome per request (a row is updated once per statement): the latest, the first of equals.
             FROM (
-                SELECT DISTINCT ON (transaction_id) *
+                SELECT DISTINCT ON (t.id) t.id, o.decision, o.revocation_type, o.revocation_milli, o.at
                 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::timestamptz[])
                     WITH ORDINALITY AS o(transaction_id, decision, revocation_type, revocation_milli, at, n)
-                ORDER BY transaction_id, at DESC, n
+                CROSS JOIN LATERAL (
+                    SELECT r.id FROM refund_request r
+                    WHERE r.app_id = $1 AND r.transaction_id = o.transaction_id AND r.received_at <= o.at
+                    ORDER BY r.received_at DESC, r.id DESC LIMIT 1
+                ) t
+                ORDER BY t.id, o.at DESC, o.n
             ) o
-            WHERE q.app_id = $1 AND q.transaction_id = o.transaction_id AND q.received_at <= o.at
-              AND (q.decision IS NULL OR q.decision = 'pending' OR q.decided_at < o.at)
+            WHERE q.id = o.id AND (q.decision IS NULL OR q.decision = 'pending' OR q.decided_at < o.at)
             """,
             [
                 appId, PostgresTextArray(outcomes.map(\.transactionId)),

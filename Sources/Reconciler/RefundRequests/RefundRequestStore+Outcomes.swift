@@ -13,6 +13,17 @@ struct GoogleOrderToRead: Sendable, Equatable {
 }
 
 extension RefundRequestStore {
+    /// SQL: whether another request about the transaction of the request `q` came after it and by `before` (a
+    /// refund at `before` then answers that one, not `q`: one refund is one request's outcome).
+    static func askedAgain(before: String) -> String {
+        """
+        EXISTS (
+            SELECT 1 FROM refund_request later
+            WHERE later.app_id = q.app_id AND later.transaction_id = q.transaction_id
+              AND later.received_at > q.received_at AND later.received_at <= \(before))
+        """
+    }
+
     /// Google requests still open whose order was never read, nearest deadline first.
     func ordersToDescribe(limit: Int, now: Date, on connection: PostgresConnection) throws -> [GoogleOrderToRead] {
         try toRead(
@@ -53,7 +64,9 @@ extension RefundRequestStore {
                     SELECT min(r.refunded_at) FROM refund r
                     WHERE r.app_id = q.app_id AND r.order_id = q.transaction_id AND r.reversed_at IS NULL
                       AND r.refund_type <> 'family_revoke'
+                      AND r.refunded_at >= q.received_at
                       AND r.refunded_at <= q.deadline + $3::float8 * interval '1 second'
+                      AND NOT \(RefundRequestStore.askedAgain(before: "r.refunded_at"))
                 ) AS refunded_at
                 FROM refund_request q
                 WHERE q.app_id = $1 AND q.store = 'google' AND (q.decision IS NULL OR q.decision = 'pending')
@@ -151,6 +164,7 @@ extension RefundRequestStore {
                 ) f
                 WHERE q.app_id = $1 AND q.store = 'apple' AND (q.decision IS NULL OR q.decision = 'pending')
                   AND f.refunded_at IS NOT NULL
+                  AND NOT \(RefundRequestStore.askedAgain(before: "f.refunded_at"))
             )
             UPDATE refund_request q SET decision = 'refunded', decided_at = refunded.refunded_at,
                    revocation_milli = coalesce(q.revocation_milli, refunded.percentage_milli)
