@@ -29,6 +29,8 @@ public struct GoogleReviewOrder: Sendable, Equatable {
     public var state: String?
     /// `orderHistory.refundEvent.eventTime`, when Google sent one.
     public var refundedAt: Date?
+    /// When each of `orderHistory.partialRefundEvents[]` was made (its `createTime`), those Google dated.
+    public var partiallyRefundedAt: [Date] = []
 
     /// Reads an order as Google sent it.
     public init(_ order: PlayOrder) {
@@ -46,6 +48,7 @@ public struct GoogleReviewOrder: Sendable, Equatable {
         if firstOrderId == nil { firstPurchasedAt = Self.date(order.createTime) }
         state = order.state
         refundedAt = Self.date(order.orderHistory?.refundEvent?.eventTime)
+        partiallyRefundedAt = (order.orderHistory?.partialRefundEvents ?? []).compactMap { Self.date($0.createTime) }
     }
 
     /// The first order of the subscription whose renewal is `orderId` (Google numbers renewals `..0`, `..1`, ...
@@ -60,11 +63,17 @@ public struct GoogleReviewOrder: Sendable, Equatable {
     /// The states of an order Google refunded (or is refunding).
     static let refundedStates: Set<String> = ["REFUNDED", "PARTIALLY_REFUNDED", "PENDING_REFUND"]
 
-    /// Google's decision on a review that ended at `reviewEnd`, read after it: `refunded` when the order is refunded
-    /// (and its refund event, when dated, is not later than `reviewEnd`), else `declined`.
-    public func decision(reviewEnd: Date) -> RefundRequestDecision {
+    /// Google's decision on a review of a request received at `since` that ended at `reviewEnd`, read after it:
+    /// `refunded` when the order is refunded (and its refund event, when dated, is not later than `reviewEnd`; an
+    /// order refunded in part only, by a partial refund made within the review: one made before the request, a
+    /// goodwill refund, or after its end is not the review's), else `declined`.
+    public func decision(reviewEnd: Date, since: Date? = nil) -> RefundRequestDecision {
         guard let state, Self.refundedStates.contains(state) else { return .declined }
-        if let refundedAt, refundedAt > reviewEnd { return .declined }
+        if let refundedAt { return refundedAt > reviewEnd ? .declined : .refunded }
+        if !partiallyRefundedAt.isEmpty {
+            let within = partiallyRefundedAt.contains { $0 <= reviewEnd && $0 >= (since ?? .distantPast) }
+            return within ? .refunded : .declined
+        }
         return .refunded
     }
 

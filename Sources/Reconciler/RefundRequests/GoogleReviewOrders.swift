@@ -80,7 +80,9 @@ struct GoogleReviewOrders: Sendable {
                     "order \(item.orderId): Google does not know it; the outcome of its review stays unknown")
                 continue
             }
-            let decision = order.decision(reviewEnd: GoogleReviewPeriod.end(deadline: item.deadline))
+            let decision = order.decision(
+                reviewEnd: GoogleReviewPeriod.end(deadline: item.deadline),
+                since: item.deadline.addingTimeInterval(-RequestingStore.google.answerWindow))
             described.append((item.id, order))
             decisions.append((item.id, decision))
             environment.counters.add("outcomes_\(decision.rawValue)")

@@ -97,6 +97,14 @@ struct GoogleReviewAnswerTests {
         var refunding = order
         (refunding.state, refunding.refundedAt) = ("PENDING_REFUND", nil)
         #expect(refunding.decision(reviewEnd: refundedAt) == .refunded)
+        // Refunded in part only: by a partial refund made within the review, not before the request or after.
+        var partial = order
+        (partial.state, partial.refundedAt) = ("PARTIALLY_REFUNDED", nil)
+        let since = refundedAt.addingTimeInterval(-48 * 3600)
+        partial.partiallyRefundedAt = [refundedAt.addingTimeInterval(-3600)]
+        #expect(partial.decision(reviewEnd: refundedAt, since: since) == .refunded)
+        partial.partiallyRefundedAt = [since.addingTimeInterval(-3600), refundedAt.addingTimeInterval(3600)]
+        #expect(partial.decision(reviewEnd: refundedAt, since: since) == .declined)
     }
 
     @Test func theReviewEndsADayAfterTheAnswerDeadline() {
