@@ -42,8 +42,8 @@ extension RefundRequestReport {
     /// added, when every one has the store's amount in one currency; and the purchase's price (stored with the
     /// request: Apple's signed transaction, Google's order; else the ledger's `google_order`).
     static let moneyQuery = """
-        SELECT q.id, r.refunds, r.currency AS refund_currency, trunc(r.nanos)::text AS refund_nanos, q.decision,
-               q.revocation_type,
+        SELECT q.id, r.refunds, r.currency AS refund_currency, trunc(r.nanos)::text AS refund_nanos, r.estimated,
+               q.decision, q.revocation_type,
                CASE WHEN q.price_nanos IS NOT NULL THEN upper(q.currency) ELSE upper(g.currency) END AS price_currency,
                coalesce(q.price_nanos, g.total_nanos)::text AS price_nanos, q.revocation_milli,
                EXISTS (SELECT 1 FROM refund f WHERE f.app_id = q.app_id AND f.order_id = q.transaction_id
@@ -56,7 +56,8 @@ extension RefundRequestReport {
                              AND count(DISTINCT upper(f.currency)) = 1 AND bool_and(f.amount_source = 'store')
                         THEN sum(report_round_half_even(
                             f.gross_amount::numeric * 10::numeric ^ (9 - f.amount_precision), coalesce(m.exponent, 9)))
-                   END AS nanos
+                   END AS nanos,
+                   coalesce(bool_and(f.amount_source = 'configured'), false) AS estimated
             FROM refund f
             LEFT JOIN unnest($3::text[], $4::int[]) AS m(currency, exponent) ON m.currency = upper(f.currency)
             WHERE f.app_id = q.app_id AND f.order_id = q.transaction_id AND f.reversed_at IS NULL
@@ -73,9 +74,10 @@ extension RefundRequestReport {
 
     /// The money of each request received in `[from, to)` that moved or kept any, by `refund_request.id`. Refunded
     /// (decided so, or undecided with refunds in the ledger since it came): what the ledger refunded of its purchase
-    /// since the request (``moneyQuery``) when the store stated every amount; else, unless the ledger has a reversed
-    /// refund of it, the price times Apple's revocation percentage (unknown for a prorated refund without one; a
-    /// configured estimate is never summed here). Declined: the price kept, whatever was refunded after the review.
+    /// since the request (``moneyQuery``) when the store stated every amount, unknown when it has not stated one yet;
+    /// with no refund in the ledger (or only configured estimates, never summed here), unless the ledger has a
+    /// reversed refund of it, the price times Apple's revocation percentage (unknown for a prorated refund without
+    /// one). Declined: the price kept, whatever was refunded after the review.
     public static func money(from: Date, to: Date, on connection: PostgresConnection) throws -> [Int64: RequestMoney] {
         var result: [Int64: RequestMoney] = [:]
         let minor = Money.minorUnits.sorted { $0.key < $1.key }
@@ -98,6 +100,9 @@ extension RefundRequestReport {
             let refundCurrency = try row.decodeIfPresent("refund_currency", as: String.self)
             if refunds > 0, refunded != nil {
                 result[id] = money(.refunded, refundCurrency, refunded)
+            } else if refunds > 0, !(try row.decode("estimated", as: Bool.self)) {
+                // The ledger has the refund, its amount not known yet (pending at Google, a prorated share unknown).
+                result[id] = RequestMoney(kind: .refunded, currency: refundCurrency ?? priceCurrency)
             } else if !(try row.decode("reversed", as: Bool.self)) {
                 // The price, when known, in its currency; else an unknown amount in the ledger's currency.
                 let currency = price == nil ? refundCurrency ?? priceCurrency : priceCurrency

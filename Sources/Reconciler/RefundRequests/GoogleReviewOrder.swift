@@ -70,7 +70,7 @@ public struct GoogleReviewOrder: Sendable, Equatable {
     public func decision(reviewEnd: Date, since: Date? = nil) -> RefundRequestDecision {
         guard let state, Self.refundedStates.contains(state) else { return .declined }
         if let refundedAt { return refundedAt > reviewEnd ? .declined : .refunded }
-        if !partiallyRefundedAt.isEmpty {
+        if state == "PARTIALLY_REFUNDED", !partiallyRefundedAt.isEmpty {
             let within = partiallyRefundedAt.contains { $0 <= reviewEnd && $0 >= (since ?? .distantPast) }
             return within ? .refunded : .declined
         }

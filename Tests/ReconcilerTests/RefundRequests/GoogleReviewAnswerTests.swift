@@ -105,6 +105,9 @@ struct GoogleReviewAnswerTests {
         #expect(partial.decision(reviewEnd: refundedAt, since: since) == .refunded)
         partial.partiallyRefundedAt = [since.addingTimeInterval(-3600), refundedAt.addingTimeInterval(3600)]
         #expect(partial.decision(reviewEnd: refundedAt, since: since) == .declined)
+        // Refunding whole after an earlier goodwill part: the review's.
+        refunding.partiallyRefundedAt = [since.addingTimeInterval(-3600)]
+        #expect(refunding.decision(reviewEnd: refundedAt, since: since) == .refunded)
     }
 
     @Test func theReviewEndsADayAfterTheAnswerDeadline() {

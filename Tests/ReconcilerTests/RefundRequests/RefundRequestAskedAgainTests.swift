@@ -63,7 +63,7 @@ struct RefundRequestAskedAgainTests {
             """
             INSERT INTO refund (app_id, platform, order_id, refunded_at, refund_type, gross_amount, amount_precision,
                                 amount_source, currency, payload)
-            VALUES ('ios', 'apple', '1', $1, 'full', 990, 3, 'store', 'EUR', '{}')
+            VALUES ('ios', 'apple', '1', $1, 'full', 790, 3, 'store', 'EUR', '{}')
             """, [received + 4 * hour])
         #expect(try ios.appleOutcomesFromLedger(on: connection) == 1)
         #expect(try decisions(connection) == ["u1": "-", "u2": "refunded"])
@@ -71,7 +71,8 @@ struct RefundRequestAskedAgainTests {
         let money = try RefundRequestReport.money(from: received - hour, to: received + 5 * hour, on: connection)
         #expect(money.count == 1)
         let only = try #require(money.values.first)
-        #expect(only.kind == .refunded && only.currency == "EUR" && only.nanos == 990_000_000)
+        // The ledger's amount (7.90), not the 9.90 signed with the request.
+        #expect(only.kind == .refunded && only.currency == "EUR" && only.nanos == 790_000_000)
     }
 
     /// A refund whose amount is a configured estimate is not summed as the store's: the price the store signed is;
@@ -99,5 +100,15 @@ struct RefundRequestAskedAgainTests {
             Set(money.values.map { "\($0.currency ?? "-") \($0.nanos.map { "\($0)" } ?? "unknown")" }) == [
                 "EUR 990000000", "EUR unknown",
             ])
+        // A refund the ledger holds without an amount yet (a prorated share Apple did not give) is unknown too, not
+        // the price.
+        try connection.execute(
+            """
+            INSERT INTO refund (app_id, platform, order_id, refunded_at, refund_type, currency, payload)
+            VALUES ('ios', 'apple', '2', $1, 'prorated', 'EUR', '{}')
+            """, [received + hour])
+        try connection.execute("UPDATE refund_request SET revocation_type = NULL WHERE request_id = 'u2'")
+        let again = try RefundRequestReport.money(from: received - hour, to: received + 5 * hour, on: connection)
+        #expect(again.values.filter { $0.nanos == nil }.count == 1)
     }
 }
