@@ -36,13 +36,19 @@ struct RefundRequestAskedAgainTests {
         return found
     }
 
-    @Test func aDeclineStaysTheFirstRequestsAndTheLaterRefundIsTheSecondsInOneBatch() throws {
+    /// Transaction 1 asked about at `received` (u1) and three hours later (u2).
+    func askedTwice() throws -> (PostgresConnection, RefundRequestStore) {
         let connection = try database()
-        defer { connection.close() }
         let ios = RefundRequestStore(appId: "ios")
         try ios.insert(
             [request("u1", transaction: "1", at: received), request("u2", transaction: "1", at: received + 3 * hour)],
             runId: nil, on: connection)
+        return (connection, ios)
+    }
+
+    @Test func aDeclineStaysTheFirstRequestsAndTheLaterRefundIsTheSecondsInOneBatch() throws {
+        let (connection, ios) = try askedTwice()
+        defer { connection.close() }
         let outcomes: [RefundRequestStore.Outcome] = [
             .init(transactionId: "1", decision: .declined, at: received + 2 * hour),
             .init(transactionId: "1", decision: .refunded, revocationType: "REFUND_FULL", at: received + 4 * hour),
@@ -53,12 +59,8 @@ struct RefundRequestAskedAgainTests {
     }
 
     @Test func aRefundTheLedgerFoundIsTheLatestRequestsAndItsMoneyIsCountedOnce() throws {
-        let connection = try database()
+        let (connection, ios) = try askedTwice()
         defer { connection.close() }
-        let ios = RefundRequestStore(appId: "ios")
-        try ios.insert(
-            [request("u1", transaction: "1", at: received), request("u2", transaction: "1", at: received + 3 * hour)],
-            runId: nil, on: connection)
         try connection.execute(
             """
             INSERT INTO refund (app_id, platform, order_id, refunded_at, refund_type, gross_amount, amount_precision,
