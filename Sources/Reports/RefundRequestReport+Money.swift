@@ -80,11 +80,7 @@ extension RefundRequestReport {
     /// one). Declined: the price kept, whatever was refunded after the review.
     public static func money(from: Date, to: Date, on connection: PostgresConnection) throws -> [Int64: RequestMoney] {
         var result: [Int64: RequestMoney] = [:]
-        let minor = Money.minorUnits.sorted { $0.key < $1.key }
-        let rounding: [any PostgresEncodable] = [
-            PostgresTextArray(minor.map(\.key)), PostgresArray(minor.map(\.value)),
-        ]
-        for row in try connection.query(moneyQuery, [from, to] + rounding) {
+        for row in try connection.query(moneyQuery, [from, to] + RefundReport.roundingParameters) {
             let id = try row.decode("id", as: Int64.self)
             let decision = try row.decodeIfPresent("decision", as: String.self)
             let priceCurrency = try row.decodeIfPresent("price_currency", as: String.self)
