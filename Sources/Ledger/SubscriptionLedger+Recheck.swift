@@ -86,11 +86,12 @@ extension SubscriptionLedger {
                 WHERE (extract(epoch FROM s.last_checked_at) * 1000000)::bigint IS NOT DISTINCT FROM w.seen_us
                   AND (s.claimed_until IS NULL OR s.claimed_until <= $3
                        OR (s.claimed_backend IS NOT NULL
-                           AND s.claimed_backend <> ALL (ARRAY(SELECT pid FROM pg_stat_activity))))
+                           AND \(ClaimLiveness.claimerGone(claimedAt: "s.claimed_at", backend: "s.claimed_backend"))))
                 ORDER BY s.id
                 FOR UPDATE OF s SKIP LOCKED
             )
-            UPDATE subscription s SET claimed_until = $4, claimed_by = $5, claimed_backend = pg_backend_pid()
+            UPDATE subscription s SET claimed_until = $4, claimed_by = $5, claimed_backend = pg_backend_pid(),
+                claimed_at = now()
             FROM claimable c WHERE s.id = c.id
             RETURNING \(returning.joined(separator: ", "))
             """,

@@ -58,12 +58,12 @@ extension AppleRefundCursorStore {
         let rows = try connection.query(
             """
             UPDATE apple_refund_cursor c SET claimed_until = now() + make_interval(secs => $3), claimed_by = $2,
-                claimed_backend = pg_backend_pid()
+                claimed_backend = pg_backend_pid(), claimed_at = now()
             WHERE (c.app_id, c.original_transaction_id) = (
                 SELECT app_id, original_transaction_id FROM apple_refund_cursor
                 WHERE app_id = $1 AND customer IS NULL
                   AND (claimed_until IS NULL OR claimed_until < now()
-                       OR claimed_backend <> ALL (ARRAY(SELECT pid FROM pg_stat_activity)))
+                       OR (\(ClaimLiveness.claimerGone(claimedAt: "claimed_at", backend: "claimed_backend"))))
                   AND \(kind.condition(recheck: "$5"))
                   AND ($4::timestamptz IS NULL OR last_checked_at IS NULL OR last_checked_at < $4)
                 ORDER BY queued_at, last_checked_at NULLS FIRST
