@@ -19,21 +19,29 @@ public enum SubscriptionLedger {
         try connection.execute(
             """
             WITH hit AS (
-                SELECT DISTINCT ON (s.id) s.id, s.state, s.entitled, i.order_id,
-                       (s.current_order_id IS NOT NULL AND s.current_order_id = i.order_id) AS is_current
+                SELECT DISTINCT ON (s.id) s.id, s.state, i.order_id
                 FROM unnest($2::text[], $3::text[]) AS i(store_id, order_id)
                 JOIN subscription s ON s.app_id = $1 AND s.store_id = i.store_id
                 -- A refund whose reversal came first (Apple REFUND_REVERSED) ends nothing.
                 WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = i.order_id
                                   AND r.reversed_at IS NOT NULL)
                 ORDER BY s.id, (s.current_order_id = i.order_id) DESC
+            -- Whether the order is current is asked of the row as updated, not of `hit` (this statement's
+            -- snapshot): a renewal a recheck committed while this statement waited for the row is not revoked by the
+            -- refund of the order it replaced; that refund flags it instead. An UPDATE tests a row as this snapshot
+            -- sees it before it locks the row, and again in its newest version: so the flag also takes a row of the
+            -- current order that the revocation left alone while still entitled (the snapshot's view of a renewal
+            -- committed meanwhile), and its newest version then says whether its order is another.
             ), revoked AS (
                 UPDATE subscription s SET entitled = false, state = 'revoked', updated_at = now()
-                FROM hit WHERE s.id = hit.id AND hit.is_current AND (hit.entitled OR hit.state <> 'revoked')
+                FROM hit WHERE s.id = hit.id AND s.current_order_id = hit.order_id
+                  AND (s.entitled OR s.state <> 'revoked')
                 RETURNING s.id, hit.state AS old_state, hit.order_id
             ), flagged AS (
                 UPDATE subscription s SET flagged_at = now(), flag_reason = $5, updated_at = now()
-                FROM hit WHERE s.id = hit.id AND NOT hit.is_current AND s.flagged_at IS NULL
+                FROM hit WHERE s.id = hit.id AND s.flagged_at IS NULL
+                  AND (s.current_order_id IS DISTINCT FROM hit.order_id
+                       OR (s.id NOT IN (SELECT id FROM revoked) AND (s.entitled OR s.state <> 'revoked')))
                 RETURNING s.id
             )
             INSERT INTO subscription_transition (subscription_id, old_state, new_state, classification, order_id,

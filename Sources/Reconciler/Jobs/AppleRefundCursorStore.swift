@@ -74,11 +74,19 @@ extension AppleRefundCursorStore {
         return (try row.decode("original_transaction_id"), try row.decodeIfPresent("revision"))
     }
 
-    /// Saves how far a customer's chain has read (a page with more after it).
-    func advance(_ customer: String, to revision: String?, on connection: PostgresConnection) throws {
+    /// Saves how far a customer's chain has read (a page with more after it), and renews the lease when this
+    /// session holds it: a long chain, paced by Apple's throttling, must not outlast its lease while being read and
+    /// be claimed by another reader, which would ask for the same pages again.
+    func advance(_ customer: String, to revision: String?, leaseSeconds: Int, on connection: PostgresConnection)
+        throws
+    {
         try connection.execute(
-            "UPDATE apple_refund_cursor SET revision = $3 WHERE app_id = $1 AND original_transaction_id = $2",
-            [appId, customer, revision])
+            """
+            UPDATE apple_refund_cursor SET revision = $3,
+                claimed_until = CASE WHEN claimed_backend = pg_backend_pid() AND claimed_until IS NOT NULL
+                                     THEN now() + make_interval(secs => $4) ELSE claimed_until END
+            WHERE app_id = $1 AND original_transaction_id = $2
+            """, [appId, customer, revision, leaseSeconds])
     }
 
     /// Marks a customer read: new revision, checked now, out of the queue, lease released.

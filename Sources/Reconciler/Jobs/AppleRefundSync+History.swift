@@ -195,7 +195,7 @@ extension AppleRefundSync {
                 // Keep the old revision: the next run reads this page again and verifies it again.
                 try cursors.release(customer, on: connection)
             case .more(let revision):
-                try cursors.advance(customer, to: revision, on: connection)
+                try cursors.advance(customer, to: revision, leaseSeconds: Self.leaseSeconds, on: connection)
             case .done(let revision):
                 try cursors.finish(customer, revision: revision, on: connection)
             }

@@ -79,3 +79,31 @@ struct ClaimLivenessTests {
         #expect(try claim("again")(connection) == [id])
     }
 }
+
+extension ClaimLivenessTests {
+    /// A customer's chain read page by page renews its lease with each page its session stores, so a chain paced by
+    /// Apple's throttling does not outlast its lease while still being read; another session's page renews nothing.
+    @Test func eachPageStoredRenewsTheLeaseOfTheSessionReadingTheChain() throws {
+        let (conninfo, connection) = try database()
+        defer { connection.close() }
+        let cursors = AppleRefundCursorStore(appId: "ios")
+        try cursors.queue(["2000000000000002"], reason: "REFUND", on: connection)
+        let claimed = try cursors.claim(
+            .notified, worker: "w", leaseSeconds: 1, notCheckedSince: nil, recheckSeconds: 0, on: connection)
+        #expect(claimed?.0 == "2000000000000002")
+        func leaseLeft() throws -> Double {
+            try connection.query(
+                """
+                SELECT extract(epoch FROM claimed_until - now())::float8 AS s FROM apple_refund_cursor
+                WHERE original_transaction_id = '2000000000000002'
+                """)[0].decode("s")
+        }
+        #expect(try leaseLeft() <= 1)
+        let other = try PostgresConnection(conninfo: conninfo)
+        defer { other.close() }
+        try cursors.advance("2000000000000002", to: "r1", leaseSeconds: 300, on: other)
+        #expect(try leaseLeft() <= 1)
+        try cursors.advance("2000000000000002", to: "r2", leaseSeconds: 300, on: connection)
+        #expect(try leaseLeft() > 250)
+    }
+}
