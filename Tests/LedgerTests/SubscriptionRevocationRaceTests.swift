@@ -7,9 +7,9 @@ import Testing
 
 @testable import Ledger
 
-/// A refund and a recheck changing one subscription at once: the refund's statement takes its snapshot, a recheck
-/// commits a renewal (a new current order) while the refund waits for the row, and the refund then updates the
-/// row's newest version. The refund of the order the renewal replaced must not revoke the renewed subscription.
+/// What a refund does to its subscription (`SubscriptionLedger.applyRefunds`), alone and while a recheck changes the
+/// same row: the refund's statement takes its snapshot, the recheck commits while the refund waits for the row, and
+/// the refund then updates the row's newest version.
 @Suite struct SubscriptionRevocationRaceTests {
     /// A connection handed to the thread that blocks on it (the test's own thread waits for it, never both at once).
     final class Session: @unchecked Sendable {
@@ -17,10 +17,18 @@ import Testing
         init(_ connection: PostgresConnection) { self.connection = connection }
     }
 
-    @Test func aRenewalCommittedWhileARefundWaitsIsNotRevokedByTheReplacedOrdersRefund() throws {
+    /// The subscription as the refund left it.
+    struct After: Equatable {
+        var state: String
+        var entitled: Bool
+        var flagged: Bool
+        var transitions: Int64
+    }
+
+    /// A fresh database with one Google subscription, active on order GPA.1.
+    func database() throws -> (String, PostgresConnection) {
         let conninfo = try TestDatabase.create(prefix: "revokerace")
         let connection = try PostgresConnection(conninfo: conninfo)
-        defer { connection.close() }
         try Migrator(connection: connection).migrate()
         try connection.execute("INSERT INTO app (id, platform, store_app_id) VALUES ('droid', 'google', 'com.droid')")
         try connection.execute(
@@ -28,27 +36,48 @@ import Testing
             INSERT INTO subscription (app_id, store_id, product_id, state, current_order_id)
             VALUES ('droid', 'token-1', 'monthly', 'active', 'GPA.1')
             """)
+        return (conninfo, connection)
+    }
+
+    func refund(_ orderId: String, on connection: PostgresConnection) throws {
+        try SubscriptionLedger.applyRefunds(
+            app: "droid", storeIds: ["token-1"], orderIds: [orderId], source: "google_voided", runId: nil,
+            on: connection)
+    }
+
+    func after(_ connection: PostgresConnection) throws -> After {
+        let row = try connection.query(
+            """
+            SELECT state, entitled, flagged_at IS NOT NULL AS flagged,
+                   (SELECT count(*) FROM subscription_transition) AS transitions
+            FROM subscription WHERE store_id = 'token-1'
+            """)[0]
+        return After(
+            state: try row.decode("state"), entitled: try row.decode("entitled"), flagged: try row.decode("flagged"),
+            transitions: try row.decode("transitions"))
+    }
+
+    /// Refunds GPA.1 while `recheck` (an UPDATE of the subscription) holds the row uncommitted, commits the recheck
+    /// once the refund waits for its lock (asked of the server, not timed), and returns what the refund left.
+    func refundWhile(_ recheck: String) throws -> After {
+        let (conninfo, connection) = try database()
+        defer { connection.close() }
         let refunder = Session(try PostgresConnection(conninfo: conninfo))
         defer { refunder.connection.close() }
         let refunderPID = refunder.connection.backendPID
-
         try connection.execute("BEGIN")
-        try connection.execute(
-            "UPDATE subscription SET current_order_id = 'GPA.1..0', state = 'active', entitled = true")
+        try connection.execute(recheck)
         let failure = Mutex<String?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             do {
-                try SubscriptionLedger.applyRefunds(
-                    app: "droid", storeIds: ["token-1"], orderIds: ["GPA.1"], source: "google_voided", runId: nil,
-                    on: refunder.connection)
+                try refund("GPA.1", on: refunder.connection)
             } catch {
                 failure.withLock { $0 = "\(error)" }
             }
             done.signal()
         }
         thread.start()
-        // The refund's statement is waiting for the renewal's row lock (asked of the server, not timed).
         let watcher = try PostgresConnection(conninfo: conninfo)
         defer { watcher.close() }
         var waiting = false
@@ -59,22 +88,36 @@ import Testing
                 )[0].decode("n", as: Int64.self) > 0
             if !waiting { usleep(10_000) }
         }
-        #expect(waiting, "the refund never waited for the renewal's lock")
+        #expect(waiting, "the refund never waited for the recheck's lock")
         try connection.execute("COMMIT")
         done.wait()
         #expect(failure.withLock { $0 } == nil)
+        return try after(connection)
+    }
 
-        let row = try connection.query(
-            """
-            SELECT state, entitled, current_order_id, flagged_at IS NOT NULL AS flagged,
-                   (SELECT count(*) FROM subscription_transition) AS transitions
-            FROM subscription WHERE store_id = 'token-1'
-            """)[0]
-        #expect(try row.decode("state", as: String.self) == "active")
-        #expect(try row.decode("entitled", as: Bool.self))
-        #expect(try row.decode("current_order_id", as: String.self) == "GPA.1..0")
-        #expect(try row.decode("transitions", as: Int64.self) == 0)
+    @Test func aRenewalCommittedWhileARefundWaitsIsNotRevokedByTheReplacedOrdersRefund() throws {
+        let left = try refundWhile(
+            "UPDATE subscription SET current_order_id = 'GPA.1..0', state = 'active', entitled = true")
         // The refund of an order no longer current leaves the question to the recheck.
-        #expect(try row.decode("flagged", as: Bool.self))
+        #expect(left == After(state: "active", entitled: true, flagged: true, transitions: 0))
+    }
+
+    @Test func aRevocationCommittedWhileARefundWaitsIsNotLoggedTwice() throws {
+        let left = try refundWhile("UPDATE subscription SET state = 'revoked', entitled = false")
+        #expect(left == After(state: "revoked", entitled: false, flagged: false, transitions: 0))
+    }
+
+    @Test func theCurrentOrdersRefundRevokesOnceAndAnOlderOrdersFlags() throws {
+        let (_, connection) = try database()
+        defer { connection.close() }
+        try refund("GPA.1", on: connection)
+        #expect(try after(connection) == After(state: "revoked", entitled: false, flagged: false, transitions: 1))
+        // The same refund stored again (the next night's overlap) changes nothing.
+        try refund("GPA.1", on: connection)
+        #expect(try after(connection) == After(state: "revoked", entitled: false, flagged: false, transitions: 1))
+        try connection.execute(
+            "UPDATE subscription SET current_order_id = 'GPA.1..1', state = 'active', entitled = true")
+        try refund("GPA.1..0", on: connection)
+        #expect(try after(connection) == After(state: "active", entitled: true, flagged: true, transitions: 1))
     }
 }

@@ -7,8 +7,9 @@ import RateLimiting
 import Synchronization
 
 extension AppleRefundSync {
-    /// How long a claimed customer stays reserved for the process that claimed it (a crashed worker's claim is free
-    /// as soon as its database session is gone, and runs out after this in any case).
+    /// How long a claimed customer stays reserved for the session that claimed it after the claim or its last page
+    /// stored (a crashed worker's claim is free as soon as its database session is gone, and runs out after this in
+    /// any case).
     static let leaseSeconds = 300
 
     /// Reads the refund history of the queued customers of `kind`, oldest queued first, at most `limit` of them.

@@ -24,17 +24,31 @@ struct ClaimLivenessTests {
     }
 
     /// Runs `claim` on `late`, a session opened after `listing` has listed the sessions in its open transaction,
-    /// then `second` on `listing` in that transaction.
+    /// then `second` on `listing` in that transaction; returns once `late` has closed and its session has ended.
     func claimAfterTheList<T>(
         conninfo: String, listing: PostgresConnection, first claim: (PostgresConnection) throws -> T,
         then second: (PostgresConnection) throws -> T
     ) throws -> (T, T) {
-        try listing.transaction { listing in
+        var latePID: Int32 = 0
+        let claims = try listing.transaction { listing in
             #expect(try listing.query("SELECT count(*) AS n FROM pg_stat_activity")[0].decode("n", as: Int64.self) > 0)
             let late = try PostgresConnection(conninfo: conninfo)
             defer { late.close() }
+            latePID = late.backendPID
             return (try claim(late), try second(listing))
         }
+        // A closed connection's server process leaves pg_stat_activity a moment later (asked, not timed).
+        var ended = false
+        for _ in 0..<1000 where !ended {
+            ended =
+                try listing.query(
+                    "SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1", [latePID])[0].decode(
+                    "n", as: Int64.self)
+                == 0
+            if !ended { usleep(10_000) }
+        }
+        #expect(ended, "the closed session is still in pg_stat_activity after 10 s")
+        return claims
     }
 
     @Test func anAppleCustomerClaimedByANewerSessionIsNotClaimedAgain() throws {
