@@ -92,6 +92,7 @@ extension GoogleOrderStore {
             stored.overRefunded = overRefunds.count
             try refunds.savePartAmounts(priced, on: connection)
             try refunds.replaceUnrevoked(unrevoked, stored: parts.unrevoked, runId: runId, on: connection)
+            try refunds.restoreRecorded(orders.map(\.orderId), on: connection)
             try Quarantine.record(overRefunds, app: appId, runId: runId, logger: logger, counters: nil, on: connection)
             let settled = Set(overRefunds.compactMap(\.naturalKey))
             try Quarantine.resolveLanded(

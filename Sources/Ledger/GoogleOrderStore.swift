@@ -68,6 +68,8 @@ public struct GoogleOrderStore: Sendable {
                 """, [appId, PostgresTextArray(ids), status.rawValue])
             let note: AmountNote = status == .notFound ? .orderNotFound : .noPermission
             try refunds.estimateRefused(ids, note: note, on: connection)
+            // No answer will put back a refund these orders set aside.
+            try refunds.restoreRecorded(ids, on: connection)
         }
     }
 

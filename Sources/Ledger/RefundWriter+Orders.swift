@@ -35,6 +35,13 @@ extension RefundWriter {
             ), gone AS (
                 DELETE FROM refund d USING probe p
                 WHERE d.id = p.id AND NOT p.revoked AND p.order_id IN (SELECT order_id FROM ask)
+                RETURNING d.order_id, d.part_key, d.recorded_at
+            ), kept AS (
+                -- Until the answer puts the row back (``restoreRecorded``), with when it was first recorded.
+                INSERT INTO refund_set_aside AS s (app_id, order_id, part_key, recorded_at)
+                SELECT $1, order_id, part_key, recorded_at FROM gone
+                ON CONFLICT (app_id, order_id, part_key) DO UPDATE
+                    SET recorded_at = least(s.recorded_at, EXCLUDED.recorded_at)
             )
             SELECT order_id FROM ask ORDER BY 1
             """, [appId, PostgresTextArray(orderIds)]
@@ -125,6 +132,24 @@ extension RefundWriter {
         for record in records { gone[record.orderId]?[record.part.key] = nil }
         try deleteUnrevoked(gone.values.flatMap(\.values), on: connection)
         _ = try upsert(records, runId: runId, on: connection)
+    }
+
+    /// After an answer about these orders: the rows of refunds without revocation that ``settleVoided(_:on:)`` set
+    /// aside and the answer put back take their first `recorded_at` again (a refund of a closed month stays in it);
+    /// the orders' set-aside keys are forgotten, those no voided row claims and those it does alike.
+    func restoreRecorded(_ orderIds: [String], on connection: PostgresConnection) throws {
+        guard !orderIds.isEmpty else { return }
+        try connection.execute(
+            """
+            WITH kept AS (
+                DELETE FROM refund_set_aside WHERE app_id = $1 AND order_id = ANY ($2::text[])
+                RETURNING order_id, part_key, recorded_at
+            )
+            UPDATE refund r SET recorded_at = k.recorded_at
+            FROM kept k
+            WHERE r.app_id = $1 AND r.order_id = k.order_id AND r.part_key = k.part_key AND NOT r.revoked
+              AND k.recorded_at < r.recorded_at
+            """, [appId, PostgresTextArray(orderIds)])
     }
 
     /// Deletes rows of refunds without revocation by id (an event a voided row now claims).

@@ -1,0 +1,67 @@
+import Foundation
+import Postgres
+import Testing
+
+@testable import Ledger
+
+/// A goodwill refund (without revocation) dropped when a voided row of its order arrives, and put back by the
+/// order's next answer, keeps when it was first recorded: a refund of a month already closed stays in that month
+/// under `report refunds --store-periods --basis recorded`.
+extension GoogleOrderStoreTests {
+    static func recordedAt(_ orderId: String, on connection: PostgresConnection) throws -> [String: Date] {
+        var recorded: [String: Date] = [:]
+        for row in try connection.query(
+            "SELECT part_key, recorded_at FROM refund WHERE order_id = $1", [orderId])
+        {
+            recorded[try row.decode("part_key")] = try row.decode("recorded_at")
+        }
+        return recorded
+    }
+
+    @Test func aGoodwillRefundPutBackAfterAVoidKeepsItsFirstRecording() throws {
+        let connection = try Self.database("ledger_setaside")
+        defer { connection.close() }
+        let store = GoogleOrderStore(appId: "droid", prices: ConfiguredPrices())
+        var order = OrderHistoryBuilder(currency: "GBP", total: "6.93", tax: "1.155", quantity: 7)
+        order.state = "PARTIALLY_REFUNDED"
+        order.partial("0.50", tax: "0.083", created: Self.t0 - 60_000)
+        _ = try Self.store(order, on: connection)
+        let goodwill = try #require(try Self.recordedAt(order.orderId, on: connection).keys.first)
+        // Recorded long ago, before its month's report was loaded.
+        let first = Date(timeIntervalSince1970: 1_790_000_000)
+        try connection.execute("UPDATE refund SET recorded_at = $1 WHERE order_id = $2", [first, order.orderId])
+
+        // Two units refunded with revocation later: the voided row drops the goodwill refund until the answer.
+        order.partial("1.98", tax: "0.33", created: Self.t0 + 2000)
+        try Self.void(order, [(2, Self.t0)], on: connection)
+        #expect(try store.settleVoided([order.orderId], on: connection) == [order.orderId])
+        #expect(try Self.recordedAt(order.orderId, on: connection)[goodwill] == nil)
+
+        _ = try Self.store(order, on: connection)
+        let recorded = try Self.recordedAt(order.orderId, on: connection)
+        #expect(recorded.count == 2)
+        #expect(recorded[goodwill] == first)
+        #expect(try Self.ledger(order.orderId, on: connection).map(\.gross) == [500_000_000, 1_980_000_000])
+        let left: Int64 = try connection.query("SELECT count(*) AS n FROM refund_set_aside")[0].decode("n")
+        #expect(left == 0)
+    }
+
+    /// A refund without revocation that the voided row turns out to hold (the Orders API was read between the refund
+    /// and its voided row) is not put back, and nothing of it is left set aside.
+    @Test func aRefundTheVoidedRowHoldsIsNotPutBack() throws {
+        let connection = try Self.database("ledger_setaside_claimed")
+        defer { connection.close() }
+        let store = GoogleOrderStore(appId: "droid", prices: ConfiguredPrices())
+        var order = OrderHistoryBuilder(currency: "GBP", total: "6.93", tax: "1.155", quantity: 7)
+        order.state = "REFUNDED"
+        order.fullRefund("6.93", tax: "1.155", at: Self.t0)
+        _ = try Self.store(order, on: connection)
+        #expect(try Self.ledger(order.orderId, on: connection).map(\.revoked) == [false])
+        try Self.void(order, [(nil, Self.t0)], on: connection)
+        #expect(try store.settleVoided([order.orderId], on: connection) == [order.orderId])
+        _ = try Self.store(order, on: connection)
+        #expect(try Self.ledger(order.orderId, on: connection).map(\.revoked) == [true])
+        let left: Int64 = try connection.query("SELECT count(*) AS n FROM refund_set_aside")[0].decode("n")
+        #expect(left == 0)
+    }
+}
