@@ -92,9 +92,10 @@ extension GoogleOrderStore {
             stored.overRefunded = overRefunds.count
             try refunds.savePartAmounts(priced, on: connection)
             try refunds.replaceUnrevoked(unrevoked, stored: parts.unrevoked, runId: runId, on: connection)
-            try refunds.restoreRecorded(orders.map(\.orderId), on: connection)
-            try Quarantine.record(overRefunds, app: appId, runId: runId, logger: logger, counters: nil, on: connection)
             let settled = Set(overRefunds.compactMap(\.naturalKey))
+            // An order set aside for refunding more than it charged puts nothing back yet: it is asked again.
+            try refunds.restoreRecorded(orders.map(\.orderId).filter { !settled.contains($0) }, on: connection)
+            try Quarantine.record(overRefunds, app: appId, runId: runId, logger: logger, counters: nil, on: connection)
             try Quarantine.resolveLanded(
                 job: .googleOrders, app: appId, keys: orders.map(\.orderId).filter { !settled.contains($0) },
                 note: "the order's figures add up now", on: connection)

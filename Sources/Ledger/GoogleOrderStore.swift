@@ -68,8 +68,9 @@ public struct GoogleOrderStore: Sendable {
                 """, [appId, PostgresTextArray(ids), status.rawValue])
             let note: AmountNote = status == .notFound ? .orderNotFound : .noPermission
             try refunds.estimateRefused(ids, note: note, on: connection)
-            // No answer will put back a refund these orders set aside.
-            try refunds.restoreRecorded(ids, on: connection)
+            // An order Google does not know will put back no refund it set aside; one refused for want of
+            // permission is asked again, and its answer puts them back.
+            if status == .notFound { try refunds.restoreRecorded(ids, on: connection) }
         }
     }
 

@@ -18,7 +18,9 @@ extension GoogleOrderStoreTests {
         return recorded
     }
 
-    @Test func aGoodwillRefundPutBackAfterAVoidKeepsItsFirstRecording() throws {
+    /// Without `refused`, the order is answered at once; with it, Google first refuses it (403, asked again later).
+    @Test(arguments: [false, true])
+    func aGoodwillRefundPutBackAfterAVoidKeepsItsFirstRecording(refused: Bool) throws {
         let connection = try Self.database("ledger_setaside")
         defer { connection.close() }
         let store = GoogleOrderStore(appId: "droid", prices: ConfiguredPrices())
@@ -36,6 +38,11 @@ extension GoogleOrderStoreTests {
         try Self.void(order, [(2, Self.t0)], on: connection)
         #expect(try store.settleVoided([order.orderId], on: connection) == [order.orderId])
         #expect(try Self.recordedAt(order.orderId, on: connection)[goodwill] == nil)
+        if refused {
+            try store.mark([order.orderId], status: .noPermission, on: connection)
+            let kept: Int64 = try connection.query("SELECT count(*) AS n FROM refund_set_aside")[0].decode("n")
+            #expect(kept == 1)
+        }
 
         _ = try Self.store(order, on: connection)
         let recorded = try Self.recordedAt(order.orderId, on: connection)
