@@ -26,13 +26,14 @@ public enum SubscriptionLedger {
                 WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.app_id = $1 AND r.order_id = i.order_id
                                   AND r.reversed_at IS NOT NULL)
                 ORDER BY s.id, (s.current_order_id = i.order_id) DESC
-            -- Whether the order is current is asked of the row as updated, not of `hit` (this statement's
-            -- snapshot): a renewal a recheck committed while this statement waited for the row is not revoked by the
-            -- refund of the order it replaced; that refund flags it instead. An UPDATE tests a row as this snapshot
-            -- sees it before it locks the row, and again in its newest version: so the flag also takes a row of the
-            -- current order that the revocation left alone while still entitled (the snapshot's view of a renewal
-            -- committed meanwhile), and its newest version then says whether its order is another.
             ), revoked AS (
+                -- Whether the order is current is asked of the row as updated, not of `hit` (this statement's
+                -- snapshot): a renewal a recheck committed while this statement waited for the row is not revoked by
+                -- the refund of the order it replaced; that refund flags it instead. An UPDATE tests a row as the
+                -- snapshot sees it before it locks the row, and again in its newest version: so the flag also takes
+                -- a row of the current order that the revocation left alone while still entitled (the snapshot's
+                -- view of a renewal committed meanwhile), and its newest version then says whether its order is
+                -- another.
                 UPDATE subscription s SET entitled = false, state = 'revoked', updated_at = now()
                 FROM hit WHERE s.id = hit.id AND s.current_order_id = hit.order_id
                   AND (s.entitled OR s.state <> 'revoked')
