@@ -72,3 +72,40 @@ extension GoogleOrderStoreTests {
         #expect(left == 0)
     }
 }
+
+extension GoogleOrderStoreTests {
+    /// An answer that refunds more than the order charged is set aside and asked again: it puts back nothing yet, so
+    /// the goodwill refund it dropped keeps its first recording for the corrected answer.
+    @Test func anOverRefundedAnswerKeepsTheSetAsideForTheCorrectedOne() throws {
+        let connection = try Self.database("ledger_setaside_over")
+        defer { connection.close() }
+        let store = GoogleOrderStore(appId: "droid", prices: ConfiguredPrices())
+        var goodwill = OrderHistoryBuilder(currency: "GBP", total: "1.99", tax: "0.33", quantity: 1)
+        goodwill.state = "PARTIALLY_REFUNDED"
+        goodwill.partial("1.50", tax: "0.25", created: Self.t0)
+        _ = try Self.store(goodwill, on: connection)
+        let first = Date(timeIntervalSince1970: 1_790_000_000)
+        try connection.execute("UPDATE refund SET recorded_at = $1", [first])
+
+        // Voided whole; the answer shows 1.50 + 1.00 refunded of 1.99.
+        var over = goodwill
+        over.state = "REFUNDED"
+        over.partial("1.00", tax: "0.17", created: Self.t0 + 60_000)
+        try Self.void(over, [(nil, Self.t0 + 60_000)], on: connection)
+        #expect(try store.settleVoided([over.orderId], on: connection) == [over.orderId])
+        #expect(try Self.store(over, on: connection).overRefunded == 1)
+        let kept: Int64 = try connection.query("SELECT count(*) AS n FROM refund_set_aside")[0].decode("n")
+        #expect(kept == 1)
+
+        // Google's corrected answer: the goodwill 1.50, then the rest refunded with the void.
+        var corrected = goodwill
+        corrected.state = "REFUNDED"
+        corrected.fullRefund("1.99", tax: "0.33", at: Self.t0 + 60_000)
+        #expect(try Self.store(corrected, on: connection).overRefunded == 0)
+        let rows = try connection.query(
+            "SELECT revoked, gross_amount, recorded_at FROM refund ORDER BY refunded_at, id")
+        #expect(try rows.map { try $0.decode("gross_amount", as: Int64.self) } == [1_500_000_000, 490_000_000])
+        #expect(try rows.map { try $0.decode("revoked", as: Bool.self) } == [false, true])
+        #expect(try rows[0].decode("recorded_at", as: Date.self) == first)
+    }
+}
