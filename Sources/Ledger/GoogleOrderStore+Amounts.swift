@@ -65,6 +65,7 @@ extension GoogleOrderStore {
         let orders = answered.orders
         guard !orders.isEmpty else { return Stored() }
         return try connection.transactionRetryingConflicts { connection in
+            try refunds.serializeGoogleRefunds(on: connection)
             let parts = try self.parts(of: orders.map(\.orderId), on: connection)
             try saveOrders(answered, on: connection)
             var stored = Stored()

@@ -24,7 +24,8 @@ public struct GoogleOrderStore: Sendable {
     public func settleVoided(_ orderIds: [String], on connection: PostgresConnection) throws -> [String] {
         guard !orderIds.isEmpty else { return [] }
         return try connection.transactionRetryingConflicts { connection in
-            try refunds.settleVoided(orderIds, on: connection)
+            try refunds.serializeGoogleRefunds(on: connection)
+            return try refunds.settleVoided(orderIds, on: connection)
         }
     }
 
@@ -59,6 +60,7 @@ public struct GoogleOrderStore: Sendable {
     /// take the configured estimate in the sale's currency as far as it is known (``ConfiguredPrices``).
     public func mark(_ ids: [String], status: GoogleOrderStatus, on connection: PostgresConnection) throws {
         try connection.transactionRetryingConflicts { connection in
+            try refunds.serializeGoogleRefunds(on: connection)
             try connection.execute(
                 """
                 INSERT INTO google_order (app_id, order_id, status)

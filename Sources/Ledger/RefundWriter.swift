@@ -21,6 +21,7 @@ struct RefundWriter: Sendable {
     ) throws -> (Int, Int) {
         guard let platform = records.first?.platform else { return (0, 0) }
         precondition(records.allSatisfy { $0.platform == platform }, "one platform per batch")
+        if platform == .google { try serializeGoogleRefunds(on: connection) }
         let parameters =
             rendered?.map { $0 as any PostgresEncodable }
             ?? Self.parameters(records, app: appId, platform: platform, runId: runId, prices: prices)
@@ -39,6 +40,17 @@ struct RefundWriter: Sendable {
             app: appId, storeIds: revoking.map(\.originalId), orderIds: revoking.map(\.orderId),
             source: platform == .google ? "google_voided" : "apple_refunds", runId: runId, on: connection)
         return (try row.decode("inserted"), try row.decode("updated"))
+    }
+
+    /// Waits for the app's other writers of Google refund rows to commit, and keeps them waiting until this
+    /// transaction ends: a voided row and an Orders answer about the same order, written at once by two processes,
+    /// would each miss the other (the answer recording the refund again without revocation, the voided row then
+    /// judged already asked about). Taken before the transaction reads or writes any refund row; a row recorded
+    /// after it is dated after the other writer's commit (`recorded_at` is the statement's time, not the
+    /// transaction's), so ``settleVoided(_:on:)`` compares it rightly with `google_order.fetched_at`.
+    func serializeGoogleRefunds(on connection: PostgresConnection) throws {
+        try connection.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended('storerecon.google_refunds:' || $1, 0))", [appId])
     }
 
     /// The statement's parameters: the records' columns as typed arrays (`$3` ... `$25`), their payloads as one
@@ -134,7 +146,7 @@ struct RefundWriter: Sendable {
                                      amount_precision, amount_source, amount_note, buyer_country, refund_reason,
                                      revoked)
             SELECT $1, $2, order_id, part_key, nullif(original_id, ''), subscription_id, product, purchased_at,
-                   refunded_at, now(), reason_code, reason_label, source_code, refund_type, quantity,
+                   refunded_at, statement_timestamp(), reason_code, reason_label, source_code, refund_type, quantity,
                    percentage_milli,
                    -- An estimate from configured prices until the Orders API says what was refunded.
                    CASE WHEN estimated THEN configured_price ELSE price_milli END,

@@ -26,6 +26,14 @@ import Testing
         prices: ConfiguredPrices = ConfiguredPrices(),
         on connection: PostgresConnection
     ) throws {
+        let records = try voided(order, rows)
+        _ = try connection.transaction { connection in
+            try RefundLedger(appId: "droid", prices: prices).upsert(records, runId: nil, on: connection)
+        }
+    }
+
+    /// The ledger's records of the order's voided rows.
+    static func voided(_ order: OrderHistoryBuilder, _ rows: [(units: Int?, millis: Int64)]) throws -> [RefundRecord] {
         let json = rows.map { row in
             #"{"purchaseToken":"token-\#(order.orderId)","orderId":"\#(order.orderId)","voidedTimeMillis":"\#(row.millis)""#
                 + (row.units.map { #","voidedQuantity":\#($0)}"# } ?? "}")
@@ -34,9 +42,7 @@ import Testing
             json: Data(#"{"voidedPurchases":[\#(json.joined(separator: ","))]}"#.utf8))
         let intake = RefundRecord.intake(page, receivedAt: Date(timeIntervalSince1970: 1_800_000_000))
         #expect(intake.quarantined.isEmpty)
-        _ = try connection.transaction { connection in
-            try RefundLedger(appId: "droid", prices: prices).upsert(intake.records, runId: nil, on: connection)
-        }
+        return intake.records
     }
 
     static func store(
