@@ -47,7 +47,9 @@ struct ImportSubscriptionsCommand: AsyncParsableCommand {
             try Migrator(connection: connection).verifyCurrent()
             try AppRegistry.sync(runtime.configuration, on: connection)
             let importer = SubscriptionImporter(
-                connection: connection, knownApps: Set(runtime.configuration.apps.map(\.id)), assumeUTC: assumeUtc)
+                connection: connection, knownApps: Set(runtime.configuration.apps.map(\.id)),
+                appleApps: Set(runtime.configuration.apps.filter { $0.platform == .apple }.map(\.id)),
+                assumeUTC: assumeUtc)
             let started = ContinuousClock.now
             let report = try importer.importFile(path: file, skipInvalid: skipInvalid, dryRun: dryRun)
             let elapsed = ContinuousClock.now - started

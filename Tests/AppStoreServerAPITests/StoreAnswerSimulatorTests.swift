@@ -51,16 +51,16 @@ struct StoreAnswerSimulatorTests {
         simulator.statistics().filter { $0.endpoint == .appleRefundHistory }.map(\.granted).reduce(0, +)
     }
 
-    /// Every token refused, fresh or not (a revoked key): two more tries with a freshly signed token, then a
-    /// configuration error without backoff.
-    @Test func aRefusedKeyIsAConfigurationErrorAfterSigningAgainOnce() async throws {
+    /// Every token refused (a revoked key): the token signed for the call is refused, so the call is not tried again
+    /// (stores.md: stop the run, do not retry); a configuration error without backoff.
+    @Test func aRefusedKeyIsAConfigurationErrorWithoutRetry() async throws {
         try await withClient(.expiredAccessToken) { simulator, client, timing, gate in
             let error = try await refundHistoryError(client)
             #expect(error.code == .configuration && error.httpStatus == 401 && !error.isRetryable)
             #expect(error.message.contains("Apple refused the credentials"))
             #expect(!error.description.contains("\n"))
             #expect(timing.sleeps.isEmpty)
-            #expect(gate.acquireCount == 3)
+            #expect(gate.acquireCount == 1)
         }
     }
 

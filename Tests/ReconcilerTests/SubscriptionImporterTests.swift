@@ -16,14 +16,18 @@ struct SubscriptionImporterTests {
                 apps:
                   - { id: a1, platform: google, packageName: com.a, serviceAccountFile: /k.json }
                   - { id: a2, platform: google, packageName: com.b, serviceAccountFile: /k.json }
+                  - { id: i1, platform: apple, bundleId: com.i, appAppleId: 1, keyId: K, issuerId: I, privateKeyFile: /k.p8,
+                      rootCertificates: [/root.cer] }
                 """, source: "test")
         try AppRegistry.sync(configuration, on: connection)
     }
 
     func run(_ csv: String, skipInvalid: Bool = false, assumeUTC: Bool = false) throws -> SubscriptionImporter.Report {
         var reader = CSVReader(bytes: Array(csv.utf8))
-        return try SubscriptionImporter(connection: connection, knownApps: ["a1", "a2"], assumeUTC: assumeUTC)
-            .importRecords(from: &reader, source: "test.csv", skipInvalid: skipInvalid)
+        return try SubscriptionImporter(
+            connection: connection, knownApps: ["a1", "a2", "i1"], appleApps: ["i1"], assumeUTC: assumeUTC
+        )
+        .importRecords(from: &reader, source: "test.csv", skipInvalid: skipInvalid)
     }
 
     func count() throws -> Int {
@@ -139,6 +143,16 @@ struct SubscriptionImporterTests {
         let skipping = try run(csv, skipInvalid: true)
         #expect(skipping.merged && skipping.inserted == 2)
         #expect(try count() == 2)
+    }
+
+    /// An App Store original transaction id is digits; any other is named with its line (Apple would refuse it 400
+    /// every night).
+    @Test func anAppleStoreIdThatIsNotDigitsIsABadLine() throws {
+        let report = try run(
+            "app,store_id,product_id,expires_at\ni1,2000000123456789,p,\ni1,2000-0001,p,\na1,2000-0001,p,\n")
+        #expect(report.badLines.map(\.line) == [3])
+        #expect(
+            report.badLines.first?.reason.contains("\"2000-0001\" is not an App Store original transaction id") == true)
     }
 
     @Test func aWrongHeaderIsRejectedWhole() throws {

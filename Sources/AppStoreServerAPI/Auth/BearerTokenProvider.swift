@@ -41,14 +41,22 @@ public final class BearerTokenProvider: Sendable {
     /// A token with more than `renewalShare` of its life left.
     /// - Throws: ``AppStoreServerAPIError`` with code `tokenSigning` if signing fails.
     public func token() throws -> String {
+        try issue().token
+    }
+
+    /// A token as ``token()`` gives it, and whether this call signed it (`false`: an earlier call did and it was
+    /// kept).
+    public func issue() throws -> (token: String, signedNow: Bool) {
         let now = now()
         return try cache.withLock { cached in
-            if let cached, cached.expires.timeIntervalSince(now) > lifetime * renewalShare { return cached.token }
+            if let cached, cached.expires.timeIntervalSince(now) > lifetime * renewalShare {
+                return (cached.token, false)
+            }
             let issued = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
             let expires = issued.addingTimeInterval(lifetime)
             let token = try sign(issued: issued, expires: expires)
             cached = Cached(token: token, expires: expires)
-            return token
+            return (token, true)
         }
     }
 

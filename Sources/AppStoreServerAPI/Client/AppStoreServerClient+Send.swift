@@ -43,14 +43,15 @@ extension AppStoreServerClient {
             isRetryable: { ($0 as? AppStoreServerAPIError)?.isRetryable ?? false },
             retryAfter: { ($0 as? AppStoreServerAPIError)?.retryAfter }
         ) { attempt in
-            var (response, token) = try await exchange(
+            var (response, token, signedNow) = try await exchange(
                 request, url: url, environment: environment, purpose: purpose, attempt: attempt)
-            for _ in 0..<2 where response.status == 401 {
-                // A token kept across a clock step or a key rotation: up to two more tries with a freshly signed
-                // token (another call may have spent the first) before the credentials count as refused (exit 78).
+            if response.status == 401, !signedNow {
+                // A token kept from an earlier call (across a clock step or a key rotation): one more try with a
+                // freshly signed one. A token signed for this call refused means the credentials are wrong for
+                // every call: the run stops without retrying (exit 78).
                 tokens.invalidate(token)
-                logger.info("Apple refused the bearer token; signing a new one", metadata: ["app": "\(app)"])
-                (response, token) = try await exchange(
+                logger.info("Apple refused a kept bearer token; signing a new one", metadata: ["app": "\(app)"])
+                (response, token, signedNow) = try await exchange(
                     request, url: url, environment: environment, purpose: purpose, attempt: attempt)
             }
             if let error = Self.error(for: response, app: app, request: label, now: now()) {
@@ -66,18 +67,18 @@ extension AppStoreServerClient {
         }
     }
 
-    /// One HTTP exchange through the quota gate, its answer reported to the gate; returns the answer and the bearer
-    /// token it carried.
+    /// One HTTP exchange through the quota gate, its answer reported to the gate; returns the answer, the bearer
+    /// token it carried and whether it was signed for this exchange.
     private func exchange(
         _ request: APIRequest, url: URL, environment: Environment, purpose: CallPurpose, attempt: Int
-    ) async throws -> (HTTPResponse, String) {
+    ) async throws -> (HTTPResponse, String, Bool) {
         let app = configuration.app
-        var token = ""
+        var (token, signedNow) = ("", false)
         let response: HTTPResponse
         do {
             response = try await quota.sendGranted(app: app, api: request.api, purpose: purpose) { leaveBy in
                 // The token is signed after the grant: a long wait at the gate must not age it.
-                token = try tokens.token()
+                (token, signedNow) = try tokens.issue()
                 var headers = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
                 if request.body != nil { headers["Content-Type"] = "application/json" }
                 var http = HTTPRequest(
@@ -104,6 +105,6 @@ extension AppStoreServerClient {
         } else {
             await quota.report(app: app, api: request.api, feedback: .accepted)
         }
-        return (response, token)
+        return (response, token, signedNow)
     }
 }

@@ -60,6 +60,13 @@ extension SubscriptionImporter {
         let storeId = fields[columns.storeId]
         guard !storeId.isEmpty else { return bad("store_id is empty") }
         guard storeId.utf8.count <= 4096 else { return bad("store_id is longer than 4096 bytes") }
+        // Apple answers any other id 400 (4000006): refused here, with its line, rather than every night.
+        guard
+            !appleApps.contains(app) || (storeId.utf8.count <= 32 && storeId.utf8.allSatisfy { (48...57).contains($0) })
+        else {
+            return bad(
+                "store_id \"\(Self.clip(storeId))\" is not an App Store original transaction id (up to 32 digits)")
+        }
         let productId = fields[columns.productId]
         guard !productId.isEmpty else { return bad("product_id is empty") }
         guard productId.utf8.count <= 1024 else { return bad("product_id is longer than 1024 bytes") }

@@ -45,15 +45,20 @@ public struct SubscriptionImporter {
 
     private let connection: PostgresConnection
     let knownApps: Set<String>
+    let appleApps: Set<String>
     let assumeUTC: Bool
 
     /// Creates an importer.
     /// - Parameters:
     ///   - knownApps: the configured app ids; a row naming another app is a bad line.
+    ///   - appleApps: those of them on the App Store, whose `store_id` is an original transaction id (digits).
     ///   - assumeUTC: read an `expires_at` without an offset as UTC; otherwise such a line is bad.
-    public init(connection: PostgresConnection, knownApps: Set<String>, assumeUTC: Bool = false) {
+    public init(
+        connection: PostgresConnection, knownApps: Set<String>, appleApps: Set<String> = [], assumeUTC: Bool = false
+    ) {
         self.connection = connection
         self.knownApps = knownApps
+        self.appleApps = appleApps
         self.assumeUTC = assumeUTC
     }
 

@@ -54,7 +54,8 @@ extension AppleRefundSync {
     }
 
     /// One call of a customer's refund history, its payloads verified, as the pager's event; nil when Apple does not
-    /// know the customer (it is then finished at `revision` and not asked again).
+    /// know the customer or refuses its id as malformed (4000006): it is then finished at `revision` and not asked
+    /// again, instead of failing every run.
     private func historyPage(
         customer: String, revision: String?, purpose: CallPurpose, in environment: JobEnvironment
     ) async throws -> HistoryPager.Event? {
@@ -63,7 +64,9 @@ extension AppleRefundSync {
         do {
             (answer, answeredFrom) = try await access.client.refundHistory(
                 transactionId: customer, revision: revision, purpose: purpose)
-        } catch let error as AppStoreServerAPIError where error.apiErrorCode?.meansTransactionNotFound == true {
+        } catch let error as AppStoreServerAPIError
+            where error.apiErrorCode?.meansTransactionNotFound == true || error.apiErrorCode == .invalidTransactionId
+        {
             environment.counters.add("unknown_customers")
             let code = error.apiErrorCode?.description ?? ""
             environment.logger.warning("customer \(customer) is unknown to the App Store (\(code)); not asked again")

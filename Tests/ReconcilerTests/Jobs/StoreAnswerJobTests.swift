@@ -96,6 +96,38 @@ struct StoreAnswerJobTests {
         }
     }
 
+    /// A customer id Apple refuses as malformed (400, 4000006: a bad line of an old import) is finished, not asked
+    /// again each night with the run failing; the others are read as usual.
+    @Test func aCustomerIdAppleRefusesAsMalformedIsFinishedAndTheRunGoesOn() async throws {
+        try await Self.withStores(
+            prefix: "answer400", extraYAML: "sync: { appleConcurrency: 1, appleSweepCustomers: 0 }\n"
+        ) { simulator, harness in
+            let stores = harness.stores
+            let app = stores.app(.apple)
+            let connection = try harness.connection()
+            defer { connection.close() }
+            let customer = try #require(simulator.subscriptionTruth().first { $0.app == app.id }?.storeId)
+            let run = {
+                try await harness.runner().run(
+                    job: AppleRefundSync.backfillJob, app: app, waitForLock: false
+                ) { environment in
+                    let access = try StoreClients.apple(
+                        for: app, configuration: stores.configuration, gate: environment.gate,
+                        logger: environment.logger)
+                    try await AppleRefundSync(app: app, configuration: stores.configuration, access: access)
+                        .run(.backfillIds(["12-34", customer]), in: environment)
+                }
+            }
+            let first = try await run()
+            #expect(first.exitCode == 0, "\(first.error ?? "")")
+            #expect(first.counts["unknown_customers"] == 1)
+            #expect(first.counts["customer_errors"] == nil)
+            let finished = try connection.query(
+                "SELECT queued_at IS NULL AS done FROM apple_refund_cursor WHERE original_transaction_id = '12-34'")
+            #expect(try finished[0].decode("done", as: Bool.self))
+        }
+    }
+
     // MARK: Google 410 Gone
 
     @Test func googleGoneEndsTheSubscriptionAndClearsItsFlag() async throws {
