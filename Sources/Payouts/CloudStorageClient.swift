@@ -48,6 +48,14 @@ public struct CloudStorageClient: Sendable {
             logger: logger)
     }
 
+    /// `text` percent-encoded for a query value (RFC 3986 unreserved characters kept).
+    static func queryValue(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     /// Every object of `bucket` whose name starts with `prefix`, following `nextPageToken` until it is absent (a page
     /// may hold fewer than `maxResults` while more follow).
     public func list(bucket: String, prefix: String, purpose: CallPurpose) async throws -> [Object] {
@@ -57,9 +65,12 @@ public struct CloudStorageClient: Sendable {
         repeat {
             var components = URLComponents(
                 url: baseURL.appendingPathComponent("storage/v1/b/\(bucket)/o"), resolvingAgainstBaseURL: false)!
-            components.queryItems =
-                [URLQueryItem(name: "prefix", value: prefix), URLQueryItem(name: "maxResults", value: "1000")]
-                + (pageToken.map { [URLQueryItem(name: "pageToken", value: $0)] } ?? [])
+            // Every value encoded but the unreserved characters: a token holding `+` must not be read as a space.
+            components.percentEncodedQueryItems =
+                [
+                    URLQueryItem(name: "prefix", value: Self.queryValue(prefix)),
+                    URLQueryItem(name: "maxResults", value: "1000"),
+                ] + (pageToken.map { [URLQueryItem(name: "pageToken", value: Self.queryValue($0))] } ?? [])
             let url = components.url!
             let response = try await send("GET /storage/v1/b/\(bucket)/o", url: url, purpose: purpose)
             guard response.status != 404 else {

@@ -36,3 +36,13 @@ import Testing
         #expect("\(error)".contains("line 2") && "\(error)".contains("column 2"))
     }
 }
+
+/// A Cloud Storage listing's `pageToken` and `prefix` go into the query with everything but the unreserved characters
+/// encoded: Google reads a bare `+` as a space.
+@Suite struct CloudStorageQueryTests {
+    @Test func aPageTokenKeepsItsPlusSlashAndEquals() {
+        #expect(CloudStorageClient.queryValue("Cg+a/b=c") == "Cg%2Ba%2Fb%3Dc")
+        #expect(CloudStorageClient.queryValue("earnings/earnings_2026") == "earnings%2Fearnings_2026")
+        #expect(CloudStorageClient.queryValue("A-z_0.9~") == "A-z_0.9~")
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import PlayDeveloperAPI
 
 /// One Real-time developer notification as the Pub/Sub subscription delivered it, read: its kind, and what it asks
 /// of storerecon (a pending refund review's request, a voided purchase to record, a subscription to recheck). Pure.
@@ -36,7 +37,8 @@ public struct RTDNMessage: Sendable, Equatable {
     /// (stored, acknowledged, never answered; ``unknownBecause`` says why).
     public init(messageId: String, data: String?, publishTime: String?, packageName: String) {
         self.messageId = messageId
-        self.publishTime = publishTime.flatMap { try? Date($0, strategy: .iso8601) }
+        // RFC 3339 with fractional seconds (`2026-11-28T10:00:00.749Z`), as Pub/Sub writes it.
+        self.publishTime = publishTime.flatMap { RFC3339Timestamp($0)?.date }
         let bytes = data.flatMap { Data(base64Encoded: $0) } ?? Data()
         guard let object = (try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any] else {
             kind = .unknown

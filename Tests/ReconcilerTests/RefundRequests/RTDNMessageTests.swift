@@ -27,6 +27,16 @@ struct RTDNMessageTests {
         #expect(read.request == nil && read.subscriptionChange == nil)
     }
 
+    /// Pub/Sub writes `publishTime` with fractional seconds; a refund review without `eventTimeMillis` counts its
+    /// deadline from it.
+    @Test func aPublishTimeWithFractionalSecondsIsRead() {
+        let read = RTDNMessage(
+            messageId: "m-2", data: Data(#"{"version":"1.0","packageName":"com.example"}"#.utf8).base64EncodedString(),
+            publishTime: "2026-11-28T10:00:00.749Z", packageName: "com.example")
+        let seconds = read.publishTime?.timeIntervalSince1970 ?? 0
+        #expect(abs(seconds - 1_795_860_000.749) < 0.000_01)
+    }
+
     @Test func aSubscriptionNotificationNamesTheSubscriptionToRecheck() {
         let read = message(
             #"{"version":"1.0","packageName":"com.example","eventTimeMillis":"1795000000123","#
