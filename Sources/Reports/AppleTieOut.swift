@@ -54,7 +54,8 @@ struct AppleTieOut {
         let side = ledger ?? LedgerSide()
         guard side.units != 0 || side.unknown > 0 || side.laterUnits > 0 || report != nil else { return nil }
         let currency = parts[2]
-        let ledgerNanos = side.unknown > 0 ? nil : Int64?(side.nanos)
+        // The known amounts' sum, as `report refunds` adds them; blank only when none is known.
+        let ledgerNanos = side.unknown > 0 && side.nanos == 0 ? nil : Int64?(side.nanos)
         let reported = report ?? ReportSide(units: 0, nanos: 0)
         func agrees(units: Int, nanos: Int64) -> Bool {
             side.unknown == 0 && units == reported.units && TieOutReport.agree(nanos, reported.nanos, currency)
@@ -66,7 +67,9 @@ struct AppleTieOut {
         if agrees(units: side.units, nanos: side.nanos) { return line }
         line.status = .differs
         let withoutReversals = (side.units + side.reversalUnits, side.nanos + side.reversalNanos)
-        if side.reversalUnits > 0, agrees(units: withoutReversals.0, nanos: withoutReversals.1) {
+        if side.unknown > 0 {
+            (line.cause, line.note) = (.unpriced, GoogleTieOut.unpricedNote(side.unknown))
+        } else if side.reversalUnits > 0, agrees(units: withoutReversals.0, nanos: withoutReversals.1) {
             line.cause = .reversal
             line.note = "\(side.reversalUnits) reversed unit(s) of earlier periods' refunds, booked by Apple as sales"
         } else if side.laterUnits > 0,

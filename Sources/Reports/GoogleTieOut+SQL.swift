@@ -26,7 +26,7 @@ extension GoogleTieOut {
             SELECT order_id, min(coalesce(product_id, '')) AS product, min(coalesce(buyer_country, '')) AS country,
                    min(coalesce(currency, '')) AS currency, count(*) FILTER (WHERE entry = 'refund') AS refunds,
                    bool_or(entry = 'reversal') AS reversed, bool_or(amount_source = 'configured') AS estimated,
-                   CASE WHEN count(*) FILTER (WHERE net IS NULL) = 0 THEN trunc(sum(net))::text END AS nanos,
+                   trunc(sum(net))::text AS nanos, count(*) FILTER (WHERE net IS NULL) AS unknown,
                    trunc(coalesce(sum(net) FILTER (WHERE booked_at >= ($11::date::timestamp AT TIME ZONE $3)), 0))::text
                        AS last_day_nanos,
                    bool_or(booked_at >= ($11::date::timestamp AT TIME ZONE $3)) AS last_day
@@ -47,7 +47,8 @@ extension GoogleTieOut {
         )
         SELECT coalesce(l.order_id, t.order_id) AS order_id, l.order_id IS NOT NULL AS in_ledger,
                t.order_id IS NOT NULL AS in_report, l.product AS l_product, l.country AS l_country,
-               l.currency AS l_currency, l.refunds, l.reversed, l.estimated, l.nanos, l.last_day_nanos, l.last_day,
+               l.currency AS l_currency, l.refunds, l.reversed, l.estimated, l.nanos, l.unknown, l.last_day_nanos,
+               l.last_day,
                n.order_id IS NOT NULL AS booked_later, p.nanos AS previous_nanos, t.product AS t_product,
                t.country AS t_country, t.currency AS t_currency, t.n, t.nanos AS report_nanos, t.booked_at,
                CASE WHEN l.order_id IS NULL THEN (

@@ -48,7 +48,10 @@ struct GoogleTieOut {
         var reversed = false
         /// Some of the ledger's amount is a configured estimate, not the store's price.
         var estimated = false
+        /// The sum of the ledger's known amounts (`nil` when none is known), as `report refunds` adds them.
         var nanos: Int64?
+        /// The ledger's entries without an amount (in no sum).
+        var unknown = 0
         var lastDayNanos: Int64 = 0
         var lastDay = false
         var bookedLater = false
@@ -98,8 +101,8 @@ struct GoogleTieOut {
             reportRefunds: sides.reportRows, reportNanos: sides.inReport ? sides.reportNanos : nil, status: .matched,
             cause: nil, note: "")
         if sides.inReport, standing {
-            guard let nanos = sides.nanos else {
-                (line.status, line.cause) = (.amountDiffers, .unpriced)
+            guard sides.unknown == 0, let nanos = sides.nanos else {
+                (line.status, line.cause, line.note) = (.amountDiffers, .unpriced, Self.unpricedNote(sides.unknown))
                 return line
             }
             if !TieOutReport.agree(nanos, sides.reportNanos, sides.currency) {
@@ -116,14 +119,19 @@ struct GoogleTieOut {
                 (line.cause, line.note) = (.settlementLag, booked)
             } else if sides.lastDay {
                 line.note = "not in Google's \(periods.month.next) report either"
-            } else if sides.nanos == nil {
-                line.cause = .unpriced
+            } else if sides.unknown > 0 {
+                (line.cause, line.note) = (.unpriced, Self.unpricedNote(sides.unknown))
             }
         } else {
             line.status = .reportOnly
             (line.cause, line.note) = Self.reportOnlyCause(sides, month: periods.month, context: context, app: app)
         }
         return line
+    }
+
+    /// The note of a line some of whose ledger refunds have no amount.
+    static func unpricedNote(_ unknown: Int) -> String {
+        "\(unknown) of the ledger's refunds without an amount, in no sum"
     }
 
     static let estimatedNote =
@@ -212,6 +220,7 @@ struct GoogleTieOut {
             sides.reversed = try row.decode("reversed")
             sides.estimated = try row.decode("estimated")
             sides.nanos = try row.decodeIfPresent("nanos", as: String.self).flatMap(TieOutAmount.parse)
+            sides.unknown = try row.decode("unknown", as: Int.self)
             sides.lastDayNanos = TieOutAmount.parse(try row.decode("last_day_nanos")) ?? 0
             sides.lastDay = try row.decode("last_day")
             sides.bookedLater = try row.decode("booked_later")

@@ -43,7 +43,8 @@ public enum TieOut {
         case notRevokedUnseen = "not_revoked_unseen"
         /// Google: the ledger refunded the order in another month (the note names it).
         case otherMonth = "other_month"
-        /// Google: the ledger has the refund but the Orders API could not price it (amount unknown).
+        /// Some of the ledger's refunds of the line have no amount (Google: the Orders API could not price them;
+        /// Apple: a revocation storerecon cannot price); the line's ledger amount is the sum of the others.
         case unpriced
         /// Google: the ledger's amount is a configured price (`products.<id>`), an estimate made when the Orders API
         /// gave none; the store's own figure differs from it.
@@ -70,7 +71,9 @@ public enum TieOut {
             case .notRevokedUnseen:
                 "Google: refunded without revocation, of an order storerecon never saw; the sync covered that time"
             case .otherMonth: "Google: the ledger refunded the order in another month"
-            case .unpriced: "Google: the Orders API could not price the ledger's refund (amount unknown)"
+            case .unpriced:
+                "some of the ledger's refunds have no amount (Google: the Orders API could not price them; Apple: a "
+                + "revocation storerecon cannot price): the line's ledger amount is the sum of the others"
             case .estimated: "Google: the ledger's amount is a configured estimate; the store's price differs"
             case .reversal: "Apple: reversals of earlier periods' refunds, which Apple books as sales, not refunds"
             case .reversedLater:
