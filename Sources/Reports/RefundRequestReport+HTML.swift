@@ -9,18 +9,47 @@ extension RefundRequestReport {
         ("not_answered", "#999999"), ("open", "#cccccc"),
     ]
 
-    /// Requests received per UTC day in `[from, to)` and outcome (``chartOutcomes``).
+    /// Requests received per day in `timeZone` (`reports.timeZone`) in `[from, to)` and outcome (``chartOutcomes``).
     public static func daily(
-        from: Date, to: Date, on connection: PostgresConnection
+        from: Date, to: Date, timeZone: String = "UTC", on connection: PostgresConnection
     ) throws -> [(day: String, outcome: String, requests: Int)] {
         try connection.query(
             """
-            SELECT to_char((received_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day,
+            SELECT to_char((received_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day,
                    coalesce(decision, CASE WHEN answer = 'missed' THEN 'missed' WHEN answer IS NULL THEN 'open'
                                            ELSE 'not_answered' END) AS outcome, count(*)::int AS requests
             FROM refund_request WHERE received_at >= $1 AND received_at < $2 GROUP BY 1, 2 ORDER BY 1, 2
-            """, [from, to]
+            """, [from, to, timeZone]
         ).map { (try $0.decode("day"), try $0.decode("outcome"), try $0.decode("requests")) }
+    }
+
+    /// The instants a report of the days `first` ... `last` (`YYYY-MM-DD`, inclusive) in `timeZone` spans, and its
+    /// days; `nil` when a day does not exist, `first` is after `last` or the zone is unknown. A day is that zone's
+    /// (23 or 25 hours across a DST change), as in `report refunds`.
+    public static func days(
+        _ first: String, _ last: String, timeZone: String
+    ) -> (from: Date, to: Date, days: [String])? {
+        guard let zone = TimeZone(identifier: timeZone) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        func components(_ text: String) -> DateComponents? {
+            let parts = text.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 3, text.count == 10 else { return nil }
+            let day = DateComponents(year: parts[0], month: parts[1], day: parts[2])
+            return day.isValidDate(in: calendar) ? day : nil
+        }
+        guard let first = components(first), let last = components(last),
+            let start = calendar.date(from: first), let lastStart = calendar.date(from: last), start <= lastStart,
+            let end = calendar.date(byAdding: .day, value: 1, to: lastStart)
+        else { return nil }
+        var days: [String] = []
+        var day = start
+        while day < end, let next = calendar.date(byAdding: .day, value: 1, to: day) {
+            let parts = calendar.dateComponents([.year, .month, .day], from: day)
+            days.append(String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0))
+            day = next
+        }
+        return (start, end, days)
     }
 
     /// The report as one HTML page: the counts, the money per currency and a chart of requests per day by outcome

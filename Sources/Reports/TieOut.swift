@@ -73,7 +73,7 @@ public enum TieOut {
             case .otherMonth: "Google: the ledger refunded the order in another month"
             case .unpriced:
                 "some of the ledger's refunds have no amount (Google: the Orders API could not price them; Apple: a "
-                + "revocation storerecon cannot price): the line's ledger amount is the sum of the others"
+                    + "revocation storerecon cannot price): the line's ledger amount is the sum of the others"
             case .estimated: "Google: the ledger's amount is a configured estimate; the store's price differs"
             case .reversal: "Apple: reversals of earlier periods' refunds, which Apple books as sales, not refunds"
             case .reversedLater:

@@ -10,8 +10,8 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
         commandName: "refund-requests",
         abstract: "The stores' refund requests over a date range, grouped or one row per request. Never writes.",
         discussion: """
-            Requests received from --from to --to inclusive (UTC days). Grouped: requests, answered (in time), \
-            missed, no_facts, no_consent, not_supported, failed (the store refused the body), open (not decided \
+            Requests received from --from to --to inclusive (days in reports.timeZone, UTC unless configured). \
+            Grouped: requests, answered (in time), missed, no_facts, no_consent, not_supported, failed (the store refused the body), open (not decided \
             yet), and what the stores decided (refunded, declined, pending); the totals line is the sum of the \
             groups. --detail: one row per request with its store, app, request id, transaction or order id, \
             product, country, received time and deadline, rule, preference sent, answer, decision and its money. \
@@ -23,10 +23,10 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(name: .long, help: "First day (YYYY-MM-DD, UTC), inclusive.")
+    @Option(name: .long, help: "First day (YYYY-MM-DD, in reports.timeZone), inclusive.")
     var from: String
 
-    @Option(name: .long, help: "Last day (YYYY-MM-DD, UTC), inclusive.")
+    @Option(name: .long, help: "Last day (YYYY-MM-DD, in reports.timeZone), inclusive.")
     var to: String
 
     @Option(
@@ -45,10 +45,10 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CommandRuntime.run(options, command: "report") { runtime in
-            guard let start = Self.day(from), let last = Self.day(to), start <= last else {
+            let timeZone = runtime.configuration.reports.timeZone
+            guard let (start, end, days) = RefundRequestReport.days(from, to, timeZone: timeZone) else {
                 throw ReconcilerError(.usage, "--from and --to: expected days YYYY-MM-DD, --from not after --to")
             }
-            let end = last.addingTimeInterval(86_400)
             if detail, by != nil { throw ReconcilerError(.usage, "--detail cannot be grouped with --by") }
             var dimensions: [RefundRequestReport.Dimension] = []
             for name in (by ?? "platform").split(separator: ",") {
@@ -72,8 +72,9 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
                 text =
                     format == "html"
                     ? report.html(
-                        daily: try RefundRequestReport.daily(from: start, to: end, on: connection),
-                        days: Self.days(from: start, to: end), title: "Refund requests \(from) to \(to)")
+                        daily: try RefundRequestReport.daily(
+                            from: start, to: end, timeZone: timeZone, on: connection),
+                        days: days, title: "Refund requests \(from) to \(to)")
                     : try report.render(format)
             }
             let sink = try output.map { try RefundReportOutput.file(atomicallyAt: $0) } ?? .standardOutput()
@@ -86,23 +87,5 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
             }
             if let output { runtime.logger.info("wrote \(format) refund-requests report to \(output)") }
         }
-    }
-
-    /// The days `YYYY-MM-DD` from `start` up to `end` (exclusive).
-    static func days(from start: Date, to end: Date) -> [String] {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
-        return stride(from: start, to: end, by: 86_400).map { formatter.string(from: $0) }
-    }
-
-    /// Midnight UTC of a `YYYY-MM-DD` day.
-    static func day(_ text: String) -> Date? {
-        let parts = text.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, text.count == 10 else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let components = DateComponents(year: parts[0], month: parts[1], day: parts[2])
-        guard components.isValidDate(in: calendar) else { return nil }
-        return calendar.date(from: components)
     }
 }

@@ -91,4 +91,27 @@ struct RefundRequestReportTests {
         #expect(html.contains("<title>2026-07-02 missed: 1</title>"))
         #expect(html.contains("<td>USD</td><td>12.22</td>"))
     }
+
+    /// The days are `reports.timeZone`'s, as in `report refunds`: a July in Los Angeles runs from 07:00 UTC on
+    /// July 1 to 07:00 UTC on August 1, and a request received at 06:30 UTC on August 1 is of July 31.
+    @Test func theDaysAreThoseOfTheReportsTimeZone() throws {
+        let july = try #require(RefundRequestReport.days("2026-07-01", "2026-07-31", timeZone: "America/Los_Angeles"))
+        #expect(july.from == Date(timeIntervalSince1970: 1_782_889_200))
+        #expect(july.to == Date(timeIntervalSince1970: 1_785_567_600))
+        #expect(july.days.count == 31 && july.days.first == "2026-07-01" && july.days.last == "2026-07-31")
+        // November 1 in Los Angeles has 25 hours; the days still step by one.
+        let fall = try #require(RefundRequestReport.days("2026-10-31", "2026-11-02", timeZone: "America/Los_Angeles"))
+        #expect(fall.days == ["2026-10-31", "2026-11-01", "2026-11-02"])
+        #expect(fall.to.timeIntervalSince(fall.from) == 3 * 86_400 + 3600)
+        #expect(RefundRequestReport.days("2026-02-30", "2026-03-01", timeZone: "UTC") == nil)
+        #expect(RefundRequestReport.days("2026-03-02", "2026-03-01", timeZone: "UTC") == nil)
+
+        let connection = try database()
+        defer { connection.close() }
+        try connection.execute("UPDATE refund_request SET received_at = '2026-08-01T06:30:00Z' WHERE request_id = 'n2'")
+        let daily = try RefundRequestReport.daily(
+            from: july.from, to: july.to, timeZone: "America/Los_Angeles", on: connection)
+        #expect(daily.contains { $0.day == "2026-07-31" })
+        #expect(!daily.contains { $0.day == "2026-08-01" })
+    }
 }
