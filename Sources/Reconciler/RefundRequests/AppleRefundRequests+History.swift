@@ -62,13 +62,22 @@ extension AppleRefundRequests {
         _ type: NotificationTypeV2, from start: Date, to end: Date, endsChain: Bool, shared: JobEnvironment.Shared,
         feed: ReadAheadFeed<HistoryPage>
     ) async throws {
-        var chain = PageChain(
-            app: app.id, api: .appleNotificationHistory, name: "\(type.rawValue) notifications", startingAt: nil,
-            maximumPages: PageChain.maximumApplePages)
+        func newChain() -> PageChain {
+            PageChain(
+                app: app.id, api: .appleNotificationHistory, name: "\(type.rawValue) notifications", startingAt: nil,
+                maximumPages: PageChain.maximumApplePages)
+        }
+        var chain = newChain()
         let request = NotificationHistoryRequest(startDate: start, endDate: end, notificationType: type)
         let paced = type == .consumptionRequest
         if paced { await feed.permit() }
         guard var page = try await fetchPage(request, after: nil, first: true, shared: shared) else { return }
+        var mayRestart = true
+        // The next page, or (Apple having refused the chain's token) the span's first page again, read once more.
+        func take(_ next: SpanPage) {
+            if next.restarted { (mayRestart, chain) = (false, newChain()) }
+            page = next.page
+        }
         while true {
             let token = try chain.follow(
                 page.hasMore ? page.paginationToken ?? "" : nil, rows: page.notificationHistory.count)
@@ -77,18 +86,18 @@ extension AppleRefundRequests {
                 // The job has not asked for the next page yet: this one first, then the next when it asks.
                 await pushVerified(page, type: type, isLast: last, shared: shared, feed: feed)
                 await feed.permit()
-                guard let next = try await fetchPage(request, after: token, first: false, shared: shared) else {
-                    return
-                }
-                page = next
+                guard let next = try await fetchNext(request, after: token, mayRestart: mayRestart, shared: shared)
+                else { return }
+                take(next)
                 continue
             }
-            async let following = fetchPage(request, after: token, first: false, shared: shared)
+            let restartable = mayRestart
+            async let following = fetchNext(request, after: token, mayRestart: restartable, shared: shared)
             // On a database thread, a child task waits for this task's next suspension: let the call start first.
             await Task.yield()
             await pushVerified(page, type: type, isLast: last, shared: shared, feed: feed)
             guard let next = try await following else { return }
-            page = next
+            take(next)
         }
     }
 
@@ -106,6 +115,12 @@ extension AppleRefundRequests {
                 type: type, verified: verified, count: page.notificationHistory.count, clean: clean, isLast: isLast))
     }
 
+    /// A page of a span's chain, and whether it is the span's first page read again.
+    struct SpanPage {
+        var page: NotificationHistoryResponse
+        var restarted = false
+    }
+
     /// The chain's first page, or the page after `token` (nil when there is none), through the quota gate.
     private func fetchPage(
         _ request: NotificationHistoryRequest, after token: String?, first: Bool, shared: JobEnvironment.Shared
@@ -114,6 +129,27 @@ extension AppleRefundRequests {
         if shared.shutdown.isRequested { throw StoppableQuotaGate.stopped }
         return try await access.client.notificationHistory(request, paginationToken: token, purpose: .incremental)
             .page
+    }
+
+    /// The page after `token`; when Apple refuses the token (4000014 invalid, 4000017 expired: a chain read at the
+    /// pace of the answers may outlive it) and `mayRestart`, the span's first page again. The pages read before are
+    /// read again and stored once (a request is keyed by its notification), so the requests after the refused
+    /// token are not left to the next run, nearer their deadline.
+    private func fetchNext(
+        _ request: NotificationHistoryRequest, after token: String?, mayRestart: Bool, shared: JobEnvironment.Shared
+    ) async throws -> SpanPage? {
+        do {
+            return try await fetchPage(request, after: token, first: false, shared: shared).map { SpanPage(page: $0) }
+        } catch let error as AppStoreServerAPIError
+            where mayRestart
+            && (error.apiErrorCode == .paginationTokenExpired || error.apiErrorCode == .invalidPaginationToken)
+        {
+            shared.counters.add("history_restarts")
+            shared.logger.warning("\(error); reading the notification history span again from its first page")
+            return try await fetchPage(request, after: nil, first: true, shared: shared).map {
+                SpanPage(page: $0, restarted: true)
+            }
+        }
     }
 
     /// The page's payloads that pass verification, and whether all did.

@@ -61,10 +61,15 @@ struct AppleRefundRequestsTests {
             let connection = try PostgresConnection(conninfo: stores.conninfo)
             defer { connection.close() }
             try importFacts(simulator, stores, on: connection)
-            // The first page is read; every later one is refused (its pagination token expired).
+            // The first page is read; every later one is refused (its pagination token expired), also after the span
+            // is read again from its start.
             simulator.setFaults(FaultSettings(rates: [.expiredPageToken: 1]), for: .appleNotificationHistory)
             let failed = try await run(stores)
             #expect(failed.exitCode != 0)
+            // The refused token read the span again from its first page, once (pages 1, 2, 1, 2): its requests
+            // stored and answered once.
+            #expect(failed.counts["history_restarts"] == 1)
+            #expect(failed.calls["apple.notificationhistory"] == 4, "\(failed.calls)")
             #expect(try Self.count(connection, "true") == 20, "the first page, whole")
             #expect(try Self.highWater(connection) == nil, "the checkpoint does not move past a page not read")
             // Its requests were decided and answered before the second page failed: at least a group of them (a
