@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import Postgres
 import Reconciler
-import Synchronization
 import TestSupport
 import Testing
 
@@ -60,39 +59,20 @@ extension GoogleOrderStoreTests {
         defer { connection.close() }
         let answerer = SubscriptionRevocationRaceTests.Session(try PostgresConnection(conninfo: conninfo))
         defer { answerer.connection.close() }
-        let answererPID = answerer.connection.backendPID
         let order = Self.refundedWhole()
 
         try connection.execute("BEGIN")
         _ = try RefundLedger(appId: "droid", prices: ConfiguredPrices()).upsert(
             try Self.voided(order, [(nil, Self.t0)]), runId: nil, on: connection)
         let (answer, payload) = (try order.order(), String(decoding: try order.json(), as: UTF8.self))
-        let failure = Mutex<String?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            do {
+        let failure = try SubscriptionRevocationRaceTests.blocked(
+            answerer, conninfo: conninfo,
+            {
                 _ = try GoogleOrderStore(appId: "droid", prices: ConfiguredPrices()).store(
-                    [answer], payloads: [payload], runId: nil, logger: Logger(label: "test"), on: answerer.connection)
-            } catch {
-                failure.withLock { $0 = "\(error)" }
+                    [answer], payloads: [payload], runId: nil, logger: Logger(label: "test"), on: $0)
             }
-            done.signal()
-        }
-        thread.start()
-        let watcher = try PostgresConnection(conninfo: conninfo)
-        defer { watcher.close() }
-        var waiting = false
-        for _ in 0..<6000 where !waiting {
-            waiting =
-                try watcher.query(
-                    "SELECT count(*) AS n FROM pg_locks WHERE pid = $1 AND NOT granted", [answererPID]
-                )[0].decode("n", as: Int64.self) > 0
-            if !waiting { usleep(10_000) }
-        }
-        #expect(waiting, "the answer never waited for the voided row's transaction")
-        try connection.execute("COMMIT")
-        done.wait()
-        #expect(failure.withLock { $0 } == nil)
+        ) { try connection.execute("COMMIT") }
+        #expect(failure == nil)
 
         let store = GoogleOrderStore(appId: "droid", prices: ConfiguredPrices())
         let asked = try store.settleVoided([order.orderId], on: connection)

@@ -17,6 +17,39 @@ import Testing
         init(_ connection: PostgresConnection) { self.connection = connection }
     }
 
+    /// Runs `work` on `session` on a thread of its own, waits until that session waits for a lock (asked of the
+    /// server, not timed), then runs `release`; returns the work's error, if any, once it ends.
+    static func blocked(
+        _ session: Session, conninfo: String, _ work: @escaping @Sendable (PostgresConnection) throws -> Void,
+        until release: () throws -> Void
+    ) throws -> String? {
+        let pid = session.connection.backendPID
+        let failure = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            do {
+                try work(session.connection)
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+            done.signal()
+        }
+        thread.start()
+        let watcher = try PostgresConnection(conninfo: conninfo)
+        defer { watcher.close() }
+        var waiting = false
+        for _ in 0..<6000 where !waiting {
+            waiting =
+                try watcher.query("SELECT count(*) AS n FROM pg_locks WHERE pid = $1 AND NOT granted", [pid])[0]
+                .decode("n", as: Int64.self) > 0
+            if !waiting { usleep(10_000) }
+        }
+        #expect(waiting, "the session never waited for the other's lock")
+        try release()
+        done.wait()
+        return failure.withLock { $0 }
+    }
+
     /// The subscription as the refund left it.
     struct After: Equatable {
         var state: String
@@ -64,34 +97,12 @@ import Testing
         defer { connection.close() }
         let refunder = Session(try PostgresConnection(conninfo: conninfo))
         defer { refunder.connection.close() }
-        let refunderPID = refunder.connection.backendPID
         try connection.execute("BEGIN")
         try connection.execute(recheck)
-        let failure = Mutex<String?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            do {
-                try refund("GPA.1", on: refunder.connection)
-            } catch {
-                failure.withLock { $0 = "\(error)" }
-            }
-            done.signal()
+        let failure = try Self.blocked(refunder, conninfo: conninfo, { try refund("GPA.1", on: $0) }) {
+            try connection.execute("COMMIT")
         }
-        thread.start()
-        let watcher = try PostgresConnection(conninfo: conninfo)
-        defer { watcher.close() }
-        var waiting = false
-        for _ in 0..<6000 where !waiting {
-            waiting =
-                try watcher.query(
-                    "SELECT count(*) AS n FROM pg_locks WHERE pid = $1 AND NOT granted", [refunderPID]
-                )[0].decode("n", as: Int64.self) > 0
-            if !waiting { usleep(10_000) }
-        }
-        #expect(waiting, "the refund never waited for the recheck's lock")
-        try connection.execute("COMMIT")
-        done.wait()
-        #expect(failure.withLock { $0 } == nil)
+        #expect(failure == nil)
         return try after(connection)
     }
 

@@ -63,6 +63,25 @@ struct StoreAnswerJobTests {
         }
     }
 
+    /// A customer of the scenario's Apple app.
+    static func appleCustomer(_ simulator: StoreSimulator, _ harness: JobHarness) throws -> String {
+        let app = harness.stores.app(.apple)
+        return try #require(simulator.subscriptionTruth().first { $0.app == app.id }?.storeId)
+    }
+
+    /// `backfill apple-refunds --ids` of these customers on the scenario's Apple app.
+    func appleBackfill(_ ids: [String], _ harness: JobHarness) async throws -> JobRunner.Result {
+        let stores = harness.stores
+        let app = stores.app(.apple)
+        return try await harness.runner().run(job: AppleRefundSync.backfillJob, app: app, waitForLock: false) {
+            environment in
+            let access = try StoreClients.apple(
+                for: app, configuration: stores.configuration, gate: environment.gate, logger: environment.logger)
+            try await AppleRefundSync(app: app, configuration: stores.configuration, access: access)
+                .run(.backfillIds(ids), in: environment)
+        }
+    }
+
     // MARK: Apple "not found, retryable"
 
     @Test func appleRetryableNotFoundLeavesTheCustomerQueuedAndTheRunExits75() async throws {
@@ -70,20 +89,11 @@ struct StoreAnswerJobTests {
             [.appleRefundHistory: FaultSettings(rates: [.notFoundRetryable: 1])], prefix: "answer404",
             extraYAML: "sync: { appleConcurrency: 1, appleSweepCustomers: 0 }\n"
         ) { simulator, harness in
-            let stores = harness.stores
-            let app = stores.app(.apple)
             // One customer only, so the test spends one customer's retries (0.5 + 1 + 2 s at most).
             let connection = try harness.connection()
             defer { connection.close() }
-            let customer = try #require(simulator.subscriptionTruth().first { $0.app == app.id }?.storeId)
-            let result = try await harness.runner().run(
-                job: AppleRefundSync.backfillJob, app: app, waitForLock: false
-            ) { environment in
-                let access = try StoreClients.apple(
-                    for: app, configuration: stores.configuration, gate: environment.gate, logger: environment.logger)
-                try await AppleRefundSync(app: app, configuration: stores.configuration, access: access)
-                    .run(.backfillIds([customer]), in: environment)
-            }
+            let customer = try Self.appleCustomer(simulator, harness)
+            let result = try await appleBackfill([customer], harness)
             #expect(result.exitCode == 75, "\(result.error ?? "")")
             #expect(result.counts["customers_retry_later"] == 1)
             #expect(result.counts["unknown_customers"] == nil)
@@ -102,23 +112,10 @@ struct StoreAnswerJobTests {
         try await Self.withStores(
             prefix: "answer400", extraYAML: "sync: { appleConcurrency: 1, appleSweepCustomers: 0 }\n"
         ) { simulator, harness in
-            let stores = harness.stores
-            let app = stores.app(.apple)
+            let customer = try Self.appleCustomer(simulator, harness)
+            let first = try await appleBackfill(["12-34", customer], harness)
             let connection = try harness.connection()
             defer { connection.close() }
-            let customer = try #require(simulator.subscriptionTruth().first { $0.app == app.id }?.storeId)
-            let run = {
-                try await harness.runner().run(
-                    job: AppleRefundSync.backfillJob, app: app, waitForLock: false
-                ) { environment in
-                    let access = try StoreClients.apple(
-                        for: app, configuration: stores.configuration, gate: environment.gate,
-                        logger: environment.logger)
-                    try await AppleRefundSync(app: app, configuration: stores.configuration, access: access)
-                        .run(.backfillIds(["12-34", customer]), in: environment)
-                }
-            }
-            let first = try await run()
             #expect(first.exitCode == 0, "\(first.error ?? "")")
             #expect(first.counts["unknown_customers"] == 1)
             #expect(first.counts["customer_errors"] == nil)
