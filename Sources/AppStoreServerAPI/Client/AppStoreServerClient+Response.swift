@@ -6,16 +6,15 @@ extension AppStoreServerClient {
     ///
     /// A 401 is ``AppStoreServerAPIError/Code/configuration``: the key, key ID, issuer ID or bundle ID is wrong for
     /// every call, so a job stops at once (exit 78) instead of failing once per customer. Apple's "not found,
-    /// retryable" codes (4040002, 4040004, 4040006) are retryable, like 5xx, except 5000000 (Apple documents only
-    /// 5000001 as retryable).
+    /// retryable" codes (4040002, 4040004, 4040006) are retryable, like 5xx: 5000001 says so, and 5000000 is retried
+    /// too (every call here is idempotent, and an outage answers either).
     static func error(for response: HTTPResponse, app: String, request: String, now: Date) -> AppStoreServerAPIError? {
         guard !(200..<300).contains(response.status) else { return nil }
         let payload = try? JSONDecoder().decode(ErrorPayload.self, from: response.body)
         let code = payload?.errorCode
         let retryAfter = response.header("Retry-After").flatMap { RetryAfter.seconds(from: $0, now: now) }
         let retryable =
-            response.status == 429 || (response.status >= 500 && code != .generalInternal)
-            || code == .generalInternalRetryable
+            response.status == 429 || response.status >= 500 || code == .generalInternalRetryable
             || code == .rateLimitExceeded || (response.status == 404 && code?.isRetryableNotFound == true)
         var message = payload?.errorMessage ?? (payload == nil ? "no error body" : "no error message")
         if response.status == 401 {
