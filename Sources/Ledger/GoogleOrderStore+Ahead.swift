@@ -107,6 +107,20 @@ extension GoogleOrderStore {
             ).map { try $0.decode("id") as String })
     }
 
+    /// In the page's transaction, before its rows: takes the app's lock of Google refund writers and moves to
+    /// ``PricedAhead/rest`` (their rows back as they came) the orders another process stored since the look-up
+    /// (``known(_:on:)``), such as the nightly orders job recording their refund without revocation: the page alone no
+    /// longer says all of them, and their answer stored the usual way after the page sees both. Returns whether any
+    /// moved.
+    public func confirmAhead(_ priced: inout PricedAhead, on connection: PostgresConnection) throws -> Bool {
+        guard !priced.plain.orders.isEmpty else { return false }
+        try serialize(on: connection)
+        let known = try known(priced.plain.orders.map(\.orderId), on: connection)
+        guard !known.isEmpty else { return false }
+        priced.demote(known)
+        return true
+    }
+
     /// In the page's transaction, after its rows: the orders whose rows carry their amounts.
     public func saveAhead(_ priced: PricedAhead, on connection: PostgresConnection) throws {
         guard !priced.plain.orders.isEmpty else { return }

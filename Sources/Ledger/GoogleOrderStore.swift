@@ -76,6 +76,12 @@ public struct GoogleOrderStore: Sendable {
         }
     }
 
+    /// Takes the app's lock of Google refund writers for the rest of the transaction
+    /// (``RefundWriter/serializeGoogleRefunds(on:)``).
+    public func serialize(on connection: PostgresConnection) throws {
+        try refunds.serializeGoogleRefunds(on: connection)
+    }
+
     /// The writer of the app's refund rows, which an order's answer (or its refusal) changes.
     var refunds: RefundWriter { RefundLedger(appId: appId, prices: prices).writer }
 }

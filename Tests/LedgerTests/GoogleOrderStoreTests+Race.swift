@@ -81,4 +81,34 @@ extension GoogleOrderStoreTests {
         #expect(ledger.map(\.revoked) == [true])
         #expect(ledger.map(\.gross) == [6_930_000_000])
     }
+
+    /// The voided sync prices an order ahead (the ledger did not know it), and before its page is stored the nightly
+    /// orders job stores the order's answer: its refund without revocation. The page, under the app's lock, sees the
+    /// order known now and writes its row without the amount; the answer stored after it claims the refund.
+    @Test func anOrderPricedAheadThatAnotherProcessStoredMeanwhileIsStoredTheUsualWay() throws {
+        let (conninfo, connection) = try Self.sessions("ledger_race_ahead")
+        defer { connection.close() }
+        let other = try PostgresConnection(conninfo: conninfo)
+        defer { other.close() }
+        let order = Self.refundedWhole()
+        let answered = GoogleOrderStore.Answered(
+            [try order.order()], payloads: [String(decoding: try order.json(), as: UTF8.self)])
+        var priced = GoogleOrderStore.priceAhead(try Self.voided(order, [(nil, Self.t0)]), answered: answered)
+        #expect(priced.plain.orders.map(\.orderId) == [order.orderId])
+
+        _ = try Self.store(order, on: other)
+        let store = GoogleOrderStore(appId: "droid", prices: ConfiguredPrices())
+        let moved = try connection.transaction { connection in
+            let moved = try store.confirmAhead(&priced, on: connection)
+            _ = try RefundLedger(appId: "droid", prices: ConfiguredPrices()).upsert(
+                priced.records, runId: nil, on: connection)
+            try store.saveAhead(priced, on: connection)
+            return moved
+        }
+        #expect(moved && priced.plain.orders.isEmpty && priced.rest.orders.count == 1)
+        _ = try store.store(priced.rest, runId: nil, logger: Logger(label: "test"), on: connection)
+        let ledger = try Self.ledger(order.orderId, on: connection)
+        #expect(ledger.map(\.revoked) == [true])
+        #expect(ledger.map(\.gross) == [6_930_000_000])
+    }
 }

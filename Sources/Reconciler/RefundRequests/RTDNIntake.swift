@@ -17,6 +17,12 @@ struct RTDNIntake: Sendable {
     func store(_ messages: [RTDNMessage], in environment: JobEnvironment, on connection: PostgresConnection) throws
         -> [String]
     {
+        if messages.contains(where: { $0.voided != nil }) {
+            // The app's lock of Google refund writers before any row of the pull: taken after them, a writer holding
+            // it could wait on a row this transaction holds (a recheck request, through the recheck) while this one
+            // waits on the lock.
+            try GoogleOrderStore(appId: appId, prices: ledger.prices).serialize(on: connection)
+        }
         let new = try RTDNMessageStore.insert(messages, app: appId, on: connection)
         let requestsNew = try requests.insert(
             messages.compactMap(\.request), runId: environment.runId, on: connection)

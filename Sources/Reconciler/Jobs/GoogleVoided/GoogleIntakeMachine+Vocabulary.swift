@@ -103,6 +103,8 @@ extension GoogleIntakeMachine {
         var rest = GoogleOrderAmounts.Summary()
         /// Of ``PageStore/afterStoring``, the orders still needing the store's amount once settled.
         var toAsk: [String] = []
+        /// Rows priced ahead that were written without their amount: another process stored their order meanwhile.
+        var demotedRows = 0
     }
 
     /// What a page's batch and priced orders are, between its answer and its store.

@@ -122,7 +122,7 @@ struct GoogleIntakeMachine {
         summary.updated += stored.updated
         if let priced = store.pricedAhead {
             var outcome = stored.rest
-            outcome.priced += priced.pricedRows
+            outcome.priced += priced.pricedRows - stored.demotedRows
             orders.noteAhead(outcome)
         }
         orders.queue(stored.toAsk)

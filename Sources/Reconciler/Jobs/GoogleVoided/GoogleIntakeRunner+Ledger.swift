@@ -60,25 +60,32 @@ extension GoogleIntakeRunner {
     func store(_ store: GoogleIntakeMachine.PageStore) throws -> GoogleIntakeMachine.StoredPage {
         defer { FreedMemory.release() }
         let write = store.write
-        let batch = store.batch ?? sync.ledger.prepare(write.records, runId: environment.runId)
+        let prepared = store.batch ?? sync.ledger.prepare(write.records, runId: environment.runId)
         let (sync, window, environment, logger) = (sync, window, environment, logger)
-        let counts = try environment.connection.transactionRetryingConflicts { connection in
+        let orders = sync.orderAmounts.orders
+        let (counts, ahead) = try environment.connection.transactionRetryingConflicts { connection in
+            var (batch, ahead) = (prepared, store.pricedAhead)
+            if var priced = ahead, try orders.confirmAhead(&priced, on: connection) {
+                batch = sync.ledger.prepare(priced.records, runId: environment.runId)
+                ahead = priced
+            }
             let counts = try sync.ledger.write(
                 batch, quarantined: write.quarantined, job: .googleVoided, expectNew: write.expectNew, logger: logger,
                 counters: environment.counters, on: connection)
-            if let priced = store.pricedAhead { try sync.orderAmounts.orders.saveAhead(priced, on: connection) }
+            if let ahead { try orders.saveAhead(ahead, on: connection) }
             if let slice = write.sliceRow {
                 try slice.save(job: window.job, app: sync.app.id, on: connection)
             } else {
                 try VoidedSlice.replace([], job: window.job, app: sync.app.id, on: connection)
             }
             try write.checkpoint.save(on: connection)
-            return counts
+            return (counts, ahead)
         }
         environment.counters.add("inserted", counts.0)
         environment.counters.add("updated", counts.1)
         var stored = GoogleIntakeMachine.StoredPage(inserted: counts.0, updated: counts.1)
-        if let rest = store.pricedAhead?.rest, !rest.orders.isEmpty {
+        stored.demotedRows = (store.pricedAhead?.pricedRows ?? 0) - (ahead?.pricedRows ?? 0)
+        if let rest = ahead?.rest, !rest.orders.isEmpty {
             // The page's rows are in the ledger now: the other orders of its call are stored as answers are.
             let saved = try sync.orderAmounts.orders.store(
                 rest, runId: environment.runId, logger: logger, on: environment.connection)
