@@ -22,6 +22,7 @@ extension AppleTieOut {
                coalesce(sum(units) FILTER (WHERE \(RefundReport.moves)), 0)::int AS units,
                trunc(coalesce(sum(gross) FILTER (WHERE \(RefundReport.moves)), 0))::text AS nanos,
                count(*) FILTER (WHERE \(RefundReport.moves) AND gross IS NULL)::int AS unknown,
+               count(*) FILTER (WHERE \(RefundReport.moves) AND gross IS NOT NULL)::int AS known,
                count(*) FILTER (WHERE NOT (\(RefundReport.moves)) AND entry = 'refund')::int AS family_revokes,
                bool_or(entry = 'refund' AND (booked_at AT TIME ZONE $3)::date IN (($1::date[])[2], ($2::date[])[2]))
                    AS edge,

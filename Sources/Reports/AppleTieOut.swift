@@ -22,6 +22,8 @@ struct AppleTieOut {
         var units = 0
         var nanos: Int64 = 0
         var unknown = 0
+        /// Entries with an amount (of `nanos`).
+        var known = 0
         var edge = false
         var familyRevokes = 0
         /// Of `units`/`nanos`: refunds of the period reversed after it.
@@ -55,7 +57,7 @@ struct AppleTieOut {
         guard side.units != 0 || side.unknown > 0 || side.laterUnits > 0 || report != nil else { return nil }
         let currency = parts[2]
         // The known amounts' sum, as `report refunds` adds them; blank only when none is known.
-        let ledgerNanos = side.unknown > 0 && side.nanos == 0 ? nil : Int64?(side.nanos)
+        let ledgerNanos = side.unknown > 0 && side.known == 0 ? nil : Int64?(side.nanos)
         let reported = report ?? ReportSide(units: 0, nanos: 0)
         func agrees(units: Int, nanos: Int64) -> Bool {
             side.unknown == 0 && units == reported.units && TieOutReport.agree(nanos, reported.nanos, currency)
@@ -107,6 +109,7 @@ struct AppleTieOut {
             side.units += try row.decode("units", as: Int.self)
             side.nanos += TieOutAmount.parse(try row.decode("nanos")) ?? 0
             side.unknown += try row.decode("unknown", as: Int.self)
+            side.known += try row.decode("known", as: Int.self)
             let edge: Bool = try row.decode("edge")
             side.edge = side.edge || edge
             side.familyRevokes += try row.decode("family_revokes", as: Int.self)

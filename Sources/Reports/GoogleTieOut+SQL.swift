@@ -24,7 +24,9 @@ extension GoogleTieOut {
             GROUP BY order_id
         ), ledger AS (
             SELECT order_id, min(coalesce(product_id, '')) AS product, min(coalesce(buyer_country, '')) AS country,
-                   min(coalesce(currency, '')) AS currency, count(*) FILTER (WHERE entry = 'refund') AS refunds,
+                   -- The priced entries' currency: an entry without an amount may have none yet.
+                   coalesce(min(currency) FILTER (WHERE net IS NOT NULL), min(coalesce(currency, ''))) AS currency,
+                   count(*) FILTER (WHERE entry = 'refund') AS refunds,
                    bool_or(entry = 'reversal') AS reversed, bool_or(amount_source = 'configured') AS estimated,
                    trunc(sum(net))::text AS nanos, count(*) FILTER (WHERE net IS NULL) AS unknown,
                    trunc(coalesce(sum(net) FILTER (WHERE booked_at >= ($11::date::timestamp AT TIME ZONE $3)), 0))::text

@@ -93,7 +93,7 @@ struct GoogleTieOut {
     /// Compares one order's two sides (`nil` when neither side has a standing refund or a report row).
     func compare(_ sides: Sides) -> TieOutReport.Line? {
         // A refund that moved nothing (a void after parts had refunded every unit) has nothing to tie out.
-        let standing = sides.inLedger && sides.refunds > 0 && sides.nanos != 0
+        let standing = sides.inLedger && sides.refunds > 0 && (sides.nanos != 0 || sides.unknown > 0)
         guard standing || sides.inReport else { return nil }
         var line = TieOutReport.Line(
             store: "google", app: app, currency: sides.currency, orderId: sides.order, product: sides.product,

@@ -32,6 +32,22 @@ extension TieOutReportTests {
         #expect(report.totals.first?.ledgerNanos == net)
     }
 
+    /// A ledger-only order whose unpriced part has no currency yet: the line is in the priced part's currency, and so
+    /// is its total.
+    @Test func aPartlyPricedOrderIsInThePricedPartsCurrency() throws {
+        try ledger.google("GPA.Q", "2026-10-10T12:00:00Z", gross: 2_000_000_000, part: "p1")
+        try ledger.google("GPA.Q", "2026-10-11T12:00:00Z", gross: nil, part: "p2")
+        try connection.execute("UPDATE refund SET currency = NULL WHERE order_id = 'GPA.Q' AND part_key = 'p2'")
+        try googleReport(
+            month: CalendarMonth(year: 2026, month: 10), [("GPA.X", "Charge", 1_000_000_000, 1_000_000_000)])
+        let report = try TieOutReport.run(
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: true, on: connection)
+        let line = try #require(report.lines.first { $0.orderId == "GPA.Q" })
+        #expect(line.currency == "USD" && line.ledgerNanos == 2_000_000_000)
+        #expect(line.status == .ledgerOnly && line.cause == .unpriced)
+        #expect(report.totals.map(\.currency) == ["USD"])
+    }
+
     /// Apple: a refund of 1.99 and a prorated one without its percentage (no amount); the report has neither.
     @Test func anAppleLineWithARefundOfUnknownAmountCarriesTheKnownOnes() throws {
         try loadAppleOctober2025()
