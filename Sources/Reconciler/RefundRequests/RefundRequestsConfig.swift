@@ -24,15 +24,29 @@ public struct RefundRequestsConfig: Decodable, Sendable, Equatable {
 }
 
 extension ConsumptionFactStore {
-    /// Purges facts (and usage events) older than `retention` before `now`, and the copies of them kept with requests received before
-    /// then. Returns the facts deleted.
+    /// Purges facts (and usage events) older than `retention` before `now`, and what of them requests received before
+    /// then keep: their facts, the facts in the body sent (its preference stays), Google's pending refund token; and
+    /// the RTDN messages received before then (each holds its notification whole). Returns the facts deleted.
     public static func purge(retention: ConfigDuration, now: Date, on connection: PostgresConnection) throws -> Int {
         let cutoff = now.addingTimeInterval(-TimeInterval(retention.seconds))
         return try connection.transaction { connection in
             try connection.execute(
-                "UPDATE refund_request SET facts = NULL WHERE received_at < $1 AND facts IS NOT NULL", [cutoff])
+                """
+                UPDATE refund_request
+                SET facts = NULL, pending_token = NULL, body_sent = body_sent - $2::text[]
+                WHERE received_at < $1
+                  AND (facts IS NOT NULL OR pending_token IS NOT NULL OR body_sent ?| $2::text[])
+                """, [cutoff, PostgresTextArray(Self.factFields)])
+            try connection.execute("DELETE FROM rtdn_message WHERE received_at < $1", [cutoff])
             try ConsumptionUsageEventStore.purge(before: cutoff, on: connection)
             return try connection.execute("DELETE FROM consumption_fact WHERE as_of < $1", [cutoff])
         }
     }
+
+    /// The fields of a body sent that carry facts (Apple's `ConsumptionRequest`, Google's review answer as stored)
+    /// or the token of Google's review.
+    static let factFields = [
+        "customerConsented", "deliveryStatus", "consumptionPercentage", "sampleContentProvided",
+        "consumptionPercentageMilliunits", "consumptionUsageEventsSent", "pendingRefundToken",
+    ]
 }

@@ -103,13 +103,30 @@ struct RefundRequestStoreTests {
         _ = try ConsumptionFactStore.upsert([row("old", daysAgo: 181), row("new", daysAgo: 179)], on: connection)
         let store = RefundRequestStore(appId: "droid")
         try store.insert([review("m1", order: "old", token: "t1", hoursAgo: 181 * 24)], runId: nil, on: connection)
-        try connection.execute("UPDATE refund_request SET facts = '{\"facts\":1}'")
+        try connection.execute(
+            """
+            UPDATE refund_request SET facts = '{"facts":1}',
+                body_sent = '{"pendingRefundToken":"t1","refundPreference":"DECLINE","sampleContentProvided":false,
+                              "consumptionPercentageMilliunits":73000,"consumptionUsageEventsSent":2}'
+            """)
+        try connection.execute(
+            """
+            INSERT INTO rtdn_message (app_id, message_id, kind, notification, received_at)
+            VALUES ('droid', 'old', 'test', '{}', $1), ('droid', 'new', 'test', '{}', $2)
+            """, [received.addingTimeInterval(-181 * day), received.addingTimeInterval(-day)])
         let purged = try ConsumptionFactStore.purge(
             retention: RefundRequestsConfig().retention, now: received, on: connection)
         #expect(purged == 1)
         #expect(try ConsumptionFactStore.facts(platform: .google, ids: ["old"], on: connection) == nil)
         #expect(try ConsumptionFactStore.facts(platform: .google, ids: ["new"], on: connection) != nil)
-        let kept = try connection.query("SELECT count(*)::int AS n FROM refund_request WHERE facts IS NOT NULL")
-        #expect(try kept[0].decode("n", as: Int.self) == 0)
+        let kept = try connection.query(
+            "SELECT facts IS NULL AS gone, pending_token, body_sent::text AS body FROM refund_request")[0]
+        #expect(try kept.decode("gone", as: Bool.self))
+        #expect(try kept.decodeIfPresent("pending_token", as: String.self) == nil)
+        #expect(try kept.decode("body", as: String.self) == #"{"refundPreference": "DECLINE"}"#)
+        let messages: [String] = try connection.query("SELECT message_id FROM rtdn_message").map {
+            try $0.decode("message_id")
+        }
+        #expect(messages == ["new"])
     }
 }
