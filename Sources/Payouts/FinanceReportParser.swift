@@ -59,7 +59,9 @@ public enum FinanceReportParser {
         guard let totalRows = trailer["Total_Rows"] else {
             throw PayoutError(.badFile, "no Total_Rows trailer after the rows: the report is truncated", file: name)
         }
-        guard Int(totalRows.trimmingCharacters(in: .whitespaces)) == rows.count else {
+        // A grouped count (`1,234`) is read as the number it groups.
+        let counted = totalRows.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")
+        guard Int(counted) == rows.count else {
             throw PayoutError(
                 .badFile, "Total_Rows says \(totalRows) rows, the file has \(rows.count): the report is truncated",
                 file: name)

@@ -13,7 +13,8 @@ public struct PayoutReport: Sendable, Equatable {
     public var store: Store
     /// What makes the report the same report (Google: the object's file name; Apple: `FINANCIAL:ZZ:<start>:<end>`).
     public var reportKey: String
-    /// `YYYY-MM`: Google's US-Pacific calendar month, Apple's fiscal month (the month of its End Date).
+    /// `YYYY-MM`: Google's US-Pacific calendar month, Apple's fiscal month (the calendar month of its period's middle
+    /// day).
     public var month: CalendarMonth
     /// The first day of the report's period (`YYYY-MM-DD`).
     public var periodStart: String

@@ -77,6 +77,12 @@ public struct PayoutStore {
                 let heldBy = try held.decode("source_name", as: String.self)
                 if !same, report.generation != nil {
                     try adopt(report, heldAs: id, app: app, on: connection)
+                } else if same, let generation = report.generation {
+                    // The same bytes under the store's name (imported by hand, or rewritten unchanged): the stored
+                    // report takes the object's generation, so the nightly sync knows it and does not fetch it again.
+                    try connection.execute(
+                        "UPDATE payout_report SET generation = $2 WHERE id = $1 AND generation IS DISTINCT FROM $2",
+                        [id, generation])
                 }
                 return Stored(outcome: same ? .unchanged : .duplicate, rows: 0, reportId: id, heldBy: heldBy)
             }

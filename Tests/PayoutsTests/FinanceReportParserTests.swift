@@ -47,6 +47,19 @@ import Testing
         #expect(error.description.contains(problem), "\(error)")
     }
 
+    /// A count of rows written grouped (`1,234`) is the number it groups.
+    @Test func aGroupedRowCountIsRead() throws {
+        let text = String(
+            decoding: try Inflater.inflate(try Fixture.data("financial-ZZ-2025-10.txt.gz"), format: .gzip, file: "f"),
+            as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let blank = try #require(lines.firstIndex(of: ""))
+        lines.insert(contentsOf: Array(repeating: lines[blank - 1], count: 1230), at: blank)
+        let grouped = lines.joined(separator: "\n").replacingOccurrences(of: "Total_Rows\t4", with: "Total_Rows\t1,234")
+        let report = try FinanceReportParser.parse(text: Data(grouped.utf8), name: "f")
+        #expect(report.rows.count == 1234)
+    }
+
     @Test func rowsMissingBeforeTheTrailerAreATruncatedReport() throws {
         let error = try #require(throws: PayoutError.self) {
             try FinanceReportParser.parse(gzip: try Fixture.data("financial-missing-rows.txt.gz"), name: "f.gz")

@@ -30,6 +30,20 @@ struct PayoutStoreTests {
         return try #require(Data(base64Encoded: text, options: .ignoreUnknownCharacters))
     }
 
+    /// A Google report imported by hand under its own name, then listed by the sync with its generation: the same
+    /// bytes, so nothing is stored again, and the stored report takes the generation (the next sync skips it).
+    @Test func theSameBytesUnderTheStoresNameTakeTheObjectsGeneration() throws {
+        let zip = try Fixture.data("earnings_202610_1234567890-1.zip")
+        var report = try EarningsReportParser.parse(zip: zip, name: "earnings/earnings_202610_1234567890-1.zip")
+        let store = PayoutStore(connection: connection)
+        #expect(try store.store(report, app: "droid") == .inserted)
+        report.generation = "1730000000000001"
+        #expect(try store.store(report, app: "droid") == .unchanged)
+        let generation: String? = try connection.query("SELECT generation FROM payout_report")[0].decodeIfPresent(
+            "generation")
+        #expect(generation == "1730000000000001")
+    }
+
     @Test func aReportIsStoredOnceWithItsRowsAndItsFileWhole() throws {
         let zip = try Fixture.data("earnings_202610_1234567890-1.zip")
         let report = try EarningsReportParser.parse(zip: zip, name: "earnings/earnings_202610_1234567890-1.zip")
