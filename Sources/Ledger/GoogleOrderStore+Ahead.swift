@@ -108,14 +108,18 @@ extension GoogleOrderStore {
     }
 
     /// In the page's transaction, before its rows: takes the app's lock of Google refund writers and moves to
-    /// ``PricedAhead/rest`` (their rows back as they came) the orders another process stored since the look-up
-    /// (``known(_:on:)``), such as the nightly orders job recording their refund without revocation: the page alone no
-    /// longer says all of them, and their answer stored the usual way after the page sees both. Returns whether any
-    /// moved.
+    /// ``PricedAhead/rest`` (their rows back as they came) the orders of which another process stored refund rows since
+    /// the look-up (``known(_:on:)``), such as the nightly orders job recording their refund without revocation: the
+    /// page alone no longer says all of them, and their answer stored the usual way after the page sees both. (An
+    /// answer stored meanwhile without refund rows changes nothing the page writes.) Returns whether any moved.
     public func confirmAhead(_ priced: inout PricedAhead, on connection: PostgresConnection) throws -> Bool {
         guard !priced.plain.orders.isEmpty else { return false }
         try serialize(on: connection)
-        let known = try known(priced.plain.orders.map(\.orderId), on: connection)
+        let known = Set(
+            try connection.query(
+                "SELECT DISTINCT order_id FROM refund WHERE app_id = $1 AND order_id = ANY ($2::text[])",
+                [appId, PostgresTextArray(priced.plain.orders.map(\.orderId))]
+            ).map { try $0.decode("order_id") as String })
         guard !known.isEmpty else { return false }
         priced.demote(known)
         return true

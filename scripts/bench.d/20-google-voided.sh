@@ -75,7 +75,7 @@ for size in $voided_sizes; do
         psql -q -d "$db" -c "\\copy (SELECT * FROM refund) TO '$dir.refund.copy'"
         voided_copy_ms=
         for _ in 1 2 3; do
-            psql -q -d "$db" -c "TRUNCATE refund"
+            psql -q -d "$db" -c "TRUNCATE refund CASCADE"
             start=$(now_ms)
             psql -q -d "$db" -c "\\copy refund FROM '$dir.refund.copy'"
             took=$(( $(now_ms) - start ))
