@@ -27,6 +27,13 @@ extension GoogleOrderStoreTests {
         return order
     }
 
+    /// The order's refund in the ledger once: revoked, at the store's amount.
+    static func expectCountedOnce(_ order: OrderHistoryBuilder, on connection: PostgresConnection) throws {
+        let ledger = try Self.ledger(order.orderId, on: connection)
+        #expect(ledger.map(\.revoked) == [true])
+        #expect(ledger.map(\.gross) == [6_930_000_000])
+    }
+
     /// The voided row's transaction began before the answer's and stores its row after the answer committed: the
     /// row is dated when it was written, so the order is asked again and the answer's copy of the refund goes.
     @Test func aVoidedRowWrittenAfterAnAnswerThatBeganLaterIsAskedAgain() throws {
@@ -47,9 +54,7 @@ extension GoogleOrderStoreTests {
         let store = GoogleOrderStore(appId: "droid", prices: ConfiguredPrices())
         #expect(try store.settleVoided([order.orderId], on: connection) == [order.orderId])
         _ = try Self.store(order, on: connection)
-        let ledger = try Self.ledger(order.orderId, on: connection)
-        #expect(ledger.map(\.revoked) == [true])
-        #expect(ledger.map(\.gross) == [6_930_000_000])
+        try Self.expectCountedOnce(order, on: connection)
     }
 
     /// The answer comes while the voided row's transaction is open: it waits for it (asked of the server, not
@@ -77,9 +82,7 @@ extension GoogleOrderStoreTests {
         let store = GoogleOrderStore(appId: "droid", prices: ConfiguredPrices())
         let asked = try store.settleVoided([order.orderId], on: connection)
         if !asked.isEmpty { _ = try Self.store(order, on: connection) }
-        let ledger = try Self.ledger(order.orderId, on: connection)
-        #expect(ledger.map(\.revoked) == [true])
-        #expect(ledger.map(\.gross) == [6_930_000_000])
+        try Self.expectCountedOnce(order, on: connection)
     }
 
     /// The voided sync prices an order ahead (the ledger did not know it), and before its page is stored the nightly
@@ -107,8 +110,6 @@ extension GoogleOrderStoreTests {
         }
         #expect(moved && priced.plain.orders.isEmpty && priced.rest.orders.count == 1)
         _ = try store.store(priced.rest, runId: nil, logger: Logger(label: "test"), on: connection)
-        let ledger = try Self.ledger(order.orderId, on: connection)
-        #expect(ledger.map(\.revoked) == [true])
-        #expect(ledger.map(\.gross) == [6_930_000_000])
+        try Self.expectCountedOnce(order, on: connection)
     }
 }
