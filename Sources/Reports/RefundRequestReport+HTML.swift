@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import StoreCalendar
 
 extension RefundRequestReport {
     /// The outcomes of the chart, in stacking order, with their colours: the store's decision once known, else
@@ -29,27 +30,17 @@ extension RefundRequestReport {
     public static func days(
         _ first: String, _ last: String, timeZone: String
     ) -> (from: Date, to: Date, days: [String])? {
-        guard let zone = TimeZone(identifier: timeZone) else { return nil }
+        guard let zone = TimeZone(identifier: timeZone), let first = CivilDate(iso: first),
+            let last = CivilDate(iso: last), first <= last
+        else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
-        func components(_ text: String) -> DateComponents? {
-            let parts = text.split(separator: "-").compactMap { Int($0) }
-            guard parts.count == 3, text.count == 10 else { return nil }
-            let day = DateComponents(year: parts[0], month: parts[1], day: parts[2])
-            return day.isValidDate(in: calendar) ? day : nil
+        func start(_ day: CivilDate) -> Date? {
+            calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))
         }
-        guard let first = components(first), let last = components(last),
-            let start = calendar.date(from: first), let lastStart = calendar.date(from: last), start <= lastStart,
-            let end = calendar.date(byAdding: .day, value: 1, to: lastStart)
-        else { return nil }
-        var days: [String] = []
-        var day = start
-        while day < end, let next = calendar.date(byAdding: .day, value: 1, to: day) {
-            let parts = calendar.dateComponents([.year, .month, .day], from: day)
-            days.append(String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0))
-            day = next
-        }
-        return (start, end, days)
+        guard let from = start(first), let to = start(last.adding(days: 1)) else { return nil }
+        let days = (0...(last.daysSinceEpoch - first.daysSinceEpoch)).map { first.adding(days: $0).description }
+        return (from, to, days)
     }
 
     /// The report as one HTML page: the counts, the money per currency and a chart of requests per day by outcome

@@ -69,9 +69,7 @@ extension GoogleOrderStoreTests {
         let connection = try Self.database("ledger_setaside_claimed")
         defer { connection.close() }
         let store = GoogleOrderStore(appId: "droid", prices: ConfiguredPrices())
-        var order = OrderHistoryBuilder(currency: "GBP", total: "6.93", tax: "1.155", quantity: 7)
-        order.state = "REFUNDED"
-        order.fullRefund("6.93", tax: "1.155", at: Self.t0)
+        let order = Self.refundedWhole()
         _ = try Self.store(order, on: connection)
         #expect(try Self.ledger(order.orderId, on: connection).map(\.revoked) == [false])
         try Self.void(order, [(nil, Self.t0)], on: connection)

@@ -14,10 +14,7 @@ import Testing
     static let t0: Int64 = 1_790_000_000_000
 
     static func database(_ prefix: String) throws -> PostgresConnection {
-        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: prefix))
-        try Migrator(connection: connection).migrate()
-        try connection.execute("INSERT INTO app (id, platform, store_app_id) VALUES ('droid', 'google', 'com.droid')")
-        return connection
+        try sessions(prefix).1
     }
 
     /// Stores voided rows of `order` (`units` nil: the whole order) as a voided page would.
