@@ -58,6 +58,9 @@ public enum QuarantineJob: String, Sendable, CaseIterable, Codable {
     case appleRefunds = "apple_refunds"
     /// A notification of an Apple Notification History page (raw: the signed payload, a JWS).
     case appleNotifications = "apple_notifications"
+    /// A notification `run refund-requests` read from Notification History (a `CONSUMPTION_REQUEST`, `REFUND` or
+    /// `REFUND_DECLINED`; raw: the signed payload, a JWS).
+    case appleRefundRequests = "apple_refund_requests"
 }
 
 /// How a quarantined row ended (`quarantine.resolution`).

@@ -23,6 +23,11 @@ public final class DatabaseThreads: TaskExecutor {
     /// Threads at most that serve jobs enqueued from threads other than these (one per core, two at least).
     public static var inboxServers: Int { DatabaseWorker.mostServers }
 
+    /// The most connections a process should keep waiting at once. libdispatch serves its overcommitting queues
+    /// with 255 threads at most (`DISPATCH_WORKQ_MAX_PTHREAD_COUNT`): with that many statements waiting, the next
+    /// job (a grant, a store's answer, a timer) would wait for one of them to return. The rest is left for those.
+    public static let mostWaitingConnections = 200
+
     public func enqueue(_ job: consuming ExecutorJob) {
         DatabaseWorker.submit(.task(UnownedJob(job)))
     }

@@ -110,7 +110,8 @@ final class DatabaseWorker {
     }
 
     /// Runs `work` on a thread of libdispatch's overcommitting pool: each serial queue is served by one of those
-    /// threads, and libdispatch starts another when every one is busy or blocked, so no wait holds up other work.
+    /// threads, and libdispatch starts another when every one is busy or blocked (up to 255, see
+    /// ``DatabaseThreads/mostWaitingConnections``), so no wait holds up other work.
     private static func start(_ work: [DatabaseWork], serving: Bool) {
         DispatchQueue(label: "storerecon-database").async {
             run(work, serving: serving)

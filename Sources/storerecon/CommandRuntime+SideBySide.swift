@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Postgres
 import RateLimiting
 import Reconciler
 
@@ -24,7 +25,7 @@ extension CommandRuntime {
             defer { connection.close() }
             connections =
                 try configuration.nightly.concurrency
-                ?? max(2, NightlyFleet.freeConnections(on: connection) / 2)
+                ?? max(2, min(NightlyFleet.freeConnections(on: connection) / 2, DatabaseThreads.mostWaitingConnections))
         }
         let gateCount = Self.sharedGateCount(apps: apps.count, connections: connections)
         let gates = (0..<gateCount).map { _ in

@@ -33,6 +33,12 @@ struct EarlySignalTests {
         return (directory, descriptor)
     }
 
+    /// A connection waits in the listening socket's queue (none is ever accepted).
+    static func hasPendingConnection(_ descriptor: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1
+    }
+
     @Test func aSigtermWhileConnectingExits75WithTheMetricsFile() async throws {
         let workspace = try CommandWorkspace(prefix: "earlysignal")
         let (socketDirectory, descriptor) = try Self.silentServer()
@@ -48,8 +54,10 @@ struct EarlySignalTests {
                 "STORERECON_DATABASE_URL": "host=\(socketDirectory.path) port=5432 dbname=x user=x connect_timeout=3"
             ],
             directory: workspace.directory)
-        // Well inside the time the connection waits (3 s an attempt, several attempts), on a loaded host too.
-        try await Task.sleep(for: .milliseconds(1500))
+        // Signalled once its connection is waiting on the silent server: inside the setup, however loaded the host.
+        while process.isRunning, !Self.hasPendingConnection(descriptor) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(process.isRunning, "the command ended before the signal")
         kill(process.processIdentifier, SIGTERM)
         await BuiltExecutable.waitForExit(process)

@@ -96,8 +96,9 @@ struct NightlyRunTests {
             let stores = try SimulatedStores(simulator: simulator, databasePrefix: "nightterm", extraYAML: Self.extra)
             let (process, _, errors) = try BuiltExecutable("storerecon").start(
                 ["run", "nightly", "--config", stores.configPath])
-            try await Task.sleep(for: .milliseconds(700))
-            process.interrupt()
+            if try await Self.waitForAJob(stores.conninfo, process: process) {
+                kill(process.processIdentifier, SIGTERM)
+            }
             await BuiltExecutable.waitForExit(process)
             let log = Chaos.text(errors)
             #expect([0, 75].contains(process.terminationStatus), "\(log.suffix(1500))")
@@ -105,6 +106,19 @@ struct NightlyRunTests {
             #expect(rerun.status == 0, "\(rerun.stderr.suffix(1500))")
             #expect(try ledger(stores) == expected)
         }
+    }
+
+    /// Waits until the run has started a job (its signal handlers are in place by then), so the SIGTERM cuts work in
+    /// progress rather than the process's start. Returns false when the run ended first.
+    static func waitForAJob(_ conninfo: String, process: Process) async throws -> Bool {
+        let watcher = try PostgresConnection(conninfo: conninfo)
+        defer { watcher.close() }
+        while process.isRunning {
+            let started = try watcher.query("SELECT count(*)::int AS n FROM job_run")[0].decode("n", as: Int.self)
+            if started > 0 { return process.isRunning }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
     }
 
     @Test func twoNightlyRunsStartedTogetherStoreEverythingOnce() async throws {

@@ -38,7 +38,7 @@ struct UnitExitCodeTests {
             let path = stores.directory.appendingPathComponent("quota.prom").path
             let process = try Self.startUnderUmask0077(
                 ["sync", "google-voided", "--config", stores.configPath, "--metrics-file", path])
-            process.waitUntilExit()
+            await BuiltExecutable.waitForExit(process)
             #expect(process.terminationStatus == 75)
             let written = try Self.metrics(path, command: "sync google-voided")
             #expect(written.code == "75")
@@ -56,10 +56,10 @@ struct UnitExitCodeTests {
             let path = stores.directory.appendingPathComponent("signal.prom").path
             let process = try Self.startUnderUmask0077(
                 ["run", "nightly", "--config", stores.configPath, "--metrics-file", path])
-            try await Task.sleep(for: .seconds(2))
+            _ = try await NightlyRunTests.waitForAJob(stores.conninfo, process: process)
             #expect(process.isRunning, "the run ended before the signal")
             kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+            await BuiltExecutable.waitForExit(process)
             #expect(process.terminationStatus == 75)
             let written = try Self.metrics(path, command: "run nightly")
             #expect(written.code == "75")

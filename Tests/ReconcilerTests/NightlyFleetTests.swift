@@ -114,6 +114,8 @@ struct NightlyFleetTests {
         #expect(NightlyFleet.defaultConcurrency(freeConnections: 95, cores: 2) == 32)
         #expect(NightlyFleet.defaultConcurrency(freeConnections: 40, cores: 2) == 20)
         #expect(NightlyFleet.defaultConcurrency(freeConnections: 1, cores: 8) == 1)
+        // Each waiting connection holds one of libdispatch's 255 overcommitting threads: 200 at most, on any host.
+        #expect(NightlyFleet.defaultConcurrency(freeConnections: 2000, cores: 64) == 200)
         let defaults = try ConfigurationLoader(environment: [:]).load(text: "apps: []\n", source: "t.yaml")
         #expect(defaults.nightly.concurrency == nil)
         #expect(defaults.nightly.appTimeout == .hours(6))

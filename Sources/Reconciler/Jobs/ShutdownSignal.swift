@@ -105,7 +105,12 @@ public final class ShutdownSignal: Sendable {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
-                if request() { exit(ExitStatus.temporary) }
+                if request() {
+                    // `_exit`, not `exit`: the atexit handlers (OpenSSL's cleanup among them) would free what the
+                    // threads still in libpq or libcurl are using.
+                    fflush(nil)
+                    _exit(ExitStatus.temporary)
+                }
                 logger.warning(
                     "stopping after the page in hand (signal again to stop at once)", metadata: ["signal": "\(name)"])
             }

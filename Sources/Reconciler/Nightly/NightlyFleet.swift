@@ -154,7 +154,7 @@ extension NightlyFleet {
     /// app backend, other hosts and backfills), at most 16 per CPU core (each job's statement in flight holds a thread
     /// of ``DatabaseThreads`` while it waits, and the jobs share the cores for the rest), and at least one.
     public static func defaultConcurrency(freeConnections: Int, cores: Int) -> Int {
-        max(1, min(freeConnections / 2, 16 * max(1, cores)))
+        max(1, min(freeConnections / 2, 16 * max(1, cores), DatabaseThreads.mostWaitingConnections))
     }
 
     /// Connections the server can still accept from a role without special rights, now.

@@ -66,6 +66,7 @@ public struct QuarantineRetry {
             case .googleVoided: landed = try retryVoided(entry, app: config)
             case .appleRefunds: landed = try await retryAppleRefund(entry, app: config, context: context)
             case .appleNotifications: landed = try await retryNotification(entry, app: config)
+            case .appleRefundRequests: landed = try await retryRefundRequest(entry, app: config)
             case .googleOrders:
                 landed = try GoogleOrderStore(appId: config.id, prices: configuration.configuredPrices)
                     .reprice(orderId: entry.naturalKey ?? "", logger: logger, on: connection)
@@ -177,6 +178,27 @@ public struct QuarantineRetry {
             return false
         }
         return try page.refunds.allSatisfy { try refundExists(app: app.id, id: $0.orderId) }
+    }
+
+    /// A notification `run refund-requests` set aside: verified again and stored as its page would have been (a
+    /// new request, which the next run answers or records missed, or the outcome it says).
+    private func retryRefundRequest(_ entry: Entry, app: AppConfig) async throws -> Bool {
+        let job = AppleRefundRequests(app: app, configuration: configuration, access: try appleAccess(app))
+        let verified: (VerifiedNotification, VerifiedTransaction)
+        do {
+            verified = try await job.verify(entry.raw)
+        } catch {
+            try updateReason(entry.id, "the notification failed verification again: \(error)")
+            return false
+        }
+        guard let type = verified.0.payload.notificationType, AppleRefundRequests.types.contains(type) else {
+            try updateReason(entry.id, "verified, but not a refund request or its outcome: nothing to store (drop it)")
+            return false
+        }
+        try connection.transaction { connection in
+            _ = try job.storePage([verified], type: type, runId: nil, counters: JobCounters(), on: connection)
+        }
+        return true
     }
 
     private func isLanded(_ id: Int64) throws -> Bool {

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import Ledger
 import Postgres
 
 /// The job's side of the Notification History read ahead (``AppleRefundRequests/readHistory(_:shared:push:)``): stores
@@ -69,18 +70,40 @@ struct AppleHistoryIntake: RefundRequestFinder {
         }
     }
 
-    /// Stores one page (nothing in a dry run) and, with its chain's last page, the checkpoint when the chain is
-    /// clean. Returns how many requests were new.
+    /// Stores one page (nothing in a dry run) with the payloads that failed verification set aside in the
+    /// quarantine, and, with its chain's last page, the checkpoint when the chain is clean. Payloads that the
+    /// quarantine already held (each failed the same way on an earlier run) stay there and no longer hold the chain:
+    /// reading them again would not mend them, and the window would be held for good. Returns how many requests
+    /// were new.
     private mutating func store(_ page: AppleRefundRequests.HistoryPage, in environment: JobEnvironment) throws -> Int {
         environment.counters.add("notifications", page.count)
         guard var chain = chains[page.type.rawValue] else { return 0 }
-        chain.clean = chain.clean && page.clean
+        var clean = page.setAside.isEmpty
+        if !clean, !environment.dryRun,
+            try Quarantine.heldBefore(page.setAside, app: job.app.id, on: environment.connection)
+        {
+            clean = true
+            environment.logger.warning(
+                "\(page.setAside.count) \(page.type.rawValue) notifications failed verification again; they stay in the quarantine and the window moves on"
+            )
+        }
+        chain.clean = chain.clean && clean
         if page.isLast, chain.clean { chain.checkpoint.highWater = chain.end }
         chains[page.type.rawValue] = chain
-        if environment.dryRun { return 0 }
+        if environment.dryRun {
+            for row in page.setAside { environment.logger.error("\(row.reason) (dry run: not set aside)") }
+            return 0
+        }
         return try environment.connection.transaction { connection in
+            try Quarantine.record(
+                page.setAside, app: job.app.id, runId: environment.runId, logger: environment.logger,
+                counters: environment.counters, on: connection)
             let added = try job.storePage(
                 page.verified, type: page.type, runId: environment.runId, counters: environment.counters,
+                on: connection)
+            try Quarantine.resolveLanded(
+                job: .appleRefundRequests, app: job.app.id,
+                keys: page.verified.compactMap { $0.0.payload.notificationUUID }, note: "a verified copy landed",
                 on: connection)
             if page.isLast, chain.clean { try chain.checkpoint.save(on: connection) }
             return added

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import Ledger
 import RateLimiting
 
 /// Reading Notification History ahead of the job's task: calls and signature checks only, no database.
@@ -29,8 +30,8 @@ extension AppleRefundRequests {
         var verified: [(VerifiedNotification, VerifiedTransaction)]
         /// Notifications on the page.
         var count: Int
-        /// Whether every payload on the page passed verification.
-        var clean: Bool
+        /// The payloads that failed verification, as quarantine entries.
+        var setAside: [QuarantinedRow]
         /// Whether it is its chain's last page.
         var isLast: Bool
     }
@@ -106,13 +107,14 @@ extension AppleRefundRequests {
         _ page: NotificationHistoryResponse, type: NotificationTypeV2, isLast: Bool, shared: JobEnvironment.Shared,
         feed: ReadAheadFeed<HistoryPage>
     ) async {
-        let (verified, clean) = await verifyPage(page, shared: shared)
+        let (verified, setAside) = await verifyPage(page, shared: shared)
         UnreadableItems.report(
             page.unreadableItems, page: "\(type.rawValue) notification history", counters: shared.counters,
             logger: shared.logger)
         feed.push(
             HistoryPage(
-                type: type, verified: verified, count: page.notificationHistory.count, clean: clean, isLast: isLast))
+                type: type, verified: verified, count: page.notificationHistory.count, setAside: setAside,
+                isLast: isLast))
     }
 
     /// A page of a span's chain, and whether it is the span's first page read again.
@@ -155,32 +157,35 @@ extension AppleRefundRequests {
     /// The page's payloads that pass verification, and whether all did.
     private func verifyPage(
         _ page: NotificationHistoryResponse, shared: JobEnvironment.Shared
-    ) async -> ([(VerifiedNotification, VerifiedTransaction)], Bool) {
+    ) async -> ([(VerifiedNotification, VerifiedTransaction)], [QuarantinedRow]) {
         var verified: [(VerifiedNotification, VerifiedTransaction)] = []
-        var clean = true
+        var setAside: [QuarantinedRow] = []
         for item in page.notificationHistory {
             guard let signed = item.signedPayload else { continue }
-            if let pair = await verify(signed, shared: shared) { verified.append(pair) } else { clean = false }
+            do {
+                verified.append(try await verify(signed))
+            } catch {
+                shared.counters.add("verification_failed")
+                let key = AppleRefundSync.notificationKey(signed)
+                setAside.append(
+                    QuarantinedRow(
+                        job: .appleRefundRequests, naturalKey: key, raw: signed,
+                        reason: "notification \(key): rejected, not stored: \(error)"))
+            }
         }
-        return (verified, clean)
+        return (verified, setAside)
     }
 
-    /// Verifies a notification and its transaction as the refund sync does; a failure is logged and counted.
-    func verify(_ signed: String, shared: JobEnvironment.Shared) async -> (VerifiedNotification, VerifiedTransaction)? {
-        do {
-            let verifier = try access.verifier(for: StoreClients.appleEnvironment(app))
-            let notification = try await verifier.verifyNotification(signed)
-            guard let inner = notification.payload.data?.signedTransactionInfo else {
-                throw ReconcilerError(.failed, "the notification carries no signedTransactionInfo")
-            }
-            let transactionVerifier = try access.verifier(
-                for: notification.payload.data?.environment ?? StoreClients.appleEnvironment(app))
-            return (notification, try await transactionVerifier.verifyTransaction(inner))
-        } catch {
-            shared.counters.add("verification_failed")
-            shared.logger.error(
-                "notification \(AppleRefundSync.notificationKey(signed)): rejected, not stored: \(error)")
-            return nil
+    /// Verifies a notification and its transaction as the refund sync does.
+    /// - Throws: the verifier's error, or `ReconcilerError` when the notification carries no transaction.
+    func verify(_ signed: String) async throws -> (VerifiedNotification, VerifiedTransaction) {
+        let verifier = try access.verifier(for: StoreClients.appleEnvironment(app))
+        let notification = try await verifier.verifyNotification(signed)
+        guard let inner = notification.payload.data?.signedTransactionInfo else {
+            throw ReconcilerError(.failed, "the notification carries no signedTransactionInfo")
         }
+        let transactionVerifier = try access.verifier(
+            for: notification.payload.data?.environment ?? StoreClients.appleEnvironment(app))
+        return (notification, try await transactionVerifier.verifyTransaction(inner))
     }
 }

@@ -15,6 +15,8 @@ public struct AppleRefundRequests: Sendable {
     public static let job = "refund_requests"
     /// How far back a first run looks: a request older than Apple's 12 hours can no longer be answered.
     static let firstLookBack: TimeInterval = 24 * 3600
+    /// The notification types the job reads: the requests, then their outcomes.
+    static let types: [NotificationTypeV2] = [.consumptionRequest, .refund, .refundDeclined]
     /// Open requests decided in one run at most (the nearest deadlines first).
     static let batch = 5000
 
@@ -40,7 +42,7 @@ public struct AppleRefundRequests: Sendable {
     ///   payloads failed verification or the store refused answers (after everything else is done).
     public func run(in environment: JobEnvironment) async throws {
         try RefundRequestStore.planStatementsOnce(on: environment.connection)
-        let read = try [NotificationTypeV2.consumptionRequest, .refund, .refundDeclined].map {
+        let read = try Self.types.map {
             try window($0, in: environment)
         }
         let windows = read.map(\.0)

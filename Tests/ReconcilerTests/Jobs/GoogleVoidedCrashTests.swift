@@ -166,9 +166,13 @@ struct GoogleVoidedCrashTests {
             let app = stores.app(.google).id
             var kills = 0
             var splitSoFar = 0
-            for delay in [1300, 900] {
+            for _ in 0..<2 {
+                // Killed once this run has stored a page of its own: mid-way, however fast the host.
+                let before = try Self.googleRows(stores)
                 let (process, _, _) = try storerecon.start(arguments)
-                try await Task.sleep(for: .milliseconds(delay))
+                while process.isRunning, try Self.googleRows(stores) == before {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
                 guard process.isRunning else { break }
                 kill(process.processIdentifier, SIGKILL)
                 try await process.exited()
@@ -217,6 +221,14 @@ struct GoogleVoidedCrashTests {
 
     /// Waits until the server has ended the killed process's session and so freed its job lock: a run started
     /// before that is skipped (exit 0, nothing done), which a loaded host can make happen.
+    /// Google refund rows stored so far.
+    static func googleRows(_ stores: SimulatedStores) throws -> Int {
+        let connection = try PostgresConnection(conninfo: stores.conninfo)
+        defer { connection.close() }
+        return try connection.query("SELECT count(*)::int AS n FROM refund WHERE platform = 'google'")[0]
+            .decode("n", as: Int.self)
+    }
+
     static func lockFreed(_ stores: SimulatedStores, job: String) async throws {
         let connection = try PostgresConnection(conninfo: stores.conninfo)
         defer { connection.close() }

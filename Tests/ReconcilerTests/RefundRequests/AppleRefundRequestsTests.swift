@@ -132,12 +132,24 @@ struct AppleRefundRequestsTests {
             #expect(rejected >= 50 && rejected == failed.counts["notifications"], "\(failed.counts)")
             #expect(try Self.count(connection, "true") == 0)
             #expect(try Self.highWater(connection) == nil)
+            #expect(try Self.openInQuarantine(connection) == rejected, "each set aside")
 
             simulator.clearFaults()
             let clean = try await run(stores)
             #expect(clean.exitCode == 0, "\(clean.error ?? "")")
             #expect(try Self.count(connection, "true") == 50)
             #expect(try Self.highWater(connection) == stores.now())
+            #expect(try Self.openInQuarantine(connection) == 0, "closed by the verified copies")
         }
+    }
+
+    /// The notifications `run refund-requests` set aside that are still open in the quarantine.
+    static func openInQuarantine(_ connection: PostgresConnection) throws -> Int {
+        try connection.query(
+            """
+            SELECT count(DISTINCT natural_key)::int AS n FROM quarantine
+            WHERE resolved_at IS NULL AND job = 'apple_refund_requests'
+            """
+        )[0].decode("n")
     }
 }
