@@ -31,10 +31,42 @@ public struct ConsumptionImporter {
         return try importRecords(from: &reader, source: path, dryRun: dryRun)
     }
 
-    /// Reads and stores from a reader.
+    /// Facts written in one statement: a large file is written as it is read, all in one transaction.
+    static let chunk = 10_000
+
+    /// Reads and stores from a reader: in one transaction, rolled back at the first bad line (the rest is still
+    /// read, so that every bad line is named).
     public func importRecords(from reader: inout CSVReader, source: String, dryRun: Bool) throws -> Report {
+        if dryRun { return try Self.read(&reader, source: source) { _ in } }
+        struct Refused: Error { var report: Report }
+        do {
+            return try connection.transaction { connection in
+                var written = 0
+                var report = try Self.read(&reader, source: source) { rows in
+                    written += try ConsumptionFactStore.upsert(rows, on: connection)
+                }
+                guard report.badLines.isEmpty else { throw Refused(report: report) }
+                report.written = written
+                return report
+            }
+        } catch let refused as Refused {
+            return refused.report
+        }
+    }
+
+    /// Reads every line, handing the good rows on in chunks (each purchase once, its newest `as_of`; a later chunk's
+    /// older fact loses to the stored one in the statement) until the first bad line.
+    private static func read(
+        _ reader: inout CSVReader, source: String, write: ([ConsumptionFactRow]) throws -> Void
+    ) throws -> Report {
         var report = Report()
         var newest: [String: ConsumptionFactRow] = [:]
+        func flush() throws {
+            defer { newest = [:] }
+            guard report.badLines.isEmpty, !newest.isEmpty else { return }
+            try write(
+                newest.values.sorted { ($0.platform.rawValue, $0.purchaseId) < ($1.platform.rawValue, $1.purchaseId) })
+        }
         do {
             guard let header = try reader.next() else { throw ReconcilerError(.input, "\(source): the file is empty") }
             let positions = try ConsumptionFactRow.positions(header.fields)
@@ -51,27 +83,24 @@ public struct ConsumptionImporter {
                 // A blank line is skipped, as in `import subscriptions`.
                 if record.fields.count == 1 && record.fields[0].isEmpty { continue }
                 report.rowsRead += 1
+                let row: ConsumptionFactRow
                 do {
-                    let row = try ConsumptionFactRow(fields: record.fields, positions: positions, line: record.line)
-                    let key = "\(row.platform.rawValue) \(row.purchaseId)"
-                    if let kept = newest[key], kept.facts.asOf > row.facts.asOf { continue }
-                    newest[key] = row
+                    row = try ConsumptionFactRow(fields: record.fields, positions: positions, line: record.line)
                 } catch {
                     report.badLines.append(error)
+                    continue
                 }
+                let key = "\(row.platform.rawValue) \(row.purchaseId)"
+                if let kept = newest[key], kept.facts.asOf > row.facts.asOf { continue }
+                newest[key] = row
+                if newest.count >= chunk { try flush() }
             }
         } catch let error as ConsumptionImportError {
             throw ReconcilerError(.input, "\(source): \(error)")
         } catch let malformed as CSVReader.Malformed {
             throw ReconcilerError(.input, "\(source): line \(malformed.line): \(malformed.reason)")
         }
-        guard report.badLines.isEmpty, !dryRun, !newest.isEmpty else { return report }
-        let rows = newest.values.sorted {
-            ($0.platform.rawValue, $0.purchaseId) < ($1.platform.rawValue, $1.purchaseId)
-        }
-        report.written = try connection.transaction { connection in
-            try ConsumptionFactStore.upsert(rows, on: connection)
-        }
+        try flush()
         return report
     }
 }
