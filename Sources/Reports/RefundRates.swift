@@ -18,6 +18,8 @@ public struct RefundRates: Sendable, Equatable {
     /// Parses the CSV text.
     /// - Throws: `ReportError` naming the line and what is wrong.
     public static func parse(_ text: String) throws -> RefundRates {
+        // A spreadsheet's "CSV UTF-8" starts with a byte-order mark.
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
             $0.trimmingCharacters(in: .whitespaces)
         }

@@ -41,7 +41,7 @@ struct BackfillGoogleVoidedCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "backfill google-voided") { runtime in
             let (start, end) = try CommandLineTime.window(since: since, until: until)
-            let apps = try runtime.apps(matching: app).filter { $0.platform == .google }
+            let apps = try runtime.apps(matching: app, platform: .google)
             try await runtime.runJobs(GoogleVoidedSync.backfillJob, apps: apps) { app, environment in
                 let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
                 _ = try await GoogleVoidedSync(app: app, configuration: runtime.configuration, client: client)
@@ -76,7 +76,7 @@ struct BackfillGoogleOrdersCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "backfill google-orders") { runtime in
             let start = try since.map { try CommandLineTime.parse($0, option: "--since") }
-            let apps = try runtime.apps(matching: app).filter { $0.platform == .google }
+            let apps = try runtime.apps(matching: app, platform: .google)
             try await runtime.runJobs(GoogleOrderAmounts.backfillJob, apps: apps) { app, environment in
                 let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
                 let summary = try await GoogleOrderAmounts(
@@ -136,7 +136,7 @@ struct BackfillAppleRefundsCommand: AsyncParsableCommand {
                 }
                 let connection = try runtime.connect()
                 defer { connection.close() }
-                for app in try runtime.apps(matching: app) where app.platform == .apple {
+                for app in try runtime.apps(matching: app, platform: .apple) {
                     if cancel {
                         let dropped = try AppleBackfillProgress.cancel(app: app.id, on: connection)
                         print(
@@ -165,7 +165,7 @@ struct BackfillAppleRefundsCommand: AsyncParsableCommand {
             default:
                 throw ReconcilerError(.usage, "give exactly one of --all or --ids FILE")
             }
-            let apps = try runtime.apps(matching: app).filter { $0.platform == .apple }
+            let apps = try runtime.apps(matching: app, platform: .apple)
             try await runtime.runJobs(AppleRefundSync.backfillJob, apps: apps) { app, environment in
                 let access = try StoreClients.apple(
                     for: app, configuration: runtime.configuration, gate: environment.gate, logger: environment.logger)

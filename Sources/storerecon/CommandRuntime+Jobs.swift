@@ -13,9 +13,18 @@ extension CommandRuntime {
             logger.warning("no app of this platform is configured; nothing to do")
             return
         }
+        try verifySchema()
         let results = await jobRunner().run(job: job, apps: apps, record: record, body)
         let worst = ExitStatus.worst(results.map(\.exitCode))
         if worst != 0 { throw ExitCode(worst) }
+    }
+
+    /// Stops a job command before it writes anything when the database's schema is not this binary's (after an
+    /// upgrade, before `storerecon migrate`): one clear line, rather than a job failing half-way on a missing column.
+    func verifySchema() throws {
+        let connection = try connect()
+        defer { connection.close() }
+        try Migrator(connection: connection).verifyCurrent()
     }
 
     /// The runner every job command uses: the shared Postgres quota gate, signals handled (since the command started).

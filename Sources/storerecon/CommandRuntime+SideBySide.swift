@@ -19,14 +19,14 @@ extension CommandRuntime {
             logger.warning("no app of this platform is configured; nothing to do")
             return
         }
-        var connections = 2
-        if apps.count > 1 {
+        let connections = try {
             let connection = try connect()
             defer { connection.close() }
-            connections =
-                try configuration.nightly.concurrency
+            try Migrator(connection: connection).verifyCurrent()
+            guard apps.count > 1 else { return 2 }
+            return try configuration.nightly.concurrency
                 ?? max(2, min(NightlyFleet.freeConnections(on: connection) / 2, DatabaseThreads.mostWaitingConnections))
-        }
+        }()
         let gateCount = Self.sharedGateCount(apps: apps.count, connections: connections)
         let gates = (0..<gateCount).map { _ in
             PostgresQuotaGate(

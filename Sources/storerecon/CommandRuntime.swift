@@ -96,6 +96,26 @@ struct CommandRuntime {
         }
         return [app]
     }
+
+    /// The apps a command reads (`include`), or the one `--app` names: one the command does not read is a usage
+    /// error (`why` says what it lacks), rather than a run that does nothing and exits 0.
+    func apps(
+        matching id: String?, _ include: (AppConfig) -> Bool, otherwise why: (AppConfig) -> String
+    ) throws -> [AppConfig] {
+        let apps = try apps(matching: id)
+        let included = apps.filter(include)
+        if id != nil, let app = apps.first, included.isEmpty {
+            throw ReconcilerError(.usage, "--app \(app.id): \(why(app)); this command has nothing to do for it")
+        }
+        return included
+    }
+
+    /// The apps of one platform, or the one `--app` names when it is of that platform.
+    func apps(matching id: String?, platform: AppConfig.Platform) throws -> [AppConfig] {
+        try apps(matching: id, { $0.platform == platform }) {
+            "its platform is \($0.platform.rawValue), and this command reads \(platform.rawValue) apps"
+        }
+    }
 }
 
 /// The job results of one command, collected for the metrics file.

@@ -35,7 +35,9 @@ struct RunRefundRequestsCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "run refund-requests") { runtime in
             // Google apps take part once storerecon's own RTDN subscription is configured.
-            let apps = try runtime.apps(matching: app).filter { $0.platform == .apple || $0.rtdnSubscription != nil }
+            let apps = try runtime.apps(matching: app, { $0.platform == .apple || $0.rtdnSubscription != nil }) { _ in
+                "a Google app without rtdnSubscription (its refund reviews come only through that subscription)"
+            }
             let configuration = runtime.configuration
             // Apple's answers wait on Apple's per-second quota (50 a second), Google's only on the cores: Apple's
             // apps start first and Google's fill the gaps.

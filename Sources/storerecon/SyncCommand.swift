@@ -32,7 +32,7 @@ struct SyncGoogleVoidedCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "sync google-voided") { runtime in
-            let apps = try runtime.apps(matching: app).filter { $0.platform == .google }
+            let apps = try runtime.apps(matching: app, platform: .google)
             try await runtime.runJobs(GoogleVoidedSync.job, apps: apps) { app, environment in
                 let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)
                 _ = try await GoogleVoidedSync(app: app, configuration: runtime.configuration, client: client)
@@ -64,7 +64,7 @@ struct SyncAppleRefundsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "sync apple-refunds") { runtime in
-            let apps = try runtime.apps(matching: app).filter { $0.platform == .apple }
+            let apps = try runtime.apps(matching: app, platform: .apple)
             try await runtime.runJobs(AppleRefundSync.job, apps: apps) { app, environment in
                 let access = try StoreClients.apple(
                     for: app, configuration: runtime.configuration, gate: environment.gate, logger: environment.logger)

@@ -48,7 +48,9 @@ struct SyncPayoutsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "sync payouts") { runtime in
-            let apps = try runtime.apps(matching: app).filter(\.fetchesPayouts)
+            let apps = try runtime.apps(matching: app, \.fetchesPayouts) {
+                "no \($0.platform == .apple ? "vendorNumber" : "earningsBucket") configured"
+            }
             let month = try parsedMonth()
             try await runtime.runJobs(PayoutSync.job, apps: apps) { app, environment in
                 try await NightlyPlan.syncPayouts(app: app, month: month, in: environment)

@@ -120,6 +120,24 @@ struct CommandLineTests {
         #expect(status.stdout.contains("migrations pending"))
     }
 
+    /// A job command on a database one migration behind (an upgrade before `migrate`) stops before it writes
+    /// anything, saying what to run, rather than failing half-way on a missing column.
+    @Test func aJobCommandStopsBeforeWritingWhenAMigrationIsPending() throws {
+        #expect(try run(["migrate"]).status == 0)
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        let last: String = try connection.query("SELECT max(name) AS name FROM schema_migration")[0].decode("name")
+        try connection.execute("DELETE FROM schema_migration WHERE name = $1", [last])
+        for arguments in [["sync", "google-voided"], ["recheck"]] {
+            let outcome = try run(arguments)
+            #expect(outcome.status == 1, "\(arguments): \(outcome.stderr)")
+            #expect(
+                outcome.stderr.contains("migrations pending: \(last); run `storerecon migrate`"), "\(outcome.stderr)")
+        }
+        let runs: Int = try connection.query("SELECT count(*)::int AS n FROM job_run")[0].decode("n")
+        #expect(runs == 0, "no job started")
+    }
+
     @Test func anEditedAppliedMigrationStopsMigrate() throws {
         #expect(try run(["migrate"]).status == 0)
         let connection = try PostgresConnection(conninfo: conninfo)
@@ -166,6 +184,16 @@ struct CommandLineTests {
         let unknown = try run(["status", "--app", "nosuch"])
         #expect(unknown.status == 64, "\(unknown.stderr)")
         #expect(unknown.stderr.contains("--app nosuch: no such app"))
+        // An app the command does not read is named too, not a run that does nothing and exits 0.
+        for (arguments, reason) in [
+            (["sync", "apple-refunds"], "its platform is google, and this command reads apple apps"),
+            (["sync", "payouts"], "no earningsBucket configured"),
+            (["run", "refund-requests"], "a Google app without rtdnSubscription"),
+        ] {
+            let other = try run(arguments + ["--app", "demo-android"])
+            #expect(other.status == 64, "\(other.stderr)")
+            #expect(other.stderr.contains("--app demo-android: \(reason)"), "\(other.stderr)")
+        }
         let outcome = try run(
             ["sync", "google-voided", "--metrics-file", "/nonexistent-dir/storerecon.prom"],
             environment: ["STORERECON_DATABASE_URL": "host=/nonexistent-dir port=1 connect_timeout=2"])

@@ -189,6 +189,9 @@ struct RefundReportTests {
         let rates = try RefundRates.parse(
             "date,currency,rate_to_EUR\n2026-11-01,USD,0.9\n2026-11-02,USD,0.8\n2026-11-02,GBP,1.15\n")
         #expect(rates.base == "EUR")
+        // A spreadsheet's export with a byte-order mark reads the same.
+        let marked = try RefundRates.parse("\u{FEFF}date,currency,rate_to_EUR\n2026-11-01,USD,0.9\n")
+        #expect(marked.base == "EUR")
         let report = try RefundReport.run(
             RefundReportOptions(from: "2026-11-01", to: "2026-11-02", by: [.platform], rates: rates), on: connection)
         let csv = report.csv()

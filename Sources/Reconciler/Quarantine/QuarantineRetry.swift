@@ -114,9 +114,12 @@ public struct QuarantineRetry {
     /// An Apple signed transaction: verified again (a corrected root certificate), mapped and written.
     private func retryAppleRefund(_ entry: Entry, app: AppConfig, context: [String: String]) async throws -> Bool {
         let environment = context["environment"].map { Environment(rawValue: $0) } ?? StoreClients.appleEnvironment(app)
+        // The app's access outside the `do`: a configuration error (a key or root file missing) stops the command
+        // rather than being written over each row's reason.
+        let verifier = try appleAccess(app).verifier(for: environment)
         let verified: VerifiedTransaction
         do {
-            verified = try await appleAccess(app).verifier(for: environment).verifyTransaction(entry.raw)
+            verified = try await verifier.verifyTransaction(entry.raw)
         } catch {
             try updateReason(entry.id, "the signed transaction failed verification again: \(error)")
             return false
@@ -143,6 +146,7 @@ public struct QuarantineRetry {
     /// queued (the next refund sync reads the customer's refund history), its refund written, its reversal marked.
     private func retryNotification(_ entry: Entry, app: AppConfig) async throws -> Bool {
         let access = try appleAccess(app)
+        _ = try access.verifier(for: StoreClients.appleEnvironment(app))  // a configuration error stops the command
         let notification: VerifiedNotification
         let transaction: VerifiedTransaction
         do {
@@ -183,7 +187,9 @@ public struct QuarantineRetry {
     /// A notification `run refund-requests` set aside: verified again and stored as its page would have been (a
     /// new request, which the next run answers or records missed, or the outcome it says).
     private func retryRefundRequest(_ entry: Entry, app: AppConfig) async throws -> Bool {
-        let job = AppleRefundRequests(app: app, configuration: configuration, access: try appleAccess(app))
+        let access = try appleAccess(app)
+        _ = try access.verifier(for: StoreClients.appleEnvironment(app))  // a configuration error stops the command
+        let job = AppleRefundRequests(app: app, configuration: configuration, access: access)
         let verified: (VerifiedNotification, VerifiedTransaction)
         do {
             verified = try await job.verify(entry.raw)
