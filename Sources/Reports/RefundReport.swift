@@ -172,14 +172,19 @@ public struct RefundReport: Sendable {
         _ options: RefundReportOptions, on connection: PostgresConnection, _ body: () throws -> T
     ) throws -> T {
         try options.validate()
-        let zone = try connection.query(
-            "SELECT count(*) AS n FROM pg_timezone_names WHERE name = $1", [options.timeZone])
-        guard try zone[0].decode("n", as: Int.self) > 0 else {
-            throw ReportError("time zone \(options.timeZone) is unknown to the database", code: .configuration)
-        }
+        try checkTimeZone(options.timeZone, on: connection)
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? connection.execute("ROLLBACK") }
         return try body()
+    }
+
+    /// Checks that the database knows `timeZone` by that name (its days are cut there).
+    /// - Throws: `ReportError` when it does not.
+    public static func checkTimeZone(_ timeZone: String, on connection: PostgresConnection) throws {
+        let zone = try connection.query("SELECT count(*) AS n FROM pg_timezone_names WHERE name = $1", [timeZone])
+        guard try zone[0].decode("n", as: Int.self) > 0 else {
+            throw ReportError("time zone \(timeZone) is unknown to the database", code: .configuration)
+        }
     }
 
     /// The groups (unless `--detail`) and the chart series, inside the snapshot.

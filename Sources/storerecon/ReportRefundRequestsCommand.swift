@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Reconciler
 import Reports
+import StoreCalendar
 
 /// `storerecon report refund-requests --from DATE --to DATE [--by ...] [--detail] [--format table|csv|json|html]
 /// [--output FILE]`.
@@ -46,8 +47,11 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRuntime.run(options, command: "report") { runtime in
             let timeZone = runtime.configuration.reports.timeZone
+            for (option, day) in [("--from", from), ("--to", to)] where CivilDate(iso: day) == nil {
+                throw ReconcilerError(.usage, "\(option) \(day): expected a day YYYY-MM-DD")
+            }
             guard let (start, end, days) = RefundRequestReport.days(from, to, timeZone: timeZone) else {
-                throw ReconcilerError(.usage, "--from and --to: expected days YYYY-MM-DD, --from not after --to")
+                throw ReconcilerError(.usage, "--from \(from) is after --to \(to)")
             }
             if detail, by != nil { throw ReconcilerError(.usage, "--detail cannot be grouped with --by") }
             var dimensions: [RefundRequestReport.Dimension] = []
@@ -63,6 +67,7 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
             }
             let connection = try runtime.connect()
             defer { connection.close() }
+            try RefundReport.checkTimeZone(timeZone, on: connection)
             let text: String
             if detail {
                 text = try RefundRequestReport.renderDetail(

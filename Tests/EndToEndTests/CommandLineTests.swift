@@ -114,6 +114,19 @@ struct CommandLineTests {
         #expect(outcome.stderr.contains(message), "\(outcome.stderr)")
     }
 
+    /// `report refund-requests` names the option that is wrong.
+    @Test func aRefundRequestsReportNamesItsWrongDay() throws {
+        for (from, to, message) in [
+            ("2026-13-01", "2026-12-01", "--from 2026-13-01: expected a day YYYY-MM-DD"),
+            ("2026-12-01", "yesterday", "--to yesterday: expected a day YYYY-MM-DD"),
+            ("2026-12-02", "2026-12-01", "--from 2026-12-02 is after --to 2026-12-01"),
+        ] {
+            let outcome = try run(["report", "refund-requests", "--from", from, "--to", to])
+            #expect(outcome.status == 64, "\(outcome.stderr)")
+            #expect(outcome.stderr.contains(message), "\(outcome.stderr)")
+        }
+    }
+
     @Test func statusExitsOneWhenMigrationsArePending() throws {
         let status = try run(["status"])
         #expect(status.status == 1)

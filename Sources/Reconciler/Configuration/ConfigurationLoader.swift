@@ -151,8 +151,13 @@ public struct ConfigurationLoader: Sendable {
         guard (0...1).contains(configuration.sync.backfillShare) else {
             throw ReconcilerError(.configuration, "\(source): sync.backfillShare: expected a number from 0 to 1")
         }
-        guard TimeZone(identifier: configuration.reports.timeZone) != nil else {
-            throw ReconcilerError(.configuration, "\(source): reports.timeZone: expected an IANA time zone name")
+        let zone = configuration.reports.timeZone
+        // `GMT+05` is UTC+5 to Foundation and UTC-5 to PostgreSQL (POSIX): the report's range and its days would
+        // disagree. `Etc/GMT-5` means the same to both.
+        guard TimeZone(identifier: zone) != nil, zone.wholeMatch(of: /(?i)(GMT|UTC)[+-].*/) == nil else {
+            throw ReconcilerError(
+                .configuration,
+                "\(source): reports.timeZone: expected an IANA time zone name (such as Europe/Berlin or Etc/GMT-5)")
         }
     }
 
