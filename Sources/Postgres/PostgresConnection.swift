@@ -22,6 +22,13 @@ public final class PostgresConnection {
     ///   or value, database missing, credentials refused) and `.connectionFailed` otherwise; its message never
     ///   contains the password.
     public init(conninfo: String) throws {
+        guard !PostgresCredentials.uriPasswordNeedsEncoding(conninfo) else {
+            throw PostgresError(
+                code: .badSettings, operation: "connect",
+                message:
+                    "the URI's password holds '/', '?', '#' or '@' unencoded, which libpq reads as its end: percent-encode them (%2F, %3F, %23, %40)"
+            )
+        }
         let parsed = Self.password(in: conninfo)
         secrets = Self.secrets(parsed: parsed.password, conninfo: conninfo)
         // Defaults come first so that anything in the caller's conninfo (expanded from `dbname`) overrides them;

@@ -40,6 +40,16 @@ public enum PostgresCredentials {
         return values.sorted { $0.count > $1.count }
     }
 
+    /// Whether a URI's password (`scheme://user:PASSWORD@host`) holds a character libpq reads as the end of the
+    /// user information (`/`, `?`, `#`, `@`) unencoded: libpq then takes pieces of the password for the host, port
+    /// or database and quotes them back in its messages, where no scrubbing of the whole password finds them.
+    public static func uriPasswordNeedsEncoding(_ text: String) -> Bool {
+        guard let scheme = text.range(of: "://") else { return false }
+        let rest = text[scheme.upperBound...].prefix { !$0.isWhitespace && $0 != "\"" }
+        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return false }
+        return rest[rest.index(after: colon)..<at].contains { "/?#@".contains($0) }
+    }
+
     /// The ranges of the password values in `text`, in order, not overlapping.
     static func ranges(in text: String) -> [Range<String.Index>] {
         var found: [Range<String.Index>] = []

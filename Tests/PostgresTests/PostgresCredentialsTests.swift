@@ -51,6 +51,18 @@ struct PostgresCredentialsTests {
         #expect(error.code == .badSettings)
     }
 
+    /// A `/` or `@` left unencoded in a URI's password (common in generated passwords): libpq would take its pieces
+    /// for the host, port or database and quote them back; the connection is refused first, quoting nothing.
+    @Test(arguments: ["postgresql://storerecon:ab1/cd2@db/x", "postgresql://storerecon:ab1@cd2@db/x"])
+    func aURIPasswordWithADelimiterIsRefusedBeforeLibpqSplitsIt(_ conninfo: String) throws {
+        let error = try #require(throws: PostgresError.self) { try PostgresConnection(conninfo: conninfo) }
+        #expect(!error.description.contains("ab1") && !error.description.contains("cd2"), "\(error)")
+        #expect(error.message.contains("percent-encode them"), "\(error)")
+        #expect(error.code == .badSettings)
+        #expect(!PostgresCredentials.uriPasswordNeedsEncoding("postgresql://storerecon:ab1%2Fcd2@db/x"))
+        #expect(!PostgresCredentials.uriPasswordNeedsEncoding("host=/tmp password=a/b@c"))
+    }
+
     @Test func aPasswordWithPercentEscapesIsRemovedInBothSpellings() throws {
         let conninfo = "postgresql://postgres:S3cret%21PW%2Fx@[::1:bad/x"
         let error = try #require(throws: PostgresError.self) { try PostgresConnection(conninfo: conninfo) }
