@@ -149,6 +149,23 @@ struct ConfigurationLoaderTests {
         #expect(error?.message.contains("--config FILE or STORERECON_CONFIG") == true)
     }
 
+    /// Key and certificate paths written relative are relative to the configuration file, not to wherever cron or
+    /// systemd started the binary; absolute ones are kept.
+    @Test func relativeKeyPathsAreRelativeToTheConfigurationFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cfgpaths-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let text = Self.valid.replacingOccurrences(of: "${APPLE_KEY_FILE}", with: "keys/AuthKey.p8")
+            .replacingOccurrences(of: "/etc/storerecon/play-sa.json", with: "./play-sa.json")
+        try text.write(to: directory.appendingPathComponent("storerecon.yaml"), atomically: true, encoding: .utf8)
+        let configuration = try ConfigurationLoader(environment: [:])
+            .load(path: directory.appendingPathComponent("storerecon.yaml").path)
+        let base = directory.standardizedFileURL.path
+        #expect(configuration.apps[0].privateKeyFile == base + "/keys/AuthKey.p8")
+        #expect(configuration.apps[0].rootCertificates == ["/etc/storerecon/AppleRootCA-G3.cer"])
+        #expect(configuration.apps[1].serviceAccountFile == base + "/play-sa.json")
+    }
+
     @Test func pathResolution() {
         #expect(ConfigurationLoader(environment: [:]).resolvePath(explicit: nil) == "storerecon.yaml")
         #expect(

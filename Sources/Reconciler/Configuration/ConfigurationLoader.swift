@@ -40,7 +40,9 @@ public struct ConfigurationLoader: Sendable {
                 "\(path): \(why); looked at \(absolute)\(origin.map { " (\($0))" } ?? ""); "
                     + "point elsewhere with --config FILE or STORERECON_CONFIG=FILE")
         }
-        return try load(text: String(decoding: data, as: UTF8.self), source: path)
+        var configuration = try load(text: String(decoding: data, as: UTF8.self), source: path)
+        configuration.resolveFiles(against: URL(fileURLWithPath: path).deletingLastPathComponent())
+        return configuration
     }
 
     /// Loads and validates configuration text; `source` names it in errors.
