@@ -95,6 +95,10 @@ struct ConfigurationLoaderTests {
         ("limits:\n  a: { refundHistoryPerSecond: -2 }\n", "limits.a.refundHistoryPerSecond: expected requests per"),
         ("limits:\n  a: { quotaMarginMs: 60000 }\n", "limits.a.quotaMarginMs: expected milliseconds from 0"),
         ("reports: { timeZone: Mars/Olympus }\n", "reports.timeZone"),
+        (
+            "limits: {}\nrecheck: { lead: 48h }\nlimits: {}\n",
+            "not valid YAML: duplicate key limits in one mapping (first at line 1)"
+        ),
         ("reports: { timeZone: GMT+05 }\n", "reports.timeZone: expected an IANA time zone name (such as"),
         ("sync: { appleRecheckAfter: 20 }\n", "sync.appleRecheckAfter: a bare number has no unit"),
         ("sync: { appleBackfillPerNight: -1 }\n", "sync.appleBackfillPerNight: expected 0 or more"),

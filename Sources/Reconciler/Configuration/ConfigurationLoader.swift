@@ -264,6 +264,10 @@ public struct ConfigurationLoader: Sendable {
             return "\(problem) at line \(mark.line), column \(mark.column)"
         case .composer(_, let problem, let mark, _):
             return "\(problem) at line \(mark.line), column \(mark.column)"
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            // Keys, not values: a key names a setting, never a secret.
+            let keys = duplicates.sorted().map { String($0.prefix(60)) }.joined(separator: ", ")
+            return "duplicate key \(keys) in one mapping (first at line \(context.mark.line)): keep one"
         default:
             return "cannot parse"
         }
