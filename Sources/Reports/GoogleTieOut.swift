@@ -115,7 +115,9 @@ struct GoogleTieOut {
             }
         } else if standing {
             line.status = .ledgerOnly
-            if sides.lastDay, let booked = bookedNote(sides) {
+            // Google books a refund in the month it processes it: most often the next for one of a month's last
+            // days, but the next month's report holding the order says so whatever the day.
+            if sides.lastDay || sides.bookedLater, let booked = bookedNote(sides) {
                 (line.cause, line.note) = (.settlementLag, booked)
             } else if sides.lastDay {
                 line.note = "not in Google's \(periods.month.next) report either"
@@ -164,19 +166,20 @@ struct GoogleTieOut {
 
     /// Why the report has an order the ledger did not refund in `month`, in this order: the ledger refunded as much on
     /// the previous month's last day (settlement lag, whatever the order's later refunds); the ledger refunded it in
-    /// another month (its latest day; the previous month's last day: settlement lag); Google booked it before the
-    /// ledger's history began; inside a recorded gap; storerecon read the order and saw no refund (no cause); else a
-    /// refund made without revocation that storerecon could not see.
+    /// another month (its latest day; in the previous month: settlement lag, Google having booked it a month later,
+    /// as its ledger-only line in that month says; else another month); Google booked it before the ledger's history
+    /// began; inside a recorded gap; storerecon read the order and saw no refund (no cause); else a refund made
+    /// without revocation that storerecon could not see.
     static func reportOnlyCause(
         _ sides: Sides, month: CalendarMonth, context: Context, app: String
     ) -> (TieOut.Cause?, String) {
-        let previousLastDay = month.previous.lastDay.description
         if sides.previousNanos != 0, TieOutReport.agree(sides.previousNanos, sides.reportNanos, sides.currency) {
             return (.settlementLag, "in the ledger of \(month.previous)")
         }
         if let day = sides.ledgerDay {
-            let month = String(day.prefix(7))
-            return (day == previousLastDay ? .settlementLag : .otherMonth, "in the ledger of \(month)")
+            let ledgerMonth = String(day.prefix(7))
+            let lag = ledgerMonth == month.previous.description
+            return (lag ? .settlementLag : .otherMonth, "in the ledger of \(ledgerMonth)")
         }
         if let booked = sides.bookedAt {
             guard let start = context.historyStart, booked >= start else {

@@ -30,8 +30,9 @@ public enum TieOut {
 
     /// Why a line differs, where it can be named. The line's `note` says more (a month, a gap, a command).
     public enum Cause: String, Sendable, Encodable, CaseIterable {
-        /// Google: refunded on the month's last day (US Pacific) and booked by Google in the next month: `ledger_only`
-        /// in the month it happened, `report_only` in the month Google booked it; the note names the other month.
+        /// Google: refunded in one month (most often on its last days, US Pacific) and booked by Google in the next:
+        /// `ledger_only` in the month it happened, `report_only` in the month Google booked it; the note names the
+        /// other month.
         case settlementLag = "settlement_lag"
         /// Google: booked by Google before the ledger's history began (its first voided sync reached back 30 days,
         /// all Google keeps): the ledger cannot hold it. The note gives the day history began.
@@ -65,7 +66,7 @@ public enum TieOut {
         public var meaning: String {
             switch self {
             case .settlementLag:
-                "Google: refunded on the month's last day (US Pacific), booked by Google in the next month"
+                "Google: refunded in one month (most often on its last days, US Pacific), booked by Google in the next"
             case .beforeHistory: "Google: booked before the ledger's history began (Google keeps 30 days)"
             case .inGap: "Google: booked inside a recorded sync gap (the note names the gap and its backfill)"
             case .notRevokedUnseen:

@@ -30,10 +30,20 @@ import Testing
             TieOut.Cause?.some(.settlementLag),
             "in the ledger of 2026-09"
         ),
-        // The ledger refunded it on Sep 12: another month.
+        // The ledger refunded it on Sep 12: in the month before, so Google booked it a month later (its September
+        // line is ledger-only, booked by Google in 2026-10).
         (
-            TieOutCauseTests.sides(booked: "2026-10-11T00:00:00Z", ledgerDay: "2026-09-12"), .otherMonth,
+            TieOutCauseTests.sides(booked: "2026-10-11T00:00:00Z", ledgerDay: "2026-09-12"), .settlementLag,
             "in the ledger of 2026-09"
+        ),
+        // The ledger refunded it on Aug 12, or in November: another month.
+        (
+            TieOutCauseTests.sides(booked: "2026-10-11T00:00:00Z", ledgerDay: "2026-08-12"), .otherMonth,
+            "in the ledger of 2026-08"
+        ),
+        (
+            TieOutCauseTests.sides(booked: "2026-10-11T00:00:00Z", ledgerDay: "2026-11-02"), .otherMonth,
+            "in the ledger of 2026-11"
         ),
         // Oct 2 is before history began, even for an order storerecon read.
         (
