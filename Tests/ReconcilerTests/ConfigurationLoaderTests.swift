@@ -99,6 +99,7 @@ struct ConfigurationLoaderTests {
             "limits: {}\nrecheck: { lead: 48h }\nlimits: {}\n",
             "not valid YAML: duplicate key limits in one mapping (first at line 1)"
         ),
+        ("nightly: { onLocked: later }\n", "nightly.onLocked: expected one of: skip, wait"),
         ("reports: { timeZone: GMT+05 }\n", "reports.timeZone: expected an IANA time zone name (such as"),
         ("sync: { appleRecheckAfter: 20 }\n", "sync.appleRecheckAfter: a bare number has no unit"),
         ("sync: { appleBackfillPerNight: -1 }\n", "sync.appleBackfillPerNight: expected 0 or more"),

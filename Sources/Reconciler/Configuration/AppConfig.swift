@@ -5,7 +5,7 @@ import StoreHTTP
 /// its platform needs and none of the other platform's.
 public struct AppConfig: Decodable, Sendable, Equatable {
     /// The store an app is sold through.
-    public enum Platform: String, Decodable, Sendable, Equatable {
+    public enum Platform: String, Decodable, Sendable, Equatable, CaseIterable {
         case apple, google
     }
 

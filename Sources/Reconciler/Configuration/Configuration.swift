@@ -216,7 +216,7 @@ public struct StatusConfig: Decodable, Sendable, Equatable {
 /// `nightly:`.
 public struct NightlyConfig: Decodable, Sendable, Equatable {
     /// What a job does when another process holds its lock.
-    public enum OnLocked: String, Decodable, Sendable, Equatable {
+    public enum OnLocked: String, Decodable, Sendable, Equatable, CaseIterable {
         /// Skip the job with a clear line (default).
         case skip
         /// Wait for the lock.
