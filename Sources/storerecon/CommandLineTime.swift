@@ -25,6 +25,7 @@ enum CommandLineTime {
     /// Parses `--since` and an optional `--until`, which must come after it.
     static func window(since: String, until: String?) throws -> (Date, Date?) {
         let start = try parse(since, option: "--since")
+        guard start < Date() else { throw ReconcilerError(.usage, "--since \(clip(since)) is in the future") }
         guard let until else { return (start, nil) }
         let end = try parse(until, option: "--until")
         guard end > start else { throw ReconcilerError(.usage, "--until must be after --since") }

@@ -105,6 +105,7 @@ struct CommandLineTests {
             "--until must be after --since"
         ),
         (["google-orders", "--since", "2026-13-01T00:00:00Z"], "2026-13-01T00:00:00Z\\\": expected"),
+        (["google-voided", "--since", "2999-01-01T00:00:00Z"], "--since 2999-01-01T00:00:00Z is in the future"),
         (["apple-refunds"], "give exactly one of --all or --ids FILE"),
         (["apple-refunds", "--status", "--cancel"], "--status and --cancel go alone"),
     ])
@@ -188,6 +189,12 @@ struct CommandLineTests {
         // JSON log lines parse, one event per line.
         for line in skipping.stderr.split(separator: "\n") {
             #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")
+        }
+        // A directory given for the file is named as such (it read as "The operation could not be completed").
+        for command in ["subscriptions", "consumption"] {
+            let folder = try run(["import", command, "."])
+            #expect(folder.status == 1, "\(folder.stderr)")
+            #expect(folder.stderr.contains(".: a directory, not a CSV file"), "\(folder.stderr)")
         }
     }
 

@@ -70,6 +70,10 @@ public struct SubscriptionImporter {
     /// - Returns: the report; `merged` is false when bad lines stopped the merge.
     /// - Throws: `ReconcilerError` (`.input`) when the file cannot be read or its header is wrong.
     public func importFile(path: String, skipInvalid: Bool, dryRun: Bool = false) throws -> Report {
+        var directory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &directory), directory.boolValue {
+            throw ReconcilerError(.input, "\(path): a directory, not a CSV file")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ReconcilerError(.input, "\(path): cannot open the file")
         }

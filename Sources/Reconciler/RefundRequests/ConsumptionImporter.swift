@@ -23,6 +23,10 @@ public struct ConsumptionImporter {
     /// Reads and stores a file.
     /// - Throws: `ReconcilerError` (`.input`) when the file cannot be read or its header is wrong.
     public func importFile(path: String, dryRun: Bool) throws -> Report {
+        var directory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &directory), directory.boolValue {
+            throw ReconcilerError(.input, "\(path): a directory, not a CSV file")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ReconcilerError(.input, "\(path): cannot open the file")
         }
