@@ -105,19 +105,21 @@ extension Quarantine {
 
 extension Quarantine {
     /// Whether the quarantine already holds every one of `rows` under the same job and key (set aside by an earlier
-    /// run, open or resolved): a payload that failed twice is not one spoiled on its way, and reading its page again
-    /// will not mend it. False when `rows` is empty or one has no key.
-    public static func heldBefore(_ rows: [QuarantinedRow], app: String, on connection: PostgresConnection) throws
-        -> Bool
-    {
+    /// run, open or resolved; for `heldFor` seconds at least when given, by the database's clock): a payload that
+    /// failed twice is not one spoiled on its way, and reading its page again will not mend it. False when `rows` is
+    /// empty or one has no key.
+    public static func heldBefore(
+        _ rows: [QuarantinedRow], app: String, heldFor: Double? = nil, on connection: PostgresConnection
+    ) throws -> Bool {
         let keyed = rows.compactMap { row in row.naturalKey.map { (job: row.job.rawValue, key: $0) } }
         guard !rows.isEmpty, keyed.count == rows.count else { return false }
         let held: Int = try connection.query(
             """
             SELECT count(DISTINCT (job, natural_key))::int AS n FROM quarantine
             WHERE app_id = $1 AND (job, natural_key) IN (SELECT * FROM unnest($2::text[], $3::text[]))
+              AND ($4::float8 IS NULL OR quarantined_at <= now() - make_interval(secs => $4::float8))
             """,
-            [app, PostgresTextArray(keyed.map(\.job)), PostgresTextArray(keyed.map(\.key))]
+            [app, PostgresTextArray(keyed.map(\.job)), PostgresTextArray(keyed.map(\.key)), heldFor]
         )[0].decode("n")
         return held == Set(keyed.map { "\($0.job) \($0.key)" }).count
     }

@@ -26,7 +26,7 @@ public final class PostgresConnection {
             throw PostgresError(
                 code: .badSettings, operation: "connect",
                 message:
-                    "the URI's password holds '/', '?', '#' or '@' unencoded, which libpq reads as its end: percent-encode them (%2F, %3F, %23, %40)"
+                    "the URI's password holds '/' or '@' unencoded, which libpq reads as its end: percent-encode them (%2F, %40)"
             )
         }
         let parsed = Self.password(in: conninfo)

@@ -40,14 +40,23 @@ public enum PostgresCredentials {
         return values.sorted { $0.count > $1.count }
     }
 
-    /// Whether a URI's password (`scheme://user:PASSWORD@host`) holds a character libpq reads as the end of the
-    /// user information (`/`, `?`, `#`, `@`) unencoded: libpq then takes pieces of the password for the host, port
-    /// or database and quotes them back in its messages, where no scrubbing of the whole password finds them.
+    /// Whether a URI's password (`scheme://user:PASSWORD@host`) holds a `/` or an `@` unencoded. libpq ends the user
+    /// information at the first `@` or `/`: with a `/` in the password it reads `user:pass` as host and port, with an
+    /// `@` it takes the password's rest for the host, and in both cases quotes pieces of the password back in its
+    /// messages, where no scrubbing of the whole password finds them. (`?` and `#` it takes as they are.)
     public static func uriPasswordNeedsEncoding(_ text: String) -> Bool {
         guard let scheme = text.range(of: "://") else { return false }
         let rest = text[scheme.upperBound...].prefix { !$0.isWhitespace && $0 != "\"" }
-        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return false }
-        return rest[rest.index(after: colon)..<at].contains { "/?#@".contains($0) }
+        guard let stop = rest.firstIndex(where: { $0 == "@" || $0 == "/" }) else { return false }
+        let after = rest[rest.index(after: stop)...]
+        let authority = after.prefix { $0 != "/" && $0 != "?" }
+        if rest[stop] == "@" { return authority.contains("@") }
+        // A `/` first: `user:word/...@host`, where `word` is no port, is a password holding a `/`.
+        let head = rest[..<stop]
+        guard let colon = head.firstIndex(of: ":") else { return false }
+        let word = head[head.index(after: colon)...]
+        guard word.isEmpty || !word.allSatisfy(\.isNumber) else { return false }
+        return after.prefix { $0 != "?" }.contains("@")
     }
 
     /// The ranges of the password values in `text`, in order, not overlapping.

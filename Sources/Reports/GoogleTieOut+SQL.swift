@@ -43,15 +43,16 @@ extension GoogleTieOut {
             WHERE p.app_id = $8 AND p.store = 'google' AND p.month = $9 AND r.kind = 'Charge refund'
             GROUP BY r.order_id
         ), later AS (
-            SELECT DISTINCT r.order_id
+            SELECT r.order_id, (-sum(r.amount_nanos))::text AS nanos
             FROM payout_report p JOIN payout_report_row r ON r.report_id = p.id
             WHERE p.app_id = $8 AND p.store = 'google' AND p.month = $10 AND r.kind = 'Charge refund'
+            GROUP BY r.order_id
         )
         SELECT coalesce(l.order_id, t.order_id) AS order_id, l.order_id IS NOT NULL AS in_ledger,
                t.order_id IS NOT NULL AS in_report, l.product AS l_product, l.country AS l_country,
                l.currency AS l_currency, l.refunds, l.reversed, l.estimated, l.nanos, l.unknown, l.last_day_nanos,
                l.last_day,
-               n.order_id IS NOT NULL AS booked_later, p.nanos AS previous_nanos, t.product AS t_product,
+               n.order_id IS NOT NULL AS booked_later, n.nanos AS later_nanos, p.nanos AS previous_nanos, t.product AS t_product,
                t.country AS t_country, t.currency AS t_currency, t.n, t.nanos AS report_nanos, t.booked_at,
                CASE WHEN l.order_id IS NULL THEN (
                    SELECT to_char(max(x.refunded_at AT TIME ZONE $3), 'YYYY-MM-DD') FROM refund x

@@ -55,6 +55,8 @@ struct GoogleTieOut {
         var lastDayNanos: Int64 = 0
         var lastDay = false
         var bookedLater = false
+        /// What the next month's report refunds of the order (when it holds the order).
+        var laterNanos: Int64?
         /// The order's ledger refunds of the previous month's last day, which Google books in this month (0 when one
         /// of them has no amount).
         var previousNanos: Int64 = 0
@@ -116,8 +118,8 @@ struct GoogleTieOut {
         } else if standing {
             line.status = .ledgerOnly
             // Google books a refund in the month it processes it: most often the next for one of a month's last
-            // days, but the next month's report holding the order says so whatever the day.
-            if sides.lastDay || sides.bookedLater, let booked = bookedNote(sides) {
+            // days, but the next month's report refunding the order exactly as much says so whatever the day.
+            if sides.lastDay || bookedWhole(sides), let booked = bookedNote(sides) {
                 (line.cause, line.note) = (.settlementLag, booked)
             } else if sides.lastDay {
                 line.note = "not in Google's \(periods.month.next) report either"
@@ -156,6 +158,14 @@ struct GoogleTieOut {
         return nil
     }
 
+    /// Whether the next month's report refunds the order exactly what the ledger refunded of it this month.
+    private func bookedWhole(_ sides: Sides) -> Bool {
+        guard sides.bookedLater, sides.unknown == 0, let nanos = sides.nanos, let later = sides.laterNanos else {
+            return false
+        }
+        return TieOutReport.agree(nanos, later, sides.currency)
+    }
+
     /// Where the rest of a last-day refund went: booked in the next month's report, or expected there while that
     /// report is not loaded; `nil` when it is loaded without the order.
     private func bookedNote(_ sides: Sides) -> String? {
@@ -166,20 +176,20 @@ struct GoogleTieOut {
 
     /// Why the report has an order the ledger did not refund in `month`, in this order: the ledger refunded as much on
     /// the previous month's last day (settlement lag, whatever the order's later refunds); the ledger refunded it in
-    /// another month (its latest day; in the previous month: settlement lag, Google having booked it a month later,
-    /// as its ledger-only line in that month says; else another month); Google booked it before the ledger's history
-    /// began; inside a recorded gap; storerecon read the order and saw no refund (no cause); else a refund made
-    /// without revocation that storerecon could not see.
+    /// another month (its latest day; the previous month's last day: settlement lag; another day: another month, to
+    /// compare with that month's line, which says `booked by Google in` this month when the amounts agree); Google
+    /// booked it before the ledger's history began; inside a recorded gap; storerecon read the order and saw no
+    /// refund (no cause); else a refund made without revocation that storerecon could not see.
     static func reportOnlyCause(
         _ sides: Sides, month: CalendarMonth, context: Context, app: String
     ) -> (TieOut.Cause?, String) {
+        let previousLastDay = month.previous.lastDay.description
         if sides.previousNanos != 0, TieOutReport.agree(sides.previousNanos, sides.reportNanos, sides.currency) {
             return (.settlementLag, "in the ledger of \(month.previous)")
         }
         if let day = sides.ledgerDay {
-            let ledgerMonth = String(day.prefix(7))
-            let lag = ledgerMonth == month.previous.description
-            return (lag ? .settlementLag : .otherMonth, "in the ledger of \(ledgerMonth)")
+            let month = String(day.prefix(7))
+            return (day == previousLastDay ? .settlementLag : .otherMonth, "in the ledger of \(month)")
         }
         if let booked = sides.bookedAt {
             guard let start = context.historyStart, booked >= start else {
@@ -227,6 +237,7 @@ struct GoogleTieOut {
             sides.lastDayNanos = TieOutAmount.parse(try row.decode("last_day_nanos")) ?? 0
             sides.lastDay = try row.decode("last_day")
             sides.bookedLater = try row.decode("booked_later")
+            sides.laterNanos = try row.decodeIfPresent("later_nanos", as: String.self).flatMap(TieOutAmount.parse)
         }
         if sides.inReport {
             sides.reportRows = try row.decode("n")

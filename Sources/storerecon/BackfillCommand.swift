@@ -75,7 +75,7 @@ struct BackfillGoogleOrdersCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CommandRuntime.run(options, jobs: jobs, command: "backfill google-orders") { runtime in
-            let start = try since.map { try CommandLineTime.parse($0, option: "--since") }
+            let start = try since.map(CommandLineTime.parseSince)
             let apps = try runtime.apps(matching: app, platform: .google)
             try await runtime.runJobs(GoogleOrderAmounts.backfillJob, apps: apps) { app, environment in
                 let client = try StoreClients.play(for: app, gate: environment.gate, logger: environment.logger)

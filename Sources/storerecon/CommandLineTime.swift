@@ -24,12 +24,18 @@ enum CommandLineTime {
 
     /// Parses `--since` and an optional `--until`, which must come after it.
     static func window(since: String, until: String?) throws -> (Date, Date?) {
-        let start = try parse(since, option: "--since")
-        guard start < Date() else { throw ReconcilerError(.usage, "--since \(clip(since)) is in the future") }
+        let start = try parseSince(since)
         guard let until else { return (start, nil) }
         let end = try parse(until, option: "--until")
         guard end > start else { throw ReconcilerError(.usage, "--until must be after --since") }
         return (start, end)
+    }
+
+    /// A `--since` time: one in the future would read an empty window and end as if there were nothing to do.
+    static func parseSince(_ text: String) throws -> Date {
+        let start = try parse(text, option: "--since")
+        guard start < Date() else { throw ReconcilerError(.usage, "--since \(clip(text)) is in the future") }
+        return start
     }
 
     /// Whether the text's `YYYY-MM-DD` names a day of the Gregorian calendar (2026-02-30 does not).

@@ -24,7 +24,7 @@ extension CommandRuntime {
             defer { connection.close() }
             try Migrator(connection: connection).verifyCurrent()
             guard apps.count > 1 else { return 2 }
-            return try configuration.nightly.concurrency
+            return try configuredConcurrency()
                 ?? max(2, min(NightlyFleet.freeConnections(on: connection) / 2, DatabaseThreads.mostWaitingConnections))
         }()
         let gateCount = Self.sharedGateCount(apps: apps.count, connections: connections)
@@ -40,6 +40,17 @@ extension CommandRuntime {
         for gate in gates { await gate.close() }
         let worst = ExitStatus.worst(results.map(\.exitCode))
         if worst != 0 { throw ExitCode(worst) }
+    }
+
+    /// `nightly.concurrency` as a run can hold it: at most ``DatabaseThreads/mostWaitingConnections`` (each waiting
+    /// connection holds one of libdispatch's 255 threads), with a warning when the file asks for more.
+    func configuredConcurrency() -> Int? {
+        guard let configured = configuration.nightly.concurrency else { return nil }
+        let most = DatabaseThreads.mostWaitingConnections
+        if configured > most {
+            logger.warning("nightly.concurrency \(configured) is more than a process can keep waiting; using \(most)")
+        }
+        return min(configured, most)
     }
 
     /// How many quota gates the apps of a side-by-side run share: one per core, fewer for fewer apps, and at most

@@ -48,7 +48,7 @@ struct RunNightlyCommand: AsyncParsableCommand {
                 if purged > 0 { runtime.logger.info("purged \(purged) consumption facts older than \(retention)") }
             }
             let concurrency =
-                try runtime.configuration.nightly.concurrency
+                try runtime.configuredConcurrency()
                 ?? NightlyFleet.defaultConcurrency(
                     freeConnections: NightlyFleet.freeConnections(on: connection),
                     cores: ProcessInfo.processInfo.activeProcessorCount)

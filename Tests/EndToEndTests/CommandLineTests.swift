@@ -106,6 +106,7 @@ struct CommandLineTests {
         ),
         (["google-orders", "--since", "2026-13-01T00:00:00Z"], "2026-13-01T00:00:00Z\\\": expected"),
         (["google-voided", "--since", "2999-01-01T00:00:00Z"], "--since 2999-01-01T00:00:00Z is in the future"),
+        (["google-orders", "--since", "2999-01-01T00:00:00Z"], "--since 2999-01-01T00:00:00Z is in the future"),
         (["apple-refunds"], "give exactly one of --all or --ids FILE"),
         (["apple-refunds", "--status", "--cancel"], "--status and --cancel go alone"),
     ])

@@ -161,6 +161,23 @@ import Testing
         #expect(harness.time.sleeps.isEmpty)
     }
 
+    /// The refusal of a call that left a second before Pacific midnight and was answered after it spent the day
+    /// it left in, not the day of the answer (the gate would otherwise hold the new day's quota spent).
+    @Test func aDailyRefusalAnsweredAfterMidnightSpentTheDayTheCallLeftIn() async throws {
+        let before = PacificDay(containing: Date(timeIntervalSince1970: 1_790_000_000))
+        let harness = try ClientHarness(
+            [.token(), try error(403, "error-403-per-day.json")], start: before.end.addingTimeInterval(-1))
+        let time = harness.time
+        harness.transport.whileSending { request in
+            if !request.isTokenRequest { time.advance(by: 2) }
+        }
+        _ = await #expect(throws: PlayAPIError.self) {
+            try await harness.client.listVoidedPurchases(packageName: "com.acme.app", purpose: .incremental)
+        }
+        #expect(PacificDay(containing: harness.time.now) == before.next, "answered after midnight")
+        #expect(harness.gate.feedback(.googleVoidedPurchases) == [.dailyQuotaExhausted(sentOn: before)])
+    }
+
     @Test func throttledAnswersAreReportedAndRetriedAfterRetryAfter() async throws {
         let harness = try ClientHarness([
             .token(), try error(429, "error-429.json", headers: ["retry-after": "10"]),

@@ -59,8 +59,13 @@ struct PostgresCredentialsTests {
         #expect(!error.description.contains("ab1") && !error.description.contains("cd2"), "\(error)")
         #expect(error.message.contains("percent-encode them"), "\(error)")
         #expect(error.code == .badSettings)
-        #expect(!PostgresCredentials.uriPasswordNeedsEncoding("postgresql://storerecon:ab1%2Fcd2@db/x"))
-        #expect(!PostgresCredentials.uriPasswordNeedsEncoding("host=/tmp password=a/b@c"))
+        for valid in [
+            "postgresql://storerecon:ab1%2Fcd2@db/x", "host=/tmp password=a/b@c", "postgresql://u:pa?ss#1@db/x",
+            "postgresql://db:5432/x?user=admin@srv", "postgresql://u:pw@db:5432/x?application_name=a@b",
+            "postgresql://[::1]:5432/x", "postgresql:///storerecon", "postgresql://u@db/x",
+        ] {
+            #expect(!PostgresCredentials.uriPasswordNeedsEncoding(valid), "\(valid)")
+        }
     }
 
     @Test func aPasswordWithPercentEscapesIsRemovedInBothSpellings() throws {

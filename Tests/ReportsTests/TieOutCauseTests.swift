@@ -30,13 +30,12 @@ import Testing
             TieOut.Cause?.some(.settlementLag),
             "in the ledger of 2026-09"
         ),
-        // The ledger refunded it on Sep 12: in the month before, so Google booked it a month later (its September
-        // line is ledger-only, booked by Google in 2026-10).
+        // The ledger refunded it on Sep 12, Aug 12 or in November: another month (September's own line says whether
+        // Google booked the Sep 12 refund here).
         (
-            TieOutCauseTests.sides(booked: "2026-10-11T00:00:00Z", ledgerDay: "2026-09-12"), .settlementLag,
+            TieOutCauseTests.sides(booked: "2026-10-11T00:00:00Z", ledgerDay: "2026-09-12"), .otherMonth,
             "in the ledger of 2026-09"
         ),
-        // The ledger refunded it on Aug 12, or in November: another month.
         (
             TieOutCauseTests.sides(booked: "2026-10-11T00:00:00Z", ledgerDay: "2026-08-12"), .otherMonth,
             "in the ledger of 2026-08"

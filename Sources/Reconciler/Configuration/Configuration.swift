@@ -1,5 +1,4 @@
 import Foundation
-import Postgres
 
 /// storerecon's configuration file (YAML; JSON is valid YAML), decoded strictly: an unknown key is an error,
 /// because a typo must never silently drop a setting.
@@ -246,12 +245,10 @@ public struct NightlyConfig: Decodable, Sendable, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         onLocked = try container.decodeIfPresent(OnLocked.self, forKey: .onLocked) ?? .skip
         concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency)
-        if let concurrency, !(1...DatabaseThreads.mostWaitingConnections).contains(concurrency) {
+        if let concurrency, concurrency < 1 {
             throw DecodingError.dataCorruptedError(
                 forKey: .concurrency, in: container,
-                debugDescription:
-                    "expected a whole number of connections from 1 to \(DatabaseThreads.mostWaitingConnections) (each waits on a thread of its own)"
-            )
+                debugDescription: "expected a whole number of connections, 1 or more")
         }
         appTimeout = try container.decodeIfPresent(ConfigDuration.self, forKey: .appTimeout) ?? .hours(6)
         if appTimeout.seconds < 1 {

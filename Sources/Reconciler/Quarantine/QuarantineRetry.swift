@@ -114,12 +114,14 @@ public struct QuarantineRetry {
     /// An Apple signed transaction: verified again (a corrected root certificate), mapped and written.
     private func retryAppleRefund(_ entry: Entry, app: AppConfig, context: [String: String]) async throws -> Bool {
         let environment = context["environment"].map { Environment(rawValue: $0) } ?? StoreClients.appleEnvironment(app)
-        // The app's access outside the `do`: a configuration error (a key or root file missing) stops the command
-        // rather than being written over each row's reason.
-        let verifier = try appleAccess(app).verifier(for: environment)
+        // The app's access and its own environment's verifier outside the `do`: a configuration error (a key or root
+        // file missing) stops the command rather than being written over each row's reason. The row's environment
+        // (sandbox, since turned off) is the row's matter.
+        let access = try appleAccess(app)
+        _ = try access.verifier(for: StoreClients.appleEnvironment(app))
         let verified: VerifiedTransaction
         do {
-            verified = try await verifier.verifyTransaction(entry.raw)
+            verified = try await access.verifier(for: environment).verifyTransaction(entry.raw)
         } catch {
             try updateReason(entry.id, "the signed transaction failed verification again: \(error)")
             return false

@@ -72,19 +72,22 @@ struct AppleHistoryIntake: RefundRequestFinder {
 
     /// Stores one page (nothing in a dry run) with the payloads that failed verification set aside in the
     /// quarantine, and, with its chain's last page, the checkpoint when the chain is clean. Payloads that the
-    /// quarantine already held (each failed the same way on an earlier run) stay there and no longer hold the chain:
-    /// reading them again would not mend them, and the window would be held for good. Returns how many requests
-    /// were new.
+    /// quarantine has held for Apple's 12 hours (each failed the same way on every run since) stay there and no
+    /// longer hold the chain: a request is past answering by then, and the window would be held for good. Until
+    /// then each run reads them again, so a cause fixed within the 12 hours (a root certificate) lets them be
+    /// answered without a `quarantine retry`. Returns how many requests were new.
     private mutating func store(_ page: AppleRefundRequests.HistoryPage, in environment: JobEnvironment) throws -> Int {
         environment.counters.add("notifications", page.count)
         guard var chain = chains[page.type.rawValue] else { return 0 }
         var clean = page.setAside.isEmpty
         if !clean, !environment.dryRun,
-            try Quarantine.heldBefore(page.setAside, app: job.app.id, on: environment.connection)
+            try Quarantine.heldBefore(
+                page.setAside, app: job.app.id, heldFor: RequestingStore.apple.answerWindow,
+                on: environment.connection)
         {
             clean = true
             environment.logger.warning(
-                "\(page.setAside.count) \(page.type.rawValue) notifications failed verification again; they stay in the quarantine and the window moves on"
+                "\(page.setAside.count) \(page.type.rawValue) notifications have failed verification for 12 hours; they stay in the quarantine and the window moves on"
             )
         }
         chain.clean = chain.clean && clean

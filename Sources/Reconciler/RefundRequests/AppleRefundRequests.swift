@@ -63,7 +63,7 @@ public struct AppleRefundRequests: Sendable {
         let failed = environment.counters["verification_failed"]
         if failed > 0 {
             throw ReconcilerError(
-                .failed, "\(failed) notifications failed verification and were not stored (see the lines above)")
+                .failed, "\(failed) notifications failed verification and were quarantined (see the lines above)")
         }
         let refused = environment.counters["answers_failed"]
         if refused > 0 {

@@ -11,7 +11,8 @@ public struct ConsumptionImporter {
         public var rowsRead = 0
         /// The bad lines (every one).
         public var badLines: [ConsumptionImportError] = []
-        /// Facts written (new, or newer than the stored ones).
+        /// Facts written (new, or newer than the stored ones), counted per statement: a purchase in two chunks of
+        /// a long file counts in each that changed it.
         public var written = 0
     }
 

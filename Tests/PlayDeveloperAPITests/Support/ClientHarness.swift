@@ -16,9 +16,10 @@ struct ClientHarness {
         retryPolicy: RetryPolicy = PlayDeveloperClient.Configuration.defaultRetryPolicy,
         retriesThrottled: Bool = true,
         baseURL: URL = PlayDeveloperClient.Configuration.defaultBaseURL, tokenURL: URL? = nil,
-        gate: CountingQuotaGate = CountingQuotaGate(), jitterFraction: Double = 1
+        gate: CountingQuotaGate = CountingQuotaGate(), jitterFraction: Double = 1,
+        start: Date = Date(timeIntervalSince1970: 1_790_000_000)
     ) throws {
-        time = ManualTime(jitterFraction: jitterFraction)
+        time = ManualTime(start, jitterFraction: jitterFraction)
         transport = RecordingTransport(replies)
         self.gate = gate
         client = PlayDeveloperClient(

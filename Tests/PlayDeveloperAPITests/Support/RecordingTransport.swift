@@ -11,6 +11,12 @@ final class RecordingTransport: HTTPTransport {
     }
 
     private let state = Mutex<(replies: [Reply], requests: [HTTPRequest], late: [HTTPRequest])>(([], [], []))
+    /// Runs while a request is "in flight", before its reply (a test moves its clock there).
+    private let inFlight = Mutex<(@Sendable (HTTPRequest) -> Void)?>(nil)
+
+    func whileSending(_ hook: @escaping @Sendable (HTTPRequest) -> Void) {
+        inFlight.withLock { $0 = hook }
+    }
 
     init(_ replies: [Reply] = []) {
         state.withLock { $0.replies = replies }
@@ -33,6 +39,7 @@ final class RecordingTransport: HTTPTransport {
             state.requests.append(request)
             return state.replies.isEmpty ? nil : state.replies.removeFirst()
         }
+        inFlight.withLock { $0 }?(request)
         switch reply {
         case .response(let response): return response
         case .failure(let error): throw error

@@ -219,8 +219,6 @@ struct GoogleVoidedCrashTests {
         return splitSoFar
     }
 
-    /// Waits until the server has ended the killed process's session and so freed its job lock: a run started
-    /// before that is skipped (exit 0, nothing done), which a loaded host can make happen.
     /// Google refund rows stored so far.
     static func googleRows(_ stores: SimulatedStores) throws -> Int {
         let connection = try PostgresConnection(conninfo: stores.conninfo)
@@ -229,6 +227,8 @@ struct GoogleVoidedCrashTests {
             .decode("n", as: Int.self)
     }
 
+    /// Waits until the server has ended the killed process's session and so freed its job lock: a run started
+    /// before that is skipped (exit 0, nothing done), which a loaded host can make happen.
     static func lockFreed(_ stores: SimulatedStores, job: String) async throws {
         let connection = try PostgresConnection(conninfo: stores.conninfo)
         defer { connection.close() }
