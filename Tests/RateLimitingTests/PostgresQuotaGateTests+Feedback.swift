@@ -53,7 +53,8 @@ extension PostgresQuotaGateTests {
         await reporter.report(app: "a", api: Self.api, feedback: .throttled(retryAfter: 30))
         let attempt = try await other.attempt(app: "a", api: Self.api, purpose: .incremental)
         #expect(attempt.grant == nil)
-        #expect(attempt.wait > .seconds(29) && attempt.wait <= .seconds(30))
+        // 30 s less the time between the two statements (a loaded host may stall seconds between them).
+        #expect(attempt.wait > .seconds(20) && attempt.wait <= .seconds(30))
 
         // A short block, waited out for real: the grant comes no earlier than the block's end.
         await reporter.report(app: "a", api: .googleSubscriptions, feedback: .throttled(retryAfter: 0.3))

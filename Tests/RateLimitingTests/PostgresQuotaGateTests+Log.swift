@@ -35,7 +35,8 @@ extension PostgresQuotaGateTests {
         try Self.setLog("a", old: 40, oldAge: 60, recent: 60, on: connection)
         let first = try Self.granted("a", wanted: 16, counts: "{70}", windows: "{10}", on: connection)
         #expect(first.granted == 10)
-        #expect((first.wait ?? 0) > 8 && (first.wait ?? 0) <= 9)
+        // About 9 s less the time since the log was written (a loaded host may stall seconds between).
+        #expect((first.wait ?? 0) > 5 && (first.wait ?? 0) <= 9)
         // Two windows: 61 in 10 s leaves 1 (the 61st newest is a minute old), 3000 in 2 min leaves 2900.
         try Self.setLog("b", old: 40, oldAge: 60, recent: 60, on: connection)
         #expect(
@@ -58,6 +59,6 @@ extension PostgresQuotaGateTests {
         #expect(try log.decode("n", as: Int.self) == 2940)
         let full = try Self.granted("g", wanted: 16, counts: "{2940}", windows: "{60}", on: connection)
         #expect(full.granted == 0)
-        #expect((full.wait ?? 0) > 55 && (full.wait ?? 0) <= 59)
+        #expect((full.wait ?? 0) > 50 && (full.wait ?? 0) <= 59)
     }
 }
