@@ -86,7 +86,7 @@ public enum EarningsReportParser {
     /// The columns the rows are read by, at their fixed places (the header must be exactly ``columns``).
     private enum Column: Int {
         case description = 0, transactionDate = 1, transactionTime = 2, transactionType = 4, refundType = 5
-        case skuId = 9, buyerCountry = 11, buyerCurrency = 14, amount = 15, merchantCurrency = 17
+        case packageName = 7, skuId = 9, buyerCountry = 11, buyerCurrency = 14, amount = 15, merchantCurrency = 17
         case merchantAmount = 18
 
         static let all: [ReportFields.Column] = (0..<EarningsReportParser.columns.count).map {
@@ -121,7 +121,8 @@ public enum EarningsReportParser {
             amountCurrency: try fields.currency(Column.buyerCurrency.field),
             amountNanos: try fields.nanos(Column.amount.field),
             merchantCurrency: try fields.currency(Column.merchantCurrency.field),
-            merchantNanos: try fields.nanos(Column.merchantAmount.field))
+            merchantNanos: try fields.nanos(Column.merchantAmount.field),
+            package: fields.optional(Column.packageName.field))
     }
 
     /// The month from the name (`earnings_202610_...`), else from the rows' Pacific dates.

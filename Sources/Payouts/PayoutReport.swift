@@ -90,6 +90,8 @@ public struct PayoutRow: Sendable, Equatable {
     public var orderId: String?
     /// Google `Sku Id`; Apple `Vendor Identifier`.
     public var productId: String?
+    /// Google `Product id`: the package name (the account's file holds every app's rows).
+    public var package: String?
     /// `Buyer Country` / `Country Of Sale`, ISO 3166-1 alpha-2.
     public var country: String?
     /// Google: `Transaction Date` and `Transaction Time` (US Pacific).
@@ -111,8 +113,10 @@ public struct PayoutRow: Sendable, Equatable {
     public init(
         line: Int, kind: String, orderId: String? = nil, productId: String? = nil, country: String? = nil,
         bookedAt: Date? = nil, refundType: String? = nil, quantity: Int? = nil, amountCurrency: String? = nil,
-        amountNanos: Int64? = nil, merchantCurrency: String? = nil, merchantNanos: Int64? = nil
+        amountNanos: Int64? = nil, merchantCurrency: String? = nil, merchantNanos: Int64? = nil,
+        package: String? = nil
     ) {
+        self.package = package
         self.line = line
         self.kind = kind
         self.orderId = orderId

@@ -172,7 +172,8 @@ public struct PayoutStore {
         try connection.copyIn(
             """
             COPY payout_report_row (report_id, line, kind, order_id, product_id, country, booked_at, refund_type,
-                                    quantity, amount_currency, amount_nanos, merchant_currency, merchant_nanos)
+                                    quantity, amount_currency, amount_nanos, merchant_currency, merchant_nanos,
+                                    package)
             FROM STDIN
             """
         ) { writer in
@@ -192,6 +193,7 @@ public struct PayoutStore {
                 writer.field(row.amountNanos)
                 try writer.field(row.merchantCurrency)
                 writer.field(row.merchantNanos)
+                try writer.field(row.package)
                 try writer.endRow()
             }
         }

@@ -8,6 +8,10 @@ extension GoogleTieOut {
     /// the month, `$10` the next month, `$11` the month's last day (every entry is before its end, so one from its
     /// start on is of that day). Report-only orders carry what their cause needs: the latest day the ledger
     /// refunded them in any month, and whether storerecon read them from the Orders API.
+    /// The account's file holds every app's rows: those of the app's package (`$8`'s), or of a row stored before
+    /// packages were kept.
+    static let ofTheApp = "(r.package IS NULL OR r.package = (SELECT a.store_app_id FROM app a WHERE a.id = $8))"
+
     static let query = """
         \(RefundReport.roundedEntries(.event)), net AS (
             -- OFFSET 0 keeps this a subquery of its own, so each entry's rounded amounts are computed once, not once
@@ -40,12 +44,13 @@ extension GoogleTieOut {
                    min(r.amount_currency) AS currency, count(*) AS n, (-sum(r.amount_nanos))::text AS nanos,
                    min(r.booked_at) AS booked_at
             FROM payout_report p JOIN payout_report_row r ON r.report_id = p.id
-            WHERE p.app_id = $8 AND p.store = 'google' AND p.month = $9 AND r.kind = 'Charge refund'
+            WHERE p.app_id = $8 AND p.store = 'google' AND p.month = $9 AND r.kind = 'Charge refund' AND \(Self.ofTheApp)
             GROUP BY r.order_id
         ), later AS (
             SELECT r.order_id, (-sum(r.amount_nanos))::text AS nanos
             FROM payout_report p JOIN payout_report_row r ON r.report_id = p.id
             WHERE p.app_id = $8 AND p.store = 'google' AND p.month = $10 AND r.kind = 'Charge refund'
+                  AND \(Self.ofTheApp)
             GROUP BY r.order_id
         )
         SELECT coalesce(l.order_id, t.order_id) AS order_id, l.order_id IS NOT NULL AS in_ledger,

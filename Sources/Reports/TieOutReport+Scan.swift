@@ -102,6 +102,7 @@ extension TieOutReport {
             FROM payout_report p JOIN payout_report_row r ON r.report_id = p.id
             WHERE p.app_id = $1 AND p.store = $2 AND p.month = $3 AND r.kind = ANY ($4::text[])
                   AND r.merchant_currency IS NOT NULL
+                  AND (r.package IS NULL OR r.package = (SELECT a.store_app_id FROM app a WHERE a.id = $1))
             GROUP BY 1 ORDER BY 1
             """, [app, store, month, PostgresTextArray(kinds)]
         ).map { row in

@@ -24,6 +24,7 @@ import Testing
         #expect(refund.amountCurrency == "USD" && refund.amountNanos == -4_990_000_000)
         #expect(refund.merchantCurrency == "USD" && refund.merchantNanos == -4_990_000_000)
         #expect(refund.productId == "pro_monthly" && refund.country == "US")
+        #expect(refund.package == "com.acme.app", "the account's file holds every app's rows")
         // Oct 20, 2026 11:30:00 PM PDT (UTC-7) is 06:30 UTC the next day.
         #expect(refund.bookedAt == Date(timeIntervalSince1970: 1_792_564_200))
         let coins = report.rows[4]

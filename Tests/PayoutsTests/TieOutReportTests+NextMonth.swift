@@ -1,3 +1,4 @@
+import Payouts
 import StoreCalendar
 import Testing
 
@@ -69,5 +70,27 @@ extension TieOutReportTests {
                 "GPA.N report_only other_month in the ledger of 2026-10",
                 "GPA.P report_only other_month in the ledger of 2026-10",
             ])
+    }
+
+    /// Google's earnings file is the developer account's: another app's rows in it are not this app's report-only
+    /// lines, nor its money (rows stored before packages were kept still count, as before).
+    @Test func anotherAppsRowsInTheAccountsFileAreNotThisAppsLines() throws {
+        try ledger.google("GPA.A", "2026-10-10T18:00:00Z", gross: 2_000_000_000, part: "voided:1")
+        let month = CalendarMonth(year: 2026, month: 10)
+        let rows = [("GPA.A", "com.x", -2_000_000_000), ("GPA.OTHER", "com.other", -9_000_000_000)].enumerated()
+            .map { index, row in
+                PayoutRow(
+                    line: index + 2, kind: "Charge refund", orderId: row.0, productId: "pro", country: "US",
+                    bookedAt: nil, amountCurrency: "USD", amountNanos: Int64(row.2), merchantCurrency: "USD",
+                    merchantNanos: Int64(row.2), package: row.1)
+            }
+        try PayoutStore(connection: connection).store(
+            PayoutReport(
+                store: .google, reportKey: "earnings_202610_1-1.zip", month: month, periodStart: "2026-10-01",
+                periodEnd: "2026-10-31", sourceName: "earnings_202610_1-1.zip", checksum: "account", rows: rows),
+            app: "droid")
+        let report = try TieOutReport.run(month: month, apps: ["droid": "google"], detail: true, on: connection)
+        #expect(report.lines.map { "\($0.orderId) \($0.status.rawValue)" } == ["GPA.A matched"])
+        #expect(report.payoutCosts == [.init(store: "google", app: "droid", currency: "USD", nanos: 2_000_000_000)])
     }
 }
