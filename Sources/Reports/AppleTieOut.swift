@@ -107,16 +107,16 @@ struct AppleTieOut {
                 try row.decode("currency"))
             var side = sides[key] ?? LedgerSide()
             side.units += try row.decode("units", as: Int.self)
-            side.nanos += TieOutAmount.parse(try row.decode("nanos")) ?? 0
+            side.nanos += try TieOutAmount.column(row, "nanos") ?? 0
             side.unknown += try row.decode("unknown", as: Int.self)
             side.known += try row.decode("known", as: Int.self)
             let edge: Bool = try row.decode("edge")
             side.edge = side.edge || edge
             side.familyRevokes += try row.decode("family_revokes", as: Int.self)
             side.laterUnits += try row.decode("later_units", as: Int.self)
-            side.laterNanos += TieOutAmount.parse(try row.decode("later_nanos")) ?? 0
+            side.laterNanos += try TieOutAmount.column(row, "later_nanos") ?? 0
             side.reversalUnits += try row.decode("reversal_units", as: Int.self)
-            side.reversalNanos += TieOutAmount.parse(try row.decode("reversal_nanos")) ?? 0
+            side.reversalNanos += try TieOutAmount.column(row, "reversal_nanos") ?? 0
             let day: String? = try row.decodeIfPresent("later_day")
             if let day, side.laterDay.map({ day < $0 }) ?? true { side.laterDay = day }
             sides[key] = side
@@ -139,7 +139,7 @@ struct AppleTieOut {
         for row in rows {
             let key = Self.key(try row.decode("product"), try row.decode("country"), try row.decode("currency"))
             sides[key] = ReportSide(
-                units: try row.decode("units"), nanos: TieOutAmount.parse(try row.decode("nanos")) ?? 0)
+                units: try row.decode("units"), nanos: try TieOutAmount.column(row, "nanos") ?? 0)
         }
         return sides
     }

@@ -232,20 +232,20 @@ struct GoogleTieOut {
             sides.refunds = try row.decode("refunds")
             sides.reversed = try row.decode("reversed")
             sides.estimated = try row.decode("estimated")
-            sides.nanos = try row.decodeIfPresent("nanos", as: String.self).flatMap(TieOutAmount.parse)
+            sides.nanos = try TieOutAmount.column(row, "nanos")
             sides.unknown = try row.decode("unknown", as: Int.self)
-            sides.lastDayNanos = TieOutAmount.parse(try row.decode("last_day_nanos")) ?? 0
+            sides.lastDayNanos = try TieOutAmount.column(row, "last_day_nanos") ?? 0
             sides.lastDay = try row.decode("last_day")
             sides.bookedLater = try row.decode("booked_later")
-            sides.laterNanos = try row.decodeIfPresent("later_nanos", as: String.self).flatMap(TieOutAmount.parse)
+            sides.laterNanos = try TieOutAmount.column(row, "later_nanos")
         }
         if sides.inReport {
             sides.reportRows = try row.decode("n")
-            sides.reportNanos = TieOutAmount.parse(try row.decode("report_nanos")) ?? 0
+            sides.reportNanos = try TieOutAmount.column(row, "report_nanos") ?? 0
             sides.bookedAt = try row.decodeIfPresent("booked_at")
         }
         sides.previousNanos =
-            try row.decodeIfPresent("previous_nanos", as: String.self).flatMap(TieOutAmount.parse) ?? 0
+            try TieOutAmount.column(row, "previous_nanos") ?? 0
         sides.ledgerDay = try row.decodeIfPresent("ledger_day")
         sides.known = try row.decodeIfPresent("known") ?? false
         return sides

@@ -52,7 +52,17 @@ public final class RefundReportOutput {
     public func finish() throws {
         try flush()
         guard case .file(let handle, let temporary, let final) = target else { return }
-        try? handle.close()
+        do {
+            // A write error the file system reports late (a full disk, NFS quota) comes here: a short report never
+            // replaces the last one.
+            try handle.synchronize()
+            try handle.close()
+        } catch {
+            unlink(temporary)
+            target = .memory
+            let code = (error as NSError).domain == NSPOSIXErrorDomain ? Int32((error as NSError).code) : EIO
+            throw Self.failure(final, code)
+        }
         guard rename(temporary, final) == 0 else {
             let code = errno
             unlink(temporary)

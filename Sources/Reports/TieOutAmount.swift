@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// Integer nanos for the tie-out's lines: one order's or one product's refunds fit an `Int64` many times over, and
 /// a month of a million orders is rounded and printed without a `Decimal` per cell. Totals stay `Decimal`.
@@ -10,6 +11,18 @@ enum TieOutAmount {
             return nil
         }
         return Int64(text[..<dot])
+    }
+
+    /// A sum's nanos from `row`'s `column`, which the tie-out adds exactly or not at all: beyond `Int64` (9.2 billion
+    /// units of a currency in one line, reachable in IDR or VND) the report stops with the column named rather than
+    /// printing a zero. `nil` for SQL NULL.
+    static func column(_ row: PostgresRow, _ column: String) throws -> Int64? {
+        guard let text = try row.decodeIfPresent(column, as: String.self) else { return nil }
+        guard let value = parse(text) else {
+            throw ReportError(
+                "the amount \(text.prefix(40)) in \(column) is beyond what the tie-out adds exactly", code: .failed)
+        }
+        return value
     }
 
     /// `nanos` rounded half to even to `currency`'s minor unit (exact when the currency is not known).

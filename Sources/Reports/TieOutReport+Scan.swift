@@ -108,7 +108,7 @@ extension TieOutReport {
         ).map { row in
             PayoutCost(
                 store: store, app: app, currency: try row.decode("currency"),
-                nanos: Money.nanos(text: try row.decode("nanos")) ?? 0)
+                nanos: try RefundReport.nanos(row, "nanos") ?? 0)
         }
     }
 

@@ -74,7 +74,10 @@ struct MetricsFile {
     private func merge(record: RunRecord, exitCode: Int32, _ fromDatabase: DatabaseSamples, now: Date) throws {
         var samples: [String: [String]] = [:]
         for family in Self.families { samples[family.name] = [] }
-        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        // No file yet is an empty one; a file that cannot be read is an error: rewriting it without the other
+        // commands' series would silence their alerts.
+        let existing =
+            FileManager.default.fileExists(atPath: path) ? try String(contentsOfFile: path, encoding: .utf8) : ""
         let replaced = Set(record.results.map { "\($0.job)\u{0}\($0.app)" })
         let (lastSuccess, quarantined, requests) =
             (fromDatabase.lastSuccess, fromDatabase.quarantined, fromDatabase.requests)

@@ -220,6 +220,13 @@ struct CommandLineTests {
             environment: ["STORERECON_DATABASE_URL": "host=/nonexistent-dir port=1 connect_timeout=2"])
         #expect(outcome.status == 1, "\(outcome.stderr)")
         #expect(outcome.stderr.contains("metrics"), "\(outcome.stderr)")
+        // A metrics file that cannot be read is not rewritten without the other commands' series.
+        let unreadable = directory.appendingPathComponent("unreadable.prom")
+        try Data([0x73, 0xFF, 0xFE, 0x0A]).write(to: unreadable)
+        #expect(try run(["migrate"]).status == 0)
+        let merged = try run(["sync", "apple-refunds", "--metrics-file", unreadable.path])
+        #expect(merged.status == 1, "\(merged.stderr)")
+        #expect(try Data(contentsOf: unreadable) == Data([0x73, 0xFF, 0xFE, 0x0A]), "left as it was")
     }
 
     /// `quarantine retry --id N` and `drop --id N` with no open row of that id (a typo, a row already landed) say

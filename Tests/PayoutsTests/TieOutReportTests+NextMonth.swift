@@ -93,4 +93,18 @@ extension TieOutReportTests {
         #expect(report.lines.map { "\($0.orderId) \($0.status.rawValue)" } == ["GPA.A matched"])
         #expect(report.payoutCosts == [.init(store: "google", app: "droid", currency: "USD", nanos: 2_000_000_000)])
     }
+
+    /// A line's sum beyond what the tie-out adds exactly (9.2 billion units) stops the report naming the column,
+    /// rather than printing it as 0 (a line of two such sums would have read `matched`).
+    @Test func aSumBeyondExactNanosStopsTheReport() throws {
+        try ledger.google("GPA.BIG", "2026-10-10T18:00:00Z", gross: 5_000_000_000_000_000_000, part: "voided:1")
+        try ledger.google("GPA.BIG", "2026-10-11T18:00:00Z", gross: 5_000_000_000_000_000_000, part: "voided:2")
+        try googleReport(
+            month: CalendarMonth(year: 2026, month: 10), [("GPA.X", "Charge", 1_000_000_000, 1_000_000_000)])
+        let error = #expect(throws: ReportError.self) {
+            try TieOutReport.run(
+                month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: true, on: connection)
+        }
+        #expect(error?.message.contains("beyond what the tie-out adds exactly") == true, "\(String(describing: error))")
+    }
 }

@@ -136,4 +136,18 @@ struct JobRunnerSideBySideTests {
             #expect(first.idle && second.idle)
         }
     }
+
+    /// A job whose work is done but whose run record cannot be written is not reported as a success: its run row
+    /// would say `started`, and `status` would call the job unfinished without a line saying why.
+    @Test func aRunRecordThatCannotBeWrittenFailsTheJobWithALine() async throws {
+        try await Self.withApps { harness, apps in
+            let result = try await harness.runner().run(job: "unrecorded", app: apps[0], waitForLock: false) { _ in
+                // As if the database refused the record (a constraint, a lost connection) once the work was stored.
+                try harness.connection().execute(
+                    "ALTER TABLE job_run ADD CONSTRAINT test_no_ok CHECK (job <> 'unrecorded' OR outcome <> 'ok')")
+            }
+            #expect(result.exitCode != 0)
+            #expect(result.error?.contains("test_no_ok") == true, "\(result.error ?? "")")
+        }
+    }
 }

@@ -11,8 +11,8 @@ public struct NotificationHistoryResponseItem: Decodable, Sendable, Hashable {
         case signedPayload, sendAttempts
     }
 
-    /// Decodes leniently, but an item without its payload fails the page: skipped, its notification would be lost
-    /// once the cursor moved on.
+    /// Decodes leniently, but an item without its payload fails as an item: the page leaves it out and counts it
+    /// (`unreadable_items`), rather than keeping an item with nothing to verify or store.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         guard let signed = c.lenientString(.signedPayload) else {

@@ -126,12 +126,6 @@ public struct JobRunner: Sendable {
                     progress: ProgressDisplay(quiet: quiet, key: app.id), now: now, warmUp: warmUp)
                 do {
                     try await body(environment)
-                    try? recorder?.finish(.ok, counts: counters.snapshot, calls: counters.callSnapshot)
-                    let done = result(.ok, 0, nil)
-                    // A warning when the store throttled calls, so that --quiet keeps this one line for them.
-                    let throttled = done.calls.filter { $0.key.hasSuffix(".throttled") }.values.reduce(0, +)
-                    logger.log(level: throttled > 0 ? .warning : .info, "\(Self.summary(done))")
-                    return done
                 } catch {
                     environment.progress?.finish()
                     // Cut by the app's deadline: whatever the interrupted call threw (a cancellation, a transport error).
@@ -149,6 +143,19 @@ public struct JobRunner: Sendable {
                     }
                     return result(outcome, code, line)
                 }
+                do {
+                    try recorder?.finish(.ok, counts: counters.snapshot, calls: counters.callSnapshot)
+                } catch {
+                    // The job's work is stored; its run record says `started`, so `status` would call it unfinished.
+                    let (code, line) = Self.classify(error)
+                    logger.error("the job's work is stored, but its run record could not be written: \(line)")
+                    return result(JobRunRecorder.Outcome(exitCode: code), code, line)
+                }
+                let done = result(.ok, 0, nil)
+                // A warning when the store throttled calls, so that --quiet keeps this one line for them.
+                let throttled = done.calls.filter { $0.key.hasSuffix(".throttled") }.values.reduce(0, +)
+                logger.log(level: throttled > 0 ? .warning : .info, "\(Self.summary(done))")
+                return done
             }
         } catch let stopped as ReconcilerError where stopped.code == .temporary && shutdown.isRequested {
             // Stopped while waiting for the lock: nothing ran.
