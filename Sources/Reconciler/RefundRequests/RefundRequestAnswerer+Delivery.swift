@@ -68,7 +68,8 @@ extension RefundRequestAnswerer {
         }
         try connection.transaction { connection in
             try requests.finishAndRelease(finishes, released: released, on: connection)
-            try ConsumptionUsageEventStore.delete(ids: evidence.flatMap { Self.ids($0.open) }, on: connection)
+            try ConsumptionUsageEventStore.deleteUnshared(
+                ids: evidence.flatMap { Self.ids($0.open) }, app: requests.appId, on: connection)
         }
     }
 }

@@ -183,8 +183,9 @@ struct RefundRequestAnswerer: Sendable {
             evidenceToDrop.isEmpty
             ? try requests.recordAndClaim(silent, claims, on: environment.connection)
             : try environment.connection.transaction { connection in
-                try ConsumptionUsageEventStore.delete(ids: evidenceToDrop, on: connection)
-                return try requests.recordAndClaim(silent, claims, on: connection)
+                let taken = try requests.recordAndClaim(silent, claims, on: connection)
+                try ConsumptionUsageEventStore.deleteUnshared(ids: evidenceToDrop, app: requests.appId, on: connection)
+                return taken
             }
         return claimed.filter { taken.contains($0.open.id) }
     }

@@ -33,9 +33,35 @@ struct ConsumptionUsageEventStoreTests {
         #expect(events.first?.consumptionItemDescription == String(repeating: "é", count: 5000))
         #expect(events.first?.location == .init(regionCode: "FR"))
 
-        #expect(try ConsumptionUsageEventStore.delete(ids: ["GPA.1", "token-1"], on: connection) == 1200)
+        #expect(
+            try ConsumptionUsageEventStore.deleteUnshared(ids: ["GPA.1", "token-1"], app: "a", on: connection) == 1200)
         #expect(try ConsumptionUsageEventStore.events(forEach: [["GPA.1", "token-1"]], on: connection) == [[]])
         #expect(try ConsumptionUsageEventStore.purge(before: Date().addingTimeInterval(60), on: connection) == 1)
+    }
+
+    /// A subscription's purchase token is named by the reviews of all its renewal orders: answering one deletes
+    /// its order's evidence and keeps the token's while another review of it waits; the last one takes it.
+    @Test func evidenceUnderATokenAnotherOpenRequestNamesIsKept() throws {
+        let connection = try PostgresConnection(conninfo: try RefundRequestAnswererTests().database(2))
+        defer { connection.close() }
+        try connection.execute(
+            "UPDATE refund_request SET original_id = 'token' WHERE transaction_id IN ('t001', 't002')")
+        try connection.execute(
+            """
+            INSERT INTO consumption_usage_event (purchase_id, ip_address)
+            VALUES ('t001', '192.0.2.1'), ('token', '192.0.2.2'), ('t002', '192.0.2.3')
+            """)
+        func left() throws -> [String] {
+            try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
+                try $0.decode("purchase_id", as: String.self)
+            }
+        }
+        try connection.execute("UPDATE refund_request SET answer = 'answered' WHERE transaction_id = 't001'")
+        try ConsumptionUsageEventStore.deleteUnshared(ids: ["t001", "token"], app: "ios", on: connection)
+        #expect(try left() == ["t002", "token"])
+        try connection.execute("UPDATE refund_request SET answer = 'missed' WHERE transaction_id = 't002'")
+        try ConsumptionUsageEventStore.deleteUnshared(ids: ["t002", "token"], app: "ios", on: connection)
+        #expect(try left() == [])
     }
 
     /// A request left without facts past its deadline will never be answered: its usage evidence (IP addresses,
