@@ -60,8 +60,7 @@ public final class RefundReportOutput {
         } catch {
             unlink(temporary)
             target = .memory
-            let code = (error as NSError).domain == NSPOSIXErrorDomain ? Int32((error as NSError).code) : EIO
-            throw Self.failure(final, code)
+            throw Self.failure(final, Self.errnoCode(error))
         }
         guard rename(temporary, final) == 0 else {
             let code = errno

@@ -100,20 +100,23 @@ public enum ConsumptionUsageEventStore {
     }
 
     /// Deletes the events of requests `app` has answered or given up (by their purchases' ids), but not those of an
-    /// id another of its requests still waiting to be decided names: a subscription's purchase token is shared by
-    /// the reviews of all its renewal orders. Call it once the requests themselves are recorded. Returns how many.
+    /// id another of its requests that may still be answered names (undecided, or without facts or consent before
+    /// its deadline): a subscription's purchase token is shared by the reviews of all its renewal orders. Call it
+    /// once the requests themselves are recorded. Returns how many.
     @discardableResult
-    public static func deleteUnshared(ids: [String], app: String, on connection: PostgresConnection) throws -> Int {
+    public static func deleteUnshared(
+        ids: [String], app: String, now: Date, on connection: PostgresConnection
+    ) throws -> Int {
         try connection.execute(
             """
             DELETE FROM consumption_usage_event e
             WHERE e.purchase_id = ANY($1::text[])
               AND NOT EXISTS (
                   SELECT 1 FROM refund_request o
-                  WHERE o.app_id = $2 AND o.sending_since IS NULL
-                    AND (o.answer IS NULL OR o.answer IN ('no_facts', 'no_consent'))
+                  WHERE o.app_id = $2
+                    AND (o.answer IS NULL OR (o.answer IN ('no_facts', 'no_consent') AND o.deadline > $3))
                     AND (o.transaction_id = e.purchase_id OR o.original_id = e.purchase_id))
-            """, [PostgresTextArray(ids), app])
+            """, [PostgresTextArray(ids), app, now])
     }
 
     /// Deletes events loaded before `cutoff` (the retention purge). Returns how many.

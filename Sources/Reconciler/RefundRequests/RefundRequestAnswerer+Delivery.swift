@@ -46,7 +46,9 @@ extension RefundRequestAnswerer {
                 }
             }
             do {
-                try record(finishes, released: released, of: group.claimed, on: environment.connection)
+                try record(
+                    finishes, released: released, of: group.claimed, now: environment.now(),
+                    on: environment.connection)
                 environment.answersSent(finishes.count)
             } catch {
                 stop = stop ?? error
@@ -58,7 +60,7 @@ extension RefundRequestAnswerer {
     /// Records the finished answers and releases the rest; a Google answer's usage evidence (IP addresses,
     /// locations) goes in the same transaction.
     private func record(
-        _ finishes: [RefundRequestStore.Finish], released: [Int64], of claimed: [Claimed],
+        _ finishes: [RefundRequestStore.Finish], released: [Int64], of claimed: [Claimed], now: Date,
         on connection: PostgresConnection
     ) throws {
         let finished = Set(finishes.map(\.id))
@@ -69,7 +71,7 @@ extension RefundRequestAnswerer {
         try connection.transaction { connection in
             try requests.finishAndRelease(finishes, released: released, on: connection)
             try ConsumptionUsageEventStore.deleteUnshared(
-                ids: evidence.flatMap { Self.ids($0.open) }, app: requests.appId, on: connection)
+                ids: evidence.flatMap { Self.ids($0.open) }, app: requests.appId, now: now, on: connection)
         }
     }
 }

@@ -184,7 +184,8 @@ struct RefundRequestAnswerer: Sendable {
             ? try requests.recordAndClaim(silent, claims, on: environment.connection)
             : try environment.connection.transaction { connection in
                 let taken = try requests.recordAndClaim(silent, claims, on: connection)
-                try ConsumptionUsageEventStore.deleteUnshared(ids: evidenceToDrop, app: requests.appId, on: connection)
+                try ConsumptionUsageEventStore.deleteUnshared(
+                    ids: evidenceToDrop, app: requests.appId, now: environment.now(), on: connection)
                 return taken
             }
         return claimed.filter { taken.contains($0.open.id) }

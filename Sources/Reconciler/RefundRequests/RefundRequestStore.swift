@@ -72,10 +72,16 @@ public struct RefundRequestStore: Sendable {
                 UPDATE refund_request SET answer = 'failed', error_code = 'interrupted', answered_at = now()
                 WHERE app_id = $1 AND sending_since IS NOT NULL
                   AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
-                RETURNING transaction_id, original_id),
+                RETURNING id, transaction_id, original_id),
             dropped AS (
-                DELETE FROM consumption_usage_event
-                WHERE purchase_id IN (SELECT transaction_id FROM closed UNION ALL SELECT original_id FROM closed))
+                -- A purchase token another undecided review of the app names keeps its evidence (the statement
+                -- sees the closed rows as they were: they are left out by id).
+                DELETE FROM consumption_usage_event e
+                WHERE e.purchase_id IN (SELECT transaction_id FROM closed UNION ALL SELECT original_id FROM closed)
+                  AND NOT EXISTS (
+                      SELECT 1 FROM refund_request o
+                      WHERE o.app_id = $1 AND o.answer IS NULL AND o.id NOT IN (SELECT id FROM closed)
+                        AND (o.transaction_id = e.purchase_id OR o.original_id = e.purchase_id)))
             SELECT count(*)::int AS n FROM closed
             """, [appId])
         return try rows[0].decode("n")

@@ -34,7 +34,8 @@ struct ConsumptionUsageEventStoreTests {
         #expect(events.first?.location == .init(regionCode: "FR"))
 
         #expect(
-            try ConsumptionUsageEventStore.deleteUnshared(ids: ["GPA.1", "token-1"], app: "a", on: connection) == 1200)
+            try ConsumptionUsageEventStore.deleteUnshared(
+                ids: ["GPA.1", "token-1"], app: "a", now: Date(), on: connection) == 1200)
         #expect(try ConsumptionUsageEventStore.events(forEach: [["GPA.1", "token-1"]], on: connection) == [[]])
         #expect(try ConsumptionUsageEventStore.purge(before: Date().addingTimeInterval(60), on: connection) == 1)
     }
@@ -56,12 +57,18 @@ struct ConsumptionUsageEventStoreTests {
                 try $0.decode("purchase_id", as: String.self)
             }
         }
+        let now = RefundRequestAnswererTests.received
         try connection.execute("UPDATE refund_request SET answer = 'answered' WHERE transaction_id = 't001'")
-        try ConsumptionUsageEventStore.deleteUnshared(ids: ["t001", "token"], app: "ios", on: connection)
+        try ConsumptionUsageEventStore.deleteUnshared(ids: ["t001", "token"], app: "ios", now: now, on: connection)
         #expect(try left() == ["t002", "token"])
-        try connection.execute("UPDATE refund_request SET answer = 'missed' WHERE transaction_id = 't002'")
-        try ConsumptionUsageEventStore.deleteUnshared(ids: ["t002", "token"], app: "ios", on: connection)
-        #expect(try left() == [])
+        // A sibling without facts keeps it only until its deadline: then nothing will send it.
+        try connection.execute("UPDATE refund_request SET answer = 'no_facts' WHERE transaction_id = 't002'")
+        try ConsumptionUsageEventStore.deleteUnshared(ids: ["t001", "token"], app: "ios", now: now, on: connection)
+        #expect(try left() == ["t002", "token"])
+        try connection.execute(
+            "UPDATE refund_request SET deadline = $1 WHERE transaction_id = 't002'", [now.addingTimeInterval(-1)])
+        try ConsumptionUsageEventStore.deleteUnshared(ids: ["t001", "token"], app: "ios", now: now, on: connection)
+        #expect(try left() == ["t002"])
     }
 
     /// A request left without facts past its deadline will never be answered: its usage evidence (IP addresses,
