@@ -25,11 +25,17 @@ struct AppleHistoryIntake: RefundRequestFinder {
     private var parked: [AppleRefundRequests.HistoryPage] = []
     /// The `CONSUMPTION_REQUEST` chain's last page was taken (or the reading ended).
     private var requestsRead = false
+    /// The quarantine held payloads of this job open when the run began: a verified copy closes them.
+    let quarantineOpen: Bool
 
-    init(job: AppleRefundRequests, queue: ReadAheadQueue<AppleRefundRequests.HistoryPage>, chains: [String: Chain]) {
+    init(
+        job: AppleRefundRequests, queue: ReadAheadQueue<AppleRefundRequests.HistoryPage>, chains: [String: Chain],
+        quarantineOpen: Bool
+    ) {
         self.job = job
         self.queue = queue
         self.chains = chains
+        self.quarantineOpen = quarantineOpen
     }
 
     /// Stores the request pages that arrived, first waiting for one when `waiting`; the next page is asked for when
@@ -104,10 +110,12 @@ struct AppleHistoryIntake: RefundRequestFinder {
             let added = try job.storePage(
                 page.verified, type: page.type, runId: environment.runId, counters: environment.counters,
                 on: connection)
-            try Quarantine.resolveLanded(
-                job: .appleRefundRequests, app: job.app.id,
-                keys: page.verified.compactMap { $0.0.payload.notificationUUID }, note: "a verified copy landed",
-                on: connection)
+            if quarantineOpen {
+                try Quarantine.resolveLanded(
+                    job: .appleRefundRequests, app: job.app.id,
+                    keys: page.verified.compactMap { $0.0.payload.notificationUUID }, note: "a verified copy landed",
+                    on: connection)
+            }
             if page.isLast, chain.clean { try chain.checkpoint.save(on: connection) }
             return added
         }

@@ -53,7 +53,10 @@ public struct AppleRefundRequests: Sendable {
         } consume: { queue in
             // The first page is on its way meanwhile: a claim left by a crashed run is closed before any answer.
             try requests.closeInterrupted(in: environment)
-            var intake = AppleHistoryIntake(job: self, queue: queue, chains: chains)
+            let quarantineOpen = try Quarantine.openCounts(app: app.id, on: environment.connection).contains {
+                $0.job == QuarantinedRow.Job.appleRefundRequests.rawValue
+            }
+            var intake = AppleHistoryIntake(job: self, queue: queue, chains: chains, quarantineOpen: quarantineOpen)
             try await answerer.answerOpen(in: environment, finder: &intake)
             try await intake.storeRest(in: environment)
         }
