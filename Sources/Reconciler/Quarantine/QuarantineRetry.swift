@@ -114,11 +114,8 @@ public struct QuarantineRetry {
     /// An Apple signed transaction: verified again (a corrected root certificate), mapped and written.
     private func retryAppleRefund(_ entry: Entry, app: AppConfig, context: [String: String]) async throws -> Bool {
         let environment = context["environment"].map { Environment(rawValue: $0) } ?? StoreClients.appleEnvironment(app)
-        // The app's access and its own environment's verifier outside the `do`: a configuration error (a key or root
-        // file missing) stops the command rather than being written over each row's reason. The row's environment
-        // (sandbox, since turned off) is the row's matter.
-        let access = try appleAccess(app)
-        _ = try access.verifier(for: StoreClients.appleEnvironment(app))
+        // The row's environment (sandbox, since turned off) is the row's matter: its verifier inside the `do`.
+        let access = try checkedAccess(app)
         let verified: VerifiedTransaction
         do {
             verified = try await access.verifier(for: environment).verifyTransaction(entry.raw)
@@ -147,8 +144,7 @@ public struct QuarantineRetry {
     /// An Apple notification: verified again, then stored as a page of Notification History is: its customer
     /// queued (the next refund sync reads the customer's refund history), its refund written, its reversal marked.
     private func retryNotification(_ entry: Entry, app: AppConfig) async throws -> Bool {
-        let access = try appleAccess(app)
-        _ = try access.verifier(for: StoreClients.appleEnvironment(app))  // a configuration error stops the command
+        let access = try checkedAccess(app)
         let notification: VerifiedNotification
         let transaction: VerifiedTransaction
         do {
@@ -189,8 +185,7 @@ public struct QuarantineRetry {
     /// A notification `run refund-requests` set aside: verified again and stored as its page would have been (a
     /// new request, which the next run answers or records missed, or the outcome it says).
     private func retryRefundRequest(_ entry: Entry, app: AppConfig) async throws -> Bool {
-        let access = try appleAccess(app)
-        _ = try access.verifier(for: StoreClients.appleEnvironment(app))  // a configuration error stops the command
+        let access = try checkedAccess(app)
         let job = AppleRefundRequests(app: app, configuration: configuration, access: access)
         let verified: (VerifiedNotification, VerifiedTransaction)
         do {
@@ -207,6 +202,15 @@ public struct QuarantineRetry {
             _ = try job.storePage([verified], type: type, runId: nil, counters: JobCounters(), on: connection)
         }
         return true
+    }
+
+    /// The app's Apple access with its own environment's verifier loaded, before any row is tried: a configuration
+    /// error (a key or root certificate file missing) stops the command rather than being written over each row's
+    /// reason.
+    private func checkedAccess(_ app: AppConfig) throws -> AppleStoreAccess {
+        let access = try appleAccess(app)
+        _ = try access.verifier(for: StoreClients.appleEnvironment(app))
+        return access
     }
 
     private func isLanded(_ id: Int64) throws -> Bool {
