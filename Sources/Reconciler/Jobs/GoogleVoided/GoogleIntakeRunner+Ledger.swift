@@ -63,7 +63,9 @@ extension GoogleIntakeRunner {
         let prepared = store.batch ?? sync.ledger.prepare(write.records, runId: environment.runId)
         let (sync, window, environment, logger) = (sync, window, environment, logger)
         let orders = sync.orderAmounts.orders
-        let (counts, ahead) = try environment.connection.transactionRetryingConflicts { connection in
+        // What the write counts is added once it commits: a transaction run again for a conflict counts afresh.
+        let (counts, ahead, tally) = try environment.connection.transactionRetryingConflicts { connection in
+            let tally = JobCounters()
             var (batch, ahead) = (prepared, store.pricedAhead)
             if var priced = ahead, try orders.confirmAhead(&priced, on: connection) {
                 batch = sync.ledger.prepare(priced.records, runId: environment.runId)
@@ -71,7 +73,7 @@ extension GoogleIntakeRunner {
             }
             let counts = try sync.ledger.write(
                 batch, quarantined: write.quarantined, job: .googleVoided, expectNew: write.expectNew, logger: logger,
-                counters: environment.counters, on: connection)
+                counters: tally, on: connection)
             if let ahead { try orders.saveAhead(ahead, on: connection) }
             if let slice = write.sliceRow {
                 try slice.save(job: window.job, app: sync.app.id, on: connection)
@@ -79,8 +81,9 @@ extension GoogleIntakeRunner {
                 try VoidedSlice.replace([], job: window.job, app: sync.app.id, on: connection)
             }
             try write.checkpoint.save(on: connection)
-            return (counts, ahead)
+            return (counts, ahead, tally)
         }
+        for (name, amount) in tally.snapshot { environment.counters.add(name, amount) }
         environment.counters.add("inserted", counts.0)
         environment.counters.add("updated", counts.1)
         var stored = GoogleIntakeMachine.StoredPage(inserted: counts.0, updated: counts.1)
