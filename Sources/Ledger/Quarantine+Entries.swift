@@ -39,18 +39,19 @@ public struct QuarantineEntry: Codable, Sendable, Equatable {
 
 /// What the operator's commands read and change in the `quarantine` table.
 extension Quarantine {
-    /// Quarantined rows, open ones only unless `all`, of one app or all, or the one with `id`.
-    public static func entries(app: String?, all: Bool, id: Int64? = nil, on connection: PostgresConnection) throws
-        -> [QuarantineEntry]
-    {
+    /// Quarantined rows, open ones only unless `all`, of one app or all, or the one with `id`; without `withRaw`,
+    /// each `raw` is empty (the stored payloads are not read).
+    public static func entries(
+        app: String?, all: Bool, id: Int64? = nil, withRaw: Bool = true, on connection: PostgresConnection
+    ) throws -> [QuarantineEntry] {
         try connection.query(
             """
             SELECT id, app_id, job, natural_key, reason, sqlstate, quarantined_at, last_seen_at, seen_count,
-                   resolution, resolution_note, raw
+                   resolution, resolution_note, CASE WHEN $4 THEN raw ELSE '' END AS raw
             FROM quarantine
             WHERE ($1::text IS NULL OR app_id = $1) AND ($2 OR resolved_at IS NULL) AND ($3::bigint IS NULL OR id = $3)
             ORDER BY id
-            """, [app, all, id]
+            """, [app, all, id, withRaw]
         ).map { row in
             QuarantineEntry(
                 id: try row.decode("id"), app: try row.decode("app_id"), job: try row.decode("job"),

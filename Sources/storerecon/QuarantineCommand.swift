@@ -35,7 +35,9 @@ struct QuarantineCommand: AsyncParsableCommand {
                 if let app { _ = try runtime.apps(matching: app) }
                 let connection = try runtime.connect()
                 defer { connection.close() }
-                let entries = try QuarantineRetry.list(app: app, all: all, on: connection)
+                // The table shows no payload: only the JSON reads them.
+                let entries = try QuarantineRetry.list(
+                    app: app, all: all, withRaw: format == .json, on: connection)
                 let text = format == .json ? try QuarantineListing.json(entries) : QuarantineListing.table(entries)
                 print(text, terminator: "")
             }
@@ -62,7 +64,7 @@ struct QuarantineCommand: AsyncParsableCommand {
                 if let app { _ = try runtime.apps(matching: app) }
                 let connection = try runtime.connect()
                 defer { connection.close() }
-                if let id, try QuarantineRetry.list(app: app, all: false, id: id, on: connection).isEmpty {
+                if let id, try QuarantineRetry.list(app: app, all: false, id: id, withRaw: false, on: connection).isEmpty {
                     throw ReconcilerError(
                         .input,
                         "quarantine #\(id): no open quarantined row has that id\(app.map { " for app \($0)" } ?? "")")

@@ -40,11 +40,11 @@ public struct QuarantineRetry {
         self.appleAccess = appleAccess
     }
 
-    /// Quarantined rows, open ones only unless `all`.
-    public static func list(app: String?, all: Bool, id: Int64? = nil, on connection: PostgresConnection) throws
-        -> [Entry]
-    {
-        try Quarantine.entries(app: app, all: all, id: id, on: connection)
+    /// Quarantined rows, open ones only unless `all`; their payloads only `withRaw`.
+    public static func list(
+        app: String?, all: Bool, id: Int64? = nil, withRaw: Bool = true, on connection: PostgresConnection
+    ) throws -> [Entry] {
+        try Quarantine.entries(app: app, all: all, id: id, withRaw: withRaw, on: connection)
     }
 
     /// Abandons a row, recording why. Returns whether an open row with that id existed.

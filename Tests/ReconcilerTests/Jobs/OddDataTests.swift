@@ -130,6 +130,10 @@ struct OddDataTests {
             let after = try QuarantineRetry.list(app: nil, all: true, on: connection)
             #expect(after.map(\.id) == before.map(\.id), "a retry renumbered the rows it could not store")
             #expect(after.allSatisfy { $0.resolution == nil })
+            // The listing without payloads is the same rows, their payloads not read.
+            let bare = try QuarantineRetry.list(app: nil, all: true, withRaw: false, on: connection)
+            #expect(bare.map(\.id) == after.map(\.id) && bare.map(\.reason) == after.map(\.reason))
+            #expect(bare.allSatisfy { $0.raw.isEmpty } && after.allSatisfy { !$0.raw.isEmpty })
 
             try harness.connection().execute("ALTER TABLE refund DROP CONSTRAINT test_no_seven")
             let first = try #require(try QuarantineRetry.list(app: nil, all: false, on: connection).first)
