@@ -15,6 +15,8 @@ enum CurrencyCode {
         "USN", "UYI", "UYU", "UYW", "UZS", "VED", "VES", "VND", "VUV", "WST", "XAF", "XAG", "XAU", "XBA", "XBB",
         "XBC", "XBD", "XCD", "XDR", "XOF", "XPD", "XPF", "XPT", "XSU", "XTS", "XUA", "XXX", "YER", "ZAR", "ZMW",
         "ZWL",
+        // Added to ISO 4217 since that list: the Zimbabwe Gold (2024) and the Caribbean guilder (2025).
+        "XCG", "ZWG",
     ]
 
     /// ``known`` as a table indexed by the code's three letters: a report checks two codes a row, and hashing each

@@ -40,6 +40,8 @@ public enum FinanceReportParser {
                 inTrailer = true
                 return
             }
+            // Older files put the trailer right after the rows, without the blank line.
+            if !inTrailer, record.fields[0].hasPrefix("Total_") { inTrailer = true }
             if inTrailer {
                 trailer[record.fields[0]] = record.fields.count > 1 ? record.fields[1] : ""
                 return

@@ -7,6 +7,7 @@ import Testing
     @Test func everyListedCodeIsKnown() {
         #expect(CurrencyCode.known.count > 150)
         #expect(CurrencyCode.known.allSatisfy(CurrencyCode.isKnown))
+        #expect(CurrencyCode.isKnown("ZWG") && CurrencyCode.isKnown("XCG"), "codes added to ISO 4217 in 2024 and 2025")
     }
 
     @Test(arguments: ["", "US", "USDD", "usd", "Usd", "XXY", "USX", "ÜSD", "U D", "AAA", "ZZZ", "US\u{0}"])

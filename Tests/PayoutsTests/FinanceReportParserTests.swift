@@ -60,6 +60,19 @@ import Testing
         #expect(report.rows.count == 1234)
     }
 
+    /// A trailer that follows the rows without a blank line (older files do) is still the trailer.
+    @Test func aTrailerWithoutTheBlankLineBeforeItIsRead() throws {
+        let text = String(
+            decoding: try Inflater.inflate(try Fixture.data("financial-ZZ-2025-10.txt.gz"), format: .gzip, file: "f"),
+            as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let blank = try #require(lines.firstIndex(of: ""))
+        #expect(lines[blank + 1].hasPrefix("Total_Rows"))
+        lines.remove(at: blank)
+        let report = try FinanceReportParser.parse(text: Data(lines.joined(separator: "\n").utf8), name: "f")
+        #expect(report.rows.count == 4 && report.periodEnd == "2025-10-25")
+    }
+
     @Test func rowsMissingBeforeTheTrailerAreATruncatedReport() throws {
         let error = try #require(throws: PayoutError.self) {
             try FinanceReportParser.parse(gzip: try Fixture.data("financial-missing-rows.txt.gz"), name: "f.gz")
