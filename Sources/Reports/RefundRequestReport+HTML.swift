@@ -12,15 +12,18 @@ extension RefundRequestReport {
 
     /// Requests received per day in `timeZone` (`reports.timeZone`) in `[from, to)` and outcome (``chartOutcomes``).
     public static func daily(
-        from: Date, to: Date, timeZone: String = "UTC", on connection: PostgresConnection
+        from: Date, to: Date, timeZone: String = "UTC",
+        environment: RefundReportOptions.EnvironmentFilter = .production, on connection: PostgresConnection
     ) throws -> [(day: String, outcome: String, requests: Int)] {
         try connection.query(
             """
             SELECT to_char((received_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day,
                    coalesce(decision, CASE WHEN answer = 'missed' THEN 'missed' WHEN answer IS NULL THEN 'open'
                                            ELSE 'not_answered' END) AS outcome, count(*)::int AS requests
-            FROM refund_request WHERE received_at >= $1 AND received_at < $2 GROUP BY 1, 2 ORDER BY 1, 2
-            """, [from, to, timeZone]
+            FROM refund_request WHERE received_at >= $1 AND received_at < $2
+                \(environmentFilter("refund_request", parameter: 4))
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """, [from, to, timeZone, environment.rawValue]
         ).map { (try $0.decode("day"), try $0.decode("outcome"), try $0.decode("requests")) }
     }
 

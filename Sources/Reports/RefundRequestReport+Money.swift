@@ -40,7 +40,8 @@ extension RefundRequestReport {
     /// ledger's refunds of its transaction or order made since it came and before the next request about it (one
     /// refund is one request's outcome), each rounded to its currency's minor unit (`$3`, `$4`: the exponents) and
     /// added, when every one has the store's amount in one currency; and the purchase's price (stored with the
-    /// request: Apple's signed transaction, Google's order; else the ledger's `google_order`).
+    /// request: Apple's signed transaction, Google's order; else the ledger's `google_order`). `$5`: the apps'
+    /// environment (``RefundRequestReport/environmentFilter(_:parameter:)``).
     static let moneyQuery = """
         SELECT q.id, r.refunds, r.currency AS refund_currency, trunc(r.nanos)::text AS refund_nanos, r.estimated,
                q.decision, q.revocation_type,
@@ -69,7 +70,7 @@ extension RefundRequestReport {
         ) r ON true
         LEFT JOIN google_order g
             ON q.store = 'google' AND g.app_id = q.app_id AND g.order_id = q.transaction_id AND g.status = 'ok'
-        WHERE q.received_at >= $1 AND q.received_at < $2
+        WHERE q.received_at >= $1 AND q.received_at < $2 \(RefundRequestReport.environmentFilter("q", parameter: 5))
         """
 
     /// The money of each request received in `[from, to)` that moved or kept any, by `refund_request.id`. Refunded
@@ -78,9 +79,14 @@ extension RefundRequestReport {
     /// with no refund in the ledger (or only configured estimates, never summed here), unless the ledger has a
     /// reversed refund of it, the price times Apple's revocation percentage (unknown for a prorated refund without
     /// one). Declined: the price kept, whatever was refunded after the review.
-    public static func money(from: Date, to: Date, on connection: PostgresConnection) throws -> [Int64: RequestMoney] {
+    public static func money(
+        from: Date, to: Date, environment: RefundReportOptions.EnvironmentFilter = .production,
+        on connection: PostgresConnection
+    ) throws -> [Int64: RequestMoney] {
         var result: [Int64: RequestMoney] = [:]
-        for row in try connection.query(moneyQuery, [from, to] + RefundReport.roundingParameters) {
+        let parameters: [any PostgresEncodable] =
+            [from, to] + RefundReport.roundingParameters + [environment.rawValue]
+        for row in try connection.query(moneyQuery, parameters) {
             let id = try row.decode("id", as: Int64.self)
             let decision = try row.decodeIfPresent("decision", as: String.self)
             let priceCurrency = try row.decodeIfPresent("price_currency", as: String.self)

@@ -48,9 +48,20 @@ public struct RefundRequestReport: Sendable, Equatable {
         }
     }
 
-    /// Reads the groups of requests received in `[from, to)`.
+    /// Which apps' requests a report counts, by the app's store environment (`$n` the filter's raw value): Apple's
+    /// test environments are left out unless asked for, as in `report refunds` (an app reads one environment's
+    /// notifications, so its environment is its requests').
+    static func environmentFilter(_ table: String, parameter: Int) -> String {
+        """
+        AND ($\(parameter)::text = 'all' OR ($\(parameter)::text = 'production')
+             = ((SELECT lower(a.environment) FROM app a WHERE a.id = \(table).app_id) = 'production'))
+        """
+    }
+
+    /// Reads the groups of requests received in `[from, to)` of apps of `environment`.
     public static func gather(
-        from: Date, to: Date, by dimensions: [Dimension], on connection: PostgresConnection
+        from: Date, to: Date, by dimensions: [Dimension],
+        environment: RefundReportOptions.EnvironmentFilter = .production, on connection: PostgresConnection
     ) throws -> RefundRequestReport {
         let keys = dimensions.enumerated().map { "\($1.sql) AS k\($0)" }
         let counted = [
@@ -65,8 +76,9 @@ public struct RefundRequestReport: Sendable, Equatable {
         let rows = try connection.query(
             """
             SELECT \((keys + counted).joined(separator: ", "))
-            FROM refund_request WHERE received_at >= $1 AND received_at < $2 \(grouping)
-            """, [from, to])
+            FROM refund_request WHERE received_at >= $1 AND received_at < $2
+                \(environmentFilter("refund_request", parameter: 3)) \(grouping)
+            """, [from, to, environment.rawValue])
         let groups = try rows.map { row in
             Group(
                 keys: try dimensions.indices.map { try row.decode("k\($0)", as: String.self) },
@@ -74,7 +86,7 @@ public struct RefundRequestReport: Sendable, Equatable {
         }
         return RefundRequestReport(
             dimensions: dimensions, groups: groups.filter { $0.counts[0] > 0 },
-            money: moneyLines(try money(from: from, to: to, on: connection).values))
+            money: moneyLines(try money(from: from, to: to, environment: environment, on: connection).values))
     }
 
     /// The report as a terminal table, CSV (RFC 4180) or JSON; the table and CSV end with the totals.
@@ -119,9 +131,13 @@ extension RefundRequestReport {
         "preference", "answer", "error_code", "decision", "currency", "refunded", "kept",
     ]
 
-    /// One row per request received in `[from, to)`, oldest first (``detailColumns``; empty cells for unknowns).
-    public static func detail(from: Date, to: Date, on connection: PostgresConnection) throws -> [[String]] {
-        let money = try money(from: from, to: to, on: connection)
+    /// One row per request received in `[from, to)` of apps of `environment`, oldest first (``detailColumns``;
+    /// empty cells for unknowns).
+    public static func detail(
+        from: Date, to: Date, environment: RefundReportOptions.EnvironmentFilter = .production,
+        on connection: PostgresConnection
+    ) throws -> [[String]] {
+        let money = try money(from: from, to: to, environment: environment, on: connection)
         return try connection.query(
             """
             SELECT id, store, app_id, request_id, transaction_id, coalesce(product_id, '') AS product,
@@ -129,8 +145,10 @@ extension RefundRequestReport {
                    to_char(deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS deadline_at,
                    coalesce(rule, '') AS rule, coalesce(preference, '') AS preference, coalesce(answer, '') AS answer,
                    coalesce(error_code, '') AS error_code, coalesce(decision, '') AS decision
-            FROM refund_request WHERE received_at >= $1 AND received_at < $2 ORDER BY received_at, id
-            """, [from, to]
+            FROM refund_request WHERE received_at >= $1 AND received_at < $2
+                \(environmentFilter("refund_request", parameter: 3))
+            ORDER BY received_at, id
+            """, [from, to, environment.rawValue]
         ).map { row in
             try [
                 "store", "app_id", "request_id", "transaction_id", "product", "country", "received", "deadline_at",

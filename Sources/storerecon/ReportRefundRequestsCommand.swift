@@ -4,8 +4,8 @@ import Reconciler
 import Reports
 import StoreCalendar
 
-/// `storerecon report refund-requests --from DATE --to DATE [--by ...] [--detail] [--format table|csv|json|html]
-/// [--output FILE]`.
+/// `storerecon report refund-requests --from DATE --to DATE [--by ...] [--environment ...] [--detail]
+/// [--format table|csv|json|html] [--output FILE]`.
 struct ReportRefundRequestsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refund-requests",
@@ -17,7 +17,8 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
             groups. --detail: one row per request with its store, app, request id, transaction or order id, \
             product, country, received time and deadline, rule, preference sent, answer, decision and its money. \
             The money refunded (the ledger's refunds of the request's purchase) and kept (its price where the store \
-            declined, when known) follows per currency; an unknown amount is counted as unknown, never as 0.
+            declined, when known) follows per currency; an unknown amount is counted as unknown, never as 0. \
+            Apps configured with an Apple test environment are left out unless --environment sandbox or all.
             Example: storerecon report refund-requests --from 2026-07-01 --to 2026-07-31 --by platform,rule --format csv
             """
     )
@@ -37,6 +38,11 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "One row per request instead of groups (not with --by).")
     var detail = false
+
+    @Option(
+        name: .long,
+        help: "production (default: Google's and Apple's production apps), sandbox (Apple's sandbox apps) or all.")
+    var environment: String = "production"
 
     @Option(name: .long, help: "table, csv, json or html (with a chart of requests per day by outcome).")
     var format: String = "table"
@@ -65,20 +71,24 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
             guard ["table", "csv", "json", "html"].contains(format), !(detail && format == "html") else {
                 throw ReconcilerError(.usage, "--format: expected table, csv, json or html (html not with --detail)")
             }
+            let environment = try RefundReportOptions.parseEnvironment(environment)
             let connection = try runtime.connect()
             defer { connection.close() }
             try RefundReport.checkTimeZone(timeZone, on: connection)
             let text: String
             if detail {
                 text = try RefundRequestReport.renderDetail(
-                    RefundRequestReport.detail(from: start, to: end, on: connection), format: format)
+                    RefundRequestReport.detail(
+                        from: start, to: end, environment: environment, on: connection), format: format)
             } else {
-                let report = try RefundRequestReport.gather(from: start, to: end, by: dimensions, on: connection)
+                let report = try RefundRequestReport.gather(
+                    from: start, to: end, by: dimensions, environment: environment, on: connection)
                 text =
                     format == "html"
                     ? report.html(
                         daily: try RefundRequestReport.daily(
-                            from: start, to: end, timeZone: timeZone, on: connection),
+                            from: start, to: end, timeZone: timeZone, environment: environment,
+                            on: connection),
                         days: days, title: "Refund requests \(from) to \(to)")
                     : try report.render(format)
             }

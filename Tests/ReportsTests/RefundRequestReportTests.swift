@@ -115,3 +115,39 @@ struct RefundRequestReportTests {
         #expect(!daily.contains { $0.day == "2026-08-01" })
     }
 }
+
+extension RefundRequestReportTests {
+    /// An app configured with Apple's sandbox is left out of every part of the report unless asked for, as in
+    /// `report refunds`: its requests, its money and its days on the chart.
+    @Test func sandboxAppsAreLeftOutUnlessAskedFor() throws {
+        let connection = try database()
+        defer { connection.close() }
+        try connection.execute(
+            """
+            INSERT INTO app (id, platform, store_app_id, environment) VALUES ('ios-test', 'apple', 'com.x', 'sandbox')
+            """)
+        try connection.execute(
+            """
+            INSERT INTO refund_request (app_id, store, request_id, transaction_id, received_at, deadline, answer,
+                                        decision, currency, price_nanos)
+            VALUES ('ios-test', 'apple', 's1', 'st1', '2026-07-01T05:00:00Z', '2026-07-01T17:00:00Z', 'answered',
+                    'declined', 'USD', 99990000000)
+            """)
+        let production = try RefundRequestReport.gather(from: from, to: to, by: [.app], on: connection)
+        #expect(!production.groups.contains { $0.keys == ["ios-test"] })
+        #expect(production.totals[0] == 7)
+        #expect(production.money.first { $0.currency == "USD" }?.kept == "0.00")
+        let sandbox = try RefundRequestReport.gather(
+            from: from, to: to, by: [.app], environment: .sandbox, on: connection)
+        #expect(sandbox.groups.map(\.keys) == [["ios-test"]] && sandbox.totals[0] == 1)
+        #expect(sandbox.money.map(\.kept) == ["99.99"])
+        let all = try RefundRequestReport.gather(from: from, to: to, by: [.app], environment: .all, on: connection)
+        #expect(all.totals[0] == 8)
+        let detail = try RefundRequestReport.detail(from: from, to: to, on: connection)
+        #expect(detail.count == 7 && !detail.contains { $0.contains("s1") })
+        #expect(try RefundRequestReport.detail(from: from, to: to, environment: .all, on: connection).count == 8)
+        let days = try RefundRequestReport.daily(from: from, to: to, on: connection).map(\.requests).reduce(0, +)
+        let allDays = try RefundRequestReport.daily(from: from, to: to, environment: .all, on: connection)
+        #expect(days == 7 && allDays.map(\.requests).reduce(0, +) == 8)
+    }
+}
