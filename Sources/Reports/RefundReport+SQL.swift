@@ -88,7 +88,8 @@ extension RefundReport {
     }
 
     /// An entry's columns: the refund's, with `amounts` (the ledger's now unless said otherwise). `replaced` marks
-    /// the amount a `restated` entry takes out (in no count of unknown amounts).
+    /// the amount a `restated` entry takes out (in no count of unknown amounts). An amount without its currency is
+    /// unknown: amounts of different currencies are never added.
     static func entrySelect(
         _ entry: RefundReport.Entry, at: String, recorded: String, sign: String, quantity: String = "r.quantity",
         amounts: EntryAmounts = .current, replaced: String = "false", change: String = "NULL::bigint"
@@ -99,7 +100,8 @@ extension RefundReport {
                r.product_id, r.reason_code, r.reason_label, r.refund_type, \(quantity) AS quantity, r.percentage_milli,
                r.price_milli, \(amounts.currency) AS currency, r.buyer_country, \(amounts.source) AS amount_source,
                \(amounts.note) AS amount_note, r.revoked, lower(coalesce(r.environment, 'production')) AS environment,
-               \(amounts.gross) AS gross_exact, \(amounts.tax) AS tax_exact, \(replaced) AS replaced,
+               CASE WHEN \(amounts.currency) IS NOT NULL THEN \(amounts.gross) END AS gross_exact,
+               CASE WHEN \(amounts.currency) IS NOT NULL THEN \(amounts.tax) END AS tax_exact, \(replaced) AS replaced,
                \(change) AS change_id
         """
     }
