@@ -149,7 +149,8 @@ extension RefundReport {
     func totalsHTML() -> String {
         let totals = totalsByCurrency()
         let split = totals.contains { $0.1.keys["platform"] != nil }
-        let keys = ["currency", "source"] + (split ? ["platform"] : [])
+        let environments = totals.contains { $0.1.keys["environment"] != nil }
+        let keys = ["currency", "source"] + (environments ? ["environment"] : []) + (split ? ["platform"] : [])
         let columns = keys + htmlFigureColumns
         var html = "<h2>Totals per currency</h2>\n" + htmlTableHead(columns)
         for (_, total) in totals {

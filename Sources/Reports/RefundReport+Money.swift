@@ -16,7 +16,10 @@ extension RefundReport {
     static func moneyQuery(_ basis: RefundReportOptions.Basis) -> String {
         """
         \(roundedEntries(basis))
-        SELECT to_char((booked_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day, platform,
+        SELECT to_char((booked_at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day,
+               -- With --environment all, test money is a part of its own.
+               CASE WHEN $5 = 'all' AND environment <> 'production' THEN platform || ' ' || environment
+                    ELSE platform END AS platform,
                upper(currency) AS currency, trunc(sum(gross))::text AS gross_nanos
         FROM rounded
         WHERE entry = 'refund' AND \(moves) AND amount_source = 'store' AND gross IS NOT NULL

@@ -106,6 +106,9 @@ extension RefundReport {
                 var line = options.by.map { _ in "" }
                 if let index = options.by.firstIndex(of: .currency) { line[index] = total.keys["currency"] ?? "" }
                 if let index = options.by.firstIndex(of: .source) { line[index] = total.keys["source"] ?? "" }
+                if let index = options.by.firstIndex(of: .environment) {
+                    line[index] = total.keys["environment"] ?? ""
+                }
                 // A platform's part of a currency whose tax only some platforms state (``totalsByCurrency()``).
                 var label = "TOTAL"
                 if let platform = total.keys["platform"] {
@@ -180,13 +183,13 @@ extension RefundReport {
             object["rates"] = [
                 "base": rates.base,
                 "used": ratesUsed.map { ["day": $0.day, "currency": $0.currency, "rate": "\($0.rate)"] },
-                "totals": convertedTotals().map { source, total -> [String: Any] in
+                "totals": convertedTotals().map { _, total -> [String: Any] in
                     let amounts = convertedAmounts(total)
-                    return [
-                        "source": source, "gross": amounts[0].isEmpty ? NSNull() : amounts[0],
-                        "tax": amounts[1].isEmpty ? NSNull() : amounts[1],
-                        "net": amounts[2].isEmpty ? NSNull() : amounts[2],
-                    ]
+                    var object: [String: Any] = total.keys
+                    object["gross"] = amounts[0].isEmpty ? NSNull() : amounts[0]
+                    object["tax"] = amounts[1].isEmpty ? NSNull() : amounts[1]
+                    object["net"] = amounts[2].isEmpty ? NSNull() : amounts[2]
+                    return object
                 },
             ]
         }

@@ -196,7 +196,7 @@ public struct RefundReport: Sendable {
         if !options.detail {
             report.groups = try groups(options, by: options.by, on: connection)
             if !options.by.contains(.platform) {
-                report.platformParts = try groups(options, by: [.platform, .currency, .source], on: connection)
+                report.platformParts = try groups(options, by: options.platformPartsBy, on: connection)
             }
             if let rates = options.rates {
                 try report.convert(with: rates, on: connection)
@@ -241,7 +241,7 @@ public struct RefundReport: Sendable {
         groups = try converted(groups, by: options.by, with: rates, used: &used, on: connection)
         if !platformParts.isEmpty {
             platformParts = try converted(
-                platformParts, by: [.platform, .currency, .source], with: rates, used: &used, on: connection)
+                platformParts, by: options.platformPartsBy, with: rates, used: &used, on: connection)
         }
         ratesUsed = used.keys.sorted().compactMap { used[$0] }
     }

@@ -41,7 +41,7 @@ public struct RefundReportOptions: Sendable, Equatable {
         case production
         /// Apple's test environments only (sandbox; also Xcode and local StoreKit testing).
         case sandbox
-        /// Both, told apart by the `environment` column.
+        /// Both, told apart by the `environment` column (added to the grouping) and totalled apart.
         case all
     }
 
@@ -49,7 +49,8 @@ public struct RefundReportOptions: Sendable, Equatable {
     public var from: String
     /// Last day, `YYYY-MM-DD` in `timeZone`, inclusive.
     public var to: String
-    /// Grouping columns, in the order given (currency and source are added when missing).
+    /// Grouping columns, in the order given (currency and source are added when missing, and environment with
+    /// `--environment all`: test money is never added to real money).
     public var by: [Dimension]
     /// One row per refund instead of groups.
     public var detail: Bool
@@ -78,6 +79,7 @@ public struct RefundReportOptions: Sendable, Equatable {
         self.to = to
         var by = by.contains(.currency) ? by : by + [.currency]
         if !by.contains(.source) { by.append(.source) }
+        if environment == .all, !by.contains(.environment) { by.append(.environment) }
         self.by = by
         self.detail = detail
         self.timeZone = timeZone
@@ -85,6 +87,12 @@ public struct RefundReportOptions: Sendable, Equatable {
         self.rates = rates
         self.basis = basis
         self.environment = environment
+    }
+
+    /// The grouping of the parts by platform that the totals are made of when `by` has no platform
+    /// (``RefundReport/totalsByCurrency()``): the totals' own keys and the platform.
+    var platformPartsBy: [Dimension] {
+        [.platform, .currency, .source] + (by.contains(.environment) ? [.environment] : [])
     }
 
     /// Options for `periods.month` as each store books it: Google's Pacific month, Apple's fiscal month (its refunds
