@@ -71,18 +71,21 @@ public struct RTDNMessage: Sendable, Equatable {
         case .pendingRefundReview:
             let received = eventMillis.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? self.publishTime
             request = Self.review(body, messageId: messageId, receivedAt: received ?? Date())
+            // The notification is the review's only source of its token: one that cannot be answered is said.
+            if request == nil {
+                unknownBecause = "a pending refund review without an orderId and pendingRefundToken storerecon can "
+                    + "store: it cannot be answered"
+            }
         case .voidedPurchase:
             voided = RefundRecord.VoidedNotice(
-                purchaseToken: body["purchaseToken"] as? String, orderId: body["orderId"] as? String,
+                purchaseToken: Self.text(body["purchaseToken"]), orderId: Self.text(body["orderId"]),
                 productType: Self.integer(body["productType"]), refundType: Self.integer(body["refundType"]),
                 eventMillis: eventMillis)
         case .subscription:
-            subscriptionChange = (body["purchaseToken"] as? String).flatMap { token in
-                token.isEmpty
-                    ? nil
-                    : SubscriptionNotice(
-                        purchaseToken: token, notificationType: Self.integer(body["notificationType"]),
-                        subscriptionId: body["subscriptionId"] as? String)
+            subscriptionChange = Self.text(body["purchaseToken"]).map { token in
+                SubscriptionNotice(
+                    purchaseToken: token, notificationType: Self.integer(body["notificationType"]),
+                    subscriptionId: Self.text(body["subscriptionId"]))
             }
         case .oneTimeProduct, .test, .unknown: break
         }
@@ -96,13 +99,18 @@ public struct RTDNMessage: Sendable, Equatable {
 
     /// The request of a `pendingRefundReviewNotification`, when it names its order and token.
     static func review(_ body: [String: Any], messageId: String, receivedAt: Date) -> NewRefundRequest? {
-        guard let orderId = body["orderId"] as? String, !orderId.isEmpty,
-            let token = body["pendingRefundToken"] as? String, !token.isEmpty
-        else { return nil }
+        guard let orderId = text(body["orderId"]), let token = text(body["pendingRefundToken"]) else { return nil }
         return NewRefundRequest(
             store: .google, requestId: messageId, transactionId: orderId, originalId: nil, productId: nil,
-            productType: nil, country: nil, familyShared: false, reason: body["refundReason"] as? String,
+            productType: nil, country: nil, familyShared: false, reason: text(body["refundReason"]),
             pendingToken: token, receivedAt: receivedAt, purchasedAt: nil, firstPurchasedAt: nil, expiresAt: nil)
+    }
+
+    /// A JSON string PostgreSQL's `text` can hold (no NUL), not empty; nil otherwise, so that one odd field never
+    /// fails the pull's transaction (every message of it would stay unacknowledged, run after run).
+    static func text(_ value: Any?) -> String? {
+        guard let text = value as? String, !text.isEmpty, !text.utf8.contains(0) else { return nil }
+        return text
     }
 
     /// A JSON integer, sent as a number or as a string of digits (Google sends int64 values as strings).

@@ -59,4 +59,26 @@ struct RTDNMessageTests {
             #"{"packageName":"com.example","subscriptionNotification":{"notificationType":4,"purchaseToken":""}}"#)
         #expect(tokenless.kind == .subscription && tokenless.subscriptionChange == nil)
     }
+
+    /// A pending review that cannot be answered (no token, or an order id PostgreSQL cannot hold) asks nothing and
+    /// says why, so the run warns and counts it rather than dropping it silently or failing the whole pull.
+    @Test func aReviewWithoutAStorableOrderOrTokenIsSaid() {
+        let answerable = message(
+            #"{"packageName":"com.example","pendingRefundReviewNotification":{"orderId":"GPA.1","#
+                + #""pendingRefundToken":"t-1","refundReason":"x\u0000y"}}"#)
+        #expect(answerable.request?.pendingToken == "t-1" && answerable.request?.reason == nil)
+        #expect(answerable.unknownBecause == nil)
+        for body in [
+            #"{"orderId":"GPA.1"}"#, #"{"orderId":"GPA.1","pendingRefundToken":""}"#,
+            #"{"orderId":"GPA.\u00001","pendingRefundToken":"t-1"}"#,
+        ] {
+            let read = message(#"{"packageName":"com.example","pendingRefundReviewNotification":"# + body + "}")
+            #expect(read.kind == .pendingRefundReview && read.request == nil)
+            #expect(read.unknownBecause?.contains("cannot be answered") == true, "\(body)")
+        }
+        let voided = message(
+            #"{"packageName":"com.example","voidedPurchaseNotification":{"orderId":"GPA.\u00002","#
+                + #""purchaseToken":"tok","refundType":1}}"#)
+        #expect(voided.voided?.orderId == nil && voided.voided?.purchaseToken == "tok")
+    }
 }
