@@ -102,6 +102,13 @@ struct ConfigurationLoaderTests {
         ("sync: { appleSweepCustomers: -1 }\n", "sync.appleSweepCustomers: expected 0 or more"),
         ("sync: { backfillShare: 2 }\n", "sync.backfillShare"),
         ("key: [unclosed\n", "not valid YAML"),
+        (
+            "apps:\n  - id: g1\n    platform: google\n    packageName: p1\n    serviceAccountFile: /k\n"
+                + "    rtdnSubscription: projects/x/subscriptions/s\n"
+                + "  - id: g2\n    platform: google\n    packageName: p2\n    serviceAccountFile: /k\n"
+                + "    rtdnSubscription: projects/x/subscriptions/s\n",
+            "apps[1].rtdnSubscription: projects/x/subscriptions/s is app g1's too"
+        ),
     ])
     func errorsNameTheKeyPath(_ text: String, _ expected: String) {
         let error = #expect(throws: ReconcilerError.self) {

@@ -121,6 +121,7 @@ public struct ConfigurationLoader: Sendable {
 
     private func validate(_ configuration: Configuration, source: String) throws {
         var seen = Set<String>()
+        var subscriptions: [String: String] = [:]
         for (index, app) in configuration.apps.enumerated() {
             do {
                 try app.validate(path: "apps[\(index)]")
@@ -129,6 +130,17 @@ public struct ConfigurationLoader: Sendable {
             }
             guard seen.insert(app.id).inserted else {
                 throw ReconcilerError(.configuration, "\(source): apps[\(index)].id: duplicate app id \(app.id)")
+            }
+            // A pull takes a message from the subscription for every reader: an app would acknowledge, as another
+            // package's, the reviews the other app must answer.
+            if let subscription = app.rtdnSubscription {
+                if let other = subscriptions[subscription] {
+                    throw ReconcilerError(
+                        .configuration,
+                        "\(source): apps[\(index)].rtdnSubscription: \(subscription) is app \(other)'s too: give each "
+                            + "app a subscription of its own on the topic (Runbook.md, \"The Pub/Sub subscription\")")
+                }
+                subscriptions[subscription] = app.id
             }
         }
         for key in configuration.limits.keys.sorted() where !seen.contains(key) {

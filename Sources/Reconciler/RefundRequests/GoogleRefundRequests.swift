@@ -56,6 +56,12 @@ public struct GoogleRefundRequests: Sendable {
                 environment.logger.error(
                     "reading the RTDN subscription failed; answering the reviews already stored first: \(error)")
                 pullFailure = error
+                if let error = error as? PlayAPIError, error.code == .notFound {
+                    pullFailure = ReconcilerError(
+                        .configuration,
+                        "apps[\(app.id)].rtdnSubscription: Pub/Sub has no subscription \(subscription): create it on "
+                            + "the app's RTDN topic (Runbook.md, \"The Pub/Sub subscription\")")
+                }
             }
         } else {
             environment.logger.warning(
