@@ -37,7 +37,15 @@ extension RefundReport {
 
     /// The range split into bars of ``ChartPeriod``, each holding the sum of its days' `points` per segment.
     func chartBars(_ points: [(day: String, segment: String, value: Int)]) -> (ChartPeriod, [ChartBar]) {
-        guard let first = CivilDate(iso: options.from), let last = CivilDate(iso: options.to) else { return (.day, []) }
+        Self.chartBars(from: options.from, to: options.to, points)
+    }
+
+    /// The days `from` ... `to` (`YYYY-MM-DD`, inclusive) split into bars of ``ChartPeriod``, each holding the sum of
+    /// its days' `points` per segment.
+    static func chartBars(
+        from: String, to: String, _ points: [(day: String, segment: String, value: Int)]
+    ) -> (ChartPeriod, [ChartBar]) {
+        guard let first = CivilDate(iso: from), let last = CivilDate(iso: to) else { return (.day, []) }
         let period = ChartPeriod.forRange(days: last.number - first.number + 1)
         func index(_ day: CivilDate) -> Int {
             switch period {
@@ -73,7 +81,11 @@ extension RefundReport {
         return (period, bars)
     }
 
-    static let platformColours = ["apple": "#4a78c2", "google": "#3aa757"]
+    /// A store's colour; Apple's test environments (a part of their own with `--environment all`) in lighter blues.
+    static let platformColours = [
+        "apple": "#4a78c2", "google": "#3aa757", "apple sandbox": "#9db7e3", "apple xcode": "#6f93cf",
+        "apple localtesting": "#c5d5ef",
+    ]
 
     /// What a chart's values are and how big it is drawn: `unit` values make one unit of the axis (1 for counts;
     /// 10^minor-unit for money counted in minor units), `text` writes a value for a tooltip, `width` and `height`

@@ -52,7 +52,7 @@ extension RefundReport {
         "day": "Day", "platform": "Store", "app": "App", "product": "Product", "reason": "Reason",
         "currency": "Currency", "country": "Country", "source": "Amount source", "environment": "Environment",
         "refunds": "Refunds", "quantity": "Units", "gross": "Gross", "tax": "Tax", "net": "Net",
-        "notes": "Not in the amounts", "unknown_amount_refunds": "Amount unknown", "family_revokes": "Family revoked",
+        "notes": "Notes", "unknown_amount_refunds": "Amount unknown", "family_revokes": "Family revoked",
         "reversed_refunds": "Reversed", "not_revoked_refunds": "Not revoked",
         "restated_amounts": "Restated", "refunded_at": "Refunded at",
         "order_id": "Order", "original_id": "Original id", "reason_code": "Reason code", "type": "Type",

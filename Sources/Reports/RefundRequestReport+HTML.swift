@@ -64,7 +64,7 @@ extension RefundRequestReport {
         let rows = groups.map { $0.keys + $0.counts.map(String.init) } + (dimensions.isEmpty ? [] : [total])
         return """
             <!DOCTYPE html>
-            <html><head><meta charset="utf-8"><title>\(RefundReport.escape(title))</title>
+            <html lang="en"><head><meta charset="utf-8"><title>\(RefundReport.escape(title))</title>
             <style>body{font-family:sans-serif}td,th{padding:2px 8px;text-align:right}\
             .legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}</style></head><body>
             <h1>\(RefundReport.escape(title))</h1>
@@ -78,16 +78,13 @@ extension RefundRequestReport {
             """
     }
 
-    /// A stacked bar per day of `days`, a segment per outcome: the refund report's chart, drawn from these bars.
+    /// A stacked bar per day of `days` (per week, month or year over a longer range, as the refund report's), a
+    /// segment per outcome.
     static func chartSVG(daily: [(day: String, outcome: String, requests: Int)], days: [String]) -> String {
-        var bars = days.map { RefundReport.ChartBar(label: String($0.suffix(5)), title: $0) }
-        let index = Dictionary(days.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        for point in daily {
-            guard let at = index[point.day] else { continue }
-            bars[at].counts[point.outcome, default: 0] += point.requests
-        }
+        let (period, bars) = RefundReport.chartBars(
+            from: days.first ?? "", to: days.last ?? "", daily.map { ($0.day, $0.outcome, $0.requests) })
         return RefundReport.barChartSVG(
-            caption: "Requests per day by outcome", bars: bars, segments: chartOutcomes.map(\.name),
+            caption: "Requests per \(period.rawValue) by outcome", bars: bars, segments: chartOutcomes.map(\.name),
             colours: Dictionary(uniqueKeysWithValues: chartOutcomes.map { ($0.name, $0.colour) }),
             scale: RefundReport.ChartScale(width: 600, height: 200))
     }

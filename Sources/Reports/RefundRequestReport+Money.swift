@@ -130,27 +130,39 @@ extension RefundRequestReport {
         return RequestMoney(kind: kind, currency: currency, nanos: Money.rounded(nanos: scaled, currency: currency))
     }
 
-    /// Per currency, the sums of `money` (each request already rounded, so a line is the sum of the detail rows).
+    /// Per currency, the sums of `money` (each request already rounded, so a line is the sum of the detail rows); a
+    /// sum of which every amount is unknown is empty, never 0.
     public static func moneyLines(_ money: some Collection<RequestMoney>) -> [MoneyLine] {
-        var sums: [String: (refunded: Decimal, refundedUnknown: Int, kept: Decimal, keptUnknown: Int)] = [:]
+        var sums: [String: MoneySum] = [:]
         for item in money {
             let key = item.currency ?? "unknown"
-            var sum = sums[key] ?? (0, 0, 0, 0)
-            switch (item.kind, item.nanos) {
-            case (.refunded, let nanos?): sum.refunded += nanos
-            case (.refunded, nil): sum.refundedUnknown += 1
-            case (.kept, let nanos?): sum.kept += nanos
-            case (.kept, nil): sum.keptUnknown += 1
+            let side = item.kind == .refunded ? 0 : 1
+            var sum = sums[key] ?? MoneySum()
+            if let nanos = item.nanos {
+                sum.known[side] += nanos
+                sum.counted[side] += 1
+            } else {
+                sum.unknown[side] += 1
             }
             sums[key] = sum
         }
         return sums.keys.sorted().map { currency in
             let sum = sums[currency]!
+            let text = { (side: Int) in
+                sum.counted[side] == 0 && sum.unknown[side] > 0
+                    ? "" : Money.format(nanos: sum.known[side], currency: currency)
+            }
             return MoneyLine(
-                currency: currency, refunded: Money.format(nanos: sum.refunded, currency: currency),
-                refundedUnknown: sum.refundedUnknown, kept: Money.format(nanos: sum.kept, currency: currency),
-                keptUnknown: sum.keptUnknown)
+                currency: currency, refunded: text(0), refundedUnknown: sum.unknown[0], kept: text(1),
+                keptUnknown: sum.unknown[1])
         }
+    }
+
+    /// One currency's sums, refunded [0] and kept [1]: the known amounts, how many, and how many unknown.
+    private struct MoneySum {
+        var known = [Decimal](repeating: 0, count: 2)
+        var counted = [0, 0]
+        var unknown = [0, 0]
     }
 
     /// The columns of the money lines.

@@ -33,7 +33,7 @@ extension TieOutReport {
             + "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}.missing{color:#a00}"
             + "@media print{body{margin:0}}"
         return
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Refund tie-out \(Self.escape(month.description))</title>"
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Refund tie-out \(Self.escape(month.description))</title>"
             + "<style>\(style)</style></head><body>\n\(body)</body></html>\n"
     }
 

@@ -64,7 +64,9 @@ struct QuarantineCommand: AsyncParsableCommand {
                 if let app { _ = try runtime.apps(matching: app) }
                 let connection = try runtime.connect()
                 defer { connection.close() }
-                if let id, try QuarantineRetry.list(app: app, all: false, id: id, withRaw: false, on: connection).isEmpty {
+                if let id,
+                    try QuarantineRetry.list(app: app, all: false, id: id, withRaw: false, on: connection).isEmpty
+                {
                     throw ReconcilerError(
                         .input,
                         "quarantine #\(id): no open quarantined row has that id\(app.map { " for app \($0)" } ?? "")")

@@ -75,6 +75,9 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
             let connection = try runtime.connect()
             defer { connection.close() }
             try RefundReport.checkTimeZone(timeZone, on: connection)
+            // The counts, the money and the chart are read in one snapshot, so a run answering meanwhile cannot
+            // make them disagree.
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             let text: String
             if detail {
                 text = try RefundRequestReport.renderDetail(
@@ -92,6 +95,7 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
                         days: days, title: "Refund requests \(from) to \(to)")
                     : try report.render(format)
             }
+            try connection.execute("ROLLBACK")
             let sink = try output.map { try RefundReportOutput.file(atomicallyAt: $0) } ?? .standardOutput()
             do {
                 try sink.write(text)

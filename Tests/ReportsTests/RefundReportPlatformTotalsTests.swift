@@ -75,7 +75,7 @@ struct RefundReportPlatformTotalsTests {
         #expect(
             headers == [
                 "Day", "Store", "Currency", "Amount source", "Refunds", "Units", "Gross", "Tax", "Net",
-                "Not in the amounts",
+                "Notes",
             ])
         #expect(!html.contains("<th>unknown_amount_refunds</th>") && html.contains("td { white-space: nowrap; }"))
         #expect(html.contains(#"<div class="charts">"#))
