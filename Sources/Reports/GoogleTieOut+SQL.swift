@@ -65,7 +65,13 @@ extension GoogleTieOut {
                END AS ledger_day,
                CASE WHEN l.order_id IS NULL THEN EXISTS (
                    SELECT 1 FROM google_order o WHERE o.app_id = $8 AND o.order_id = t.order_id)
-               END AS known
+               END AS known,
+               CASE WHEN l.order_id IS NULL THEN (
+                   SELECT o.fetched_at FROM google_order o
+                   WHERE o.app_id = $8 AND o.order_id = t.order_id AND o.status = 'ok'
+                     AND o.state IS DISTINCT FROM 'REFUNDED' AND o.state IS DISTINCT FROM 'PARTIALLY_REFUNDED'
+                     AND o.state IS DISTINCT FROM 'PENDING_REFUND')
+               END AS read_unrefunded_at
         FROM ledger l
         FULL JOIN report t ON t.order_id = l.order_id
         LEFT JOIN later n ON n.order_id = l.order_id

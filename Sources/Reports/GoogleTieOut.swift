@@ -68,6 +68,8 @@ struct GoogleTieOut {
         var ledgerDay: String?
         /// Report-only orders: whether storerecon read the order from the Orders API.
         var known = false
+        /// Report-only orders: when storerecon last read the order and Google had not refunded it yet.
+        var readUnrefundedAt: Date?
     }
 
     /// Calls `body` with every line, in order id order.
@@ -200,7 +202,17 @@ struct GoogleTieOut {
                 return (.inGap, gapNote(gap, app: app))
             }
         }
-        return sides.known ? (nil, "storerecon read the order; no refund was recorded") : (.notRevokedUnseen, "")
+        guard sides.known else { return (.notRevokedUnseen, "") }
+        // Read while Google had not refunded it, before the report booked the refund: refunded without revocation
+        // since, which the nightly re-read of known orders records.
+        if let read = sides.readUnrefundedAt, let booked = sides.bookedAt, read < booked {
+            return (
+                .notRevokedUnseen,
+                "storerecon last read the order on \(Self.text(read).prefix(10)), before Google refunded it; "
+                    + "the nightly google_orders job reads it again"
+            )
+        }
+        return (nil, "storerecon read the order; no refund was recorded")
     }
 
     /// The gap's id and the command that would fill it while Google still keeps its days.
@@ -248,6 +260,7 @@ struct GoogleTieOut {
             try TieOutAmount.column(row, "previous_nanos") ?? 0
         sides.ledgerDay = try row.decodeIfPresent("ledger_day")
         sides.known = try row.decodeIfPresent("known") ?? false
+        sides.readUnrefundedAt = try row.decodeIfPresent("read_unrefunded_at")
         return sides
     }
 }

@@ -40,7 +40,8 @@ public enum TieOut {
         /// Google: booked inside a recorded sync gap: the note names the gap and the backfill that would fill it.
         case inGap = "in_gap"
         /// Google: a refund made without revocation, of an order storerecon never saw (not in the voided list, never
-        /// read from the Orders API), in a time the ledger's sync covered: nothing is wrong with the sync.
+        /// read from the Orders API, or read before Google refunded it), in a time the ledger's sync covered: nothing
+        /// is wrong with the sync.
         case notRevokedUnseen = "not_revoked_unseen"
         /// Google: the ledger refunded the order in another month (the note names it).
         case otherMonth = "other_month"
@@ -70,7 +71,8 @@ public enum TieOut {
             case .beforeHistory: "Google: booked before the ledger's history began (Google keeps 30 days)"
             case .inGap: "Google: booked inside a recorded sync gap (the note names the gap and its backfill)"
             case .notRevokedUnseen:
-                "Google: refunded without revocation, of an order storerecon never saw; the sync covered that time"
+                "Google: refunded without revocation, of an order storerecon never saw refunded; the sync covered "
+                    + "that time"
             case .otherMonth: "Google: the ledger refunded the order in another month"
             case .unpriced:
                 "some of the ledger's refunds have no amount (Google: the Orders API could not price them; Apple: a "

@@ -13,9 +13,12 @@ import Testing
 
     static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
 
-    static func sides(booked: String, ledgerDay: String? = nil, known: Bool = false) -> GoogleTieOut.Sides {
+    static func sides(
+        booked: String, ledgerDay: String? = nil, known: Bool = false, readUnrefunded: String? = nil
+    ) -> GoogleTieOut.Sides {
         var sides = GoogleTieOut.Sides(order: "GPA.1")
         (sides.inReport, sides.bookedAt, sides.ledgerDay, sides.known) = (true, date(booked), ledgerDay, known)
+        sides.readUnrefundedAt = readUnrefunded.map(date)
         return sides
     }
 
@@ -57,6 +60,20 @@ import Testing
         (
             TieOutCauseTests.sides(booked: "2026-10-20T00:00:00Z", known: true), nil,
             "storerecon read the order; no refund was recorded"
+        ),
+        // Oct 20, read on Oct 15 while Google had not refunded it: refunded since without revocation.
+        (
+            TieOutCauseTests.sides(
+                booked: "2026-10-20T00:00:00Z", known: true, readUnrefunded: "2026-10-15T09:00:00Z"),
+            .notRevokedUnseen,
+            "storerecon last read the order on 2026-10-15, before Google refunded it; the nightly google_orders job "
+                + "reads it again"
+        ),
+        // Read unrefunded after the report booked the refund: Google's order and its report disagree.
+        (
+            TieOutCauseTests.sides(
+                booked: "2026-10-20T00:00:00Z", known: true, readUnrefunded: "2026-10-22T09:00:00Z"),
+            nil, "storerecon read the order; no refund was recorded"
         ),
         // Oct 20, never seen: a refund made without revocation.
         (TieOutCauseTests.sides(booked: "2026-10-20T00:00:00Z"), .notRevokedUnseen, ""),
