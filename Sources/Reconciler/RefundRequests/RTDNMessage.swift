@@ -72,10 +72,7 @@ public struct RTDNMessage: Sendable, Equatable {
             let received = eventMillis.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? self.publishTime
             request = Self.review(body, messageId: messageId, receivedAt: received ?? Date())
             // The notification is the review's only source of its token: one that cannot be answered is said.
-            if request == nil {
-                unknownBecause = "a pending refund review without an orderId and pendingRefundToken storerecon can "
-                    + "store: it cannot be answered"
-            }
+            if request == nil { unknownBecause = Self.unanswerableReview }
         case .voidedPurchase:
             voided = RefundRecord.VoidedNotice(
                 purchaseToken: Self.text(body["purchaseToken"]), orderId: Self.text(body["orderId"]),
@@ -90,6 +87,9 @@ public struct RTDNMessage: Sendable, Equatable {
         case .oneTimeProduct, .test, .unknown: break
         }
     }
+
+    static let unanswerableReview =
+        "a pending refund review without an orderId and pendingRefundToken storerecon can store: it cannot be answered"
 
     /// A JSON object saying why a message's content is not stored as it came, with that content in base64.
     static func kept(_ content: Data, because reason: String) -> Data {
