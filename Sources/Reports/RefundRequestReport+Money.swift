@@ -14,11 +14,15 @@ extension RefundRequestReport {
         public var currency: String?
         /// Exact nanos rounded to the currency's minor unit; `nil` when unknown (never 0 for unknown).
         public var nanos: Decimal?
+        /// The app's Apple test environment (`sandbox`, ...), `nil` for production: test money is summed apart.
+        public var testEnvironment: String?
     }
 
     /// Money refunded and kept in one currency (`unknown` when the currency is not known).
     public struct MoneyLine: Sendable, Equatable, Codable {
         public var currency: String
+        /// An Apple test environment whose money this line sums (with `--environment sandbox|all`); `nil`: production.
+        public var environment: String? = nil
         /// The sum of the known amounts refunded, in the currency's units; requests refunded at an unknown amount.
         public var refunded: String
         public var refundedUnknown: Int
@@ -48,7 +52,8 @@ extension RefundRequestReport {
                CASE WHEN q.price_nanos IS NOT NULL THEN upper(q.currency) ELSE upper(g.currency) END AS price_currency,
                coalesce(q.price_nanos, g.total_nanos)::text AS price_nanos, q.revocation_milli,
                EXISTS (SELECT 1 FROM refund f WHERE f.app_id = q.app_id AND f.order_id = q.transaction_id
-                       AND f.reversed_at IS NOT NULL) AS reversed
+                       AND f.reversed_at IS NOT NULL) AS reversed,
+               (SELECT lower(a.environment) FROM app a WHERE a.id = q.app_id) AS app_environment
         FROM refund_request q
         LEFT JOIN LATERAL (
             SELECT count(*)::int AS refunds,
@@ -88,6 +93,8 @@ extension RefundRequestReport {
             [from, to] + RefundReport.roundingParameters + [environment.rawValue]
         for row in try connection.query(moneyQuery, parameters) {
             let id = try row.decode("id", as: Int64.self)
+            let environment = try row.decode("app_environment", as: String.self)
+            defer { if environment != "production" { result[id]?.testEnvironment = environment } }
             let decision = try row.decodeIfPresent("decision", as: String.self)
             let priceCurrency = try row.decodeIfPresent("price_currency", as: String.self)
             let price = try row.decodeIfPresent("price_nanos", as: String.self)
@@ -133,9 +140,9 @@ extension RefundRequestReport {
     /// Per currency, the sums of `money` (each request already rounded, so a line is the sum of the detail rows); a
     /// sum of which every amount is unknown is empty, never 0.
     public static func moneyLines(_ money: some Collection<RequestMoney>) -> [MoneyLine] {
-        var sums: [String: MoneySum] = [:]
+        var sums: [[String]: MoneySum] = [:]
         for item in money {
-            let key = item.currency ?? "unknown"
+            let key = [item.currency ?? "unknown", item.testEnvironment ?? ""]
             let side = item.kind == .refunded ? 0 : 1
             var sum = sums[key] ?? MoneySum()
             if let nanos = item.nanos {
@@ -146,15 +153,17 @@ extension RefundRequestReport {
             }
             sums[key] = sum
         }
-        return sums.keys.sorted().map { currency in
-            let sum = sums[currency]!
+        return sums.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { key in
+            let (currency, sum) = (key[0], sums[key]!)
             let text = { (side: Int) in
                 sum.counted[side] == 0 && sum.unknown[side] > 0
                     ? "" : Money.format(nanos: sum.known[side], currency: currency)
             }
-            return MoneyLine(
+            var line = MoneyLine(
                 currency: currency, refunded: text(0), refundedUnknown: sum.unknown[0], kept: text(1),
                 keptUnknown: sum.unknown[1])
+            line.environment = key[1].isEmpty ? nil : key[1]
+            return line
         }
     }
 
@@ -170,7 +179,12 @@ extension RefundRequestReport {
 
     /// The money lines as rows of ``moneyColumns``.
     static func moneyRows(_ lines: [MoneyLine]) -> [[String]] {
-        lines.map { [$0.currency, $0.refunded, String($0.refundedUnknown), $0.kept, String($0.keptUnknown)] }
+        lines.map { line in
+            [
+                line.currency + (line.environment.map { " (\($0))" } ?? ""), line.refunded,
+                String(line.refundedUnknown), line.kept, String(line.keptUnknown),
+            ]
+        }
     }
 
     /// A detail row's money cells: currency, refunded, kept (empty when not applicable, `unknown` when unknown).

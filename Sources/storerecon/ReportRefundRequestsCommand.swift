@@ -44,7 +44,11 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
         help: "production (default: Google's and Apple's production apps), sandbox (Apple's sandbox apps) or all.")
     var environment: String = "production"
 
-    @Option(name: .long, help: "table, csv, json or html (with a chart of requests per day by outcome).")
+    @Option(
+        name: .long,
+        help:
+            "table, csv, json or html (with a chart of requests per day by outcome; per week, month or year over longer ranges)."
+    )
     var format: String = "table"
 
     @Option(name: .long, help: "Write to this file (replaced whole when done) instead of standard output.")
@@ -71,10 +75,19 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
             guard ["table", "csv", "json", "html"].contains(format), !(detail && format == "html") else {
                 throw ReconcilerError(.usage, "--format: expected table, csv, json or html (html not with --detail)")
             }
-            let environment = try RefundReportOptions.parseEnvironment(environment)
+            let filter: RefundReportOptions.EnvironmentFilter
+            do {
+                filter = try RefundReportOptions.parseEnvironment(environment)
+            } catch let error as ReportError {
+                throw ReportRefundsCommand.failure(error)
+            }
             let connection = try runtime.connect()
             defer { connection.close() }
-            try RefundReport.checkTimeZone(timeZone, on: connection)
+            do {
+                try RefundReport.checkTimeZone(timeZone, on: connection)
+            } catch let error as ReportError {
+                throw ReportRefundsCommand.failure(error)
+            }
             // The counts, the money and the chart are read in one snapshot, so a run answering meanwhile cannot
             // make them disagree.
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -82,15 +95,15 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
             if detail {
                 text = try RefundRequestReport.renderDetail(
                     RefundRequestReport.detail(
-                        from: start, to: end, environment: environment, on: connection), format: format)
+                        from: start, to: end, environment: filter, on: connection), format: format)
             } else {
                 let report = try RefundRequestReport.gather(
-                    from: start, to: end, by: dimensions, environment: environment, on: connection)
+                    from: start, to: end, by: dimensions, environment: filter, on: connection)
                 text =
                     format == "html"
                     ? report.html(
                         daily: try RefundRequestReport.daily(
-                            from: start, to: end, timeZone: timeZone, environment: environment,
+                            from: start, to: end, timeZone: timeZone, environment: filter,
                             on: connection),
                         days: days, title: "Refund requests \(from) to \(to)")
                     : try report.render(format)

@@ -127,6 +127,10 @@ struct CommandLineTests {
             #expect(outcome.status == 64, "\(outcome.stderr)")
             #expect(outcome.stderr.contains(message), "\(outcome.stderr)")
         }
+        let environment = try run(
+            ["report", "refund-requests", "--from", "2026-11-01", "--to", "2026-11-30", "--environment", "staging"])
+        #expect(environment.status == 64, "\(environment.stderr)")
+        #expect(environment.stderr.contains("--environment: expected one of production, sandbox, all"))
     }
 
     @Test func statusExitsOneWhenMigrationsArePending() throws {

@@ -151,6 +151,11 @@ extension RefundRequestReportTests {
         #expect(sandbox.money.map(\.kept) == ["99.99"])
         let all = try RefundRequestReport.gather(from: from, to: to, by: [.app], environment: .all, on: connection)
         #expect(all.totals[0] == 8)
+        // Test money is summed apart from real money in the same currency.
+        let usd = all.money.filter { $0.currency == "USD" }
+        #expect(usd.count == 2 && usd.contains { $0.environment == "sandbox" && $0.kept == "99.99" })
+        #expect(usd.contains { $0.environment == nil && $0.kept == "0.00" })
+        #expect(try all.render("csv").contains("\r\nUSD (sandbox),0.00,0,99.99,0\r\n"))
         let detail = try RefundRequestReport.detail(from: from, to: to, on: connection)
         #expect(detail.count == 7 && !detail.contains { $0.contains("s1") })
         #expect(try RefundRequestReport.detail(from: from, to: to, environment: .all, on: connection).count == 8)

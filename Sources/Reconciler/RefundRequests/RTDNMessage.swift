@@ -99,7 +99,10 @@ public struct RTDNMessage: Sendable, Equatable {
 
     /// The request of a `pendingRefundReviewNotification`, when it names its order and token.
     static func review(_ body: [String: Any], messageId: String, receivedAt: Date) -> NewRefundRequest? {
-        guard let orderId = text(body["orderId"]), let token = text(body["pendingRefundToken"]) else { return nil }
+        // An order id longer than the ledger takes would not fit its index: the whole pull would fail.
+        guard let orderId = text(body["orderId"]), orderId.count <= LedgerLimits.maxOrderIdLength,
+            let token = text(body["pendingRefundToken"]), token.count <= LedgerLimits.maxTokenLength
+        else { return nil }
         return NewRefundRequest(
             store: .google, requestId: messageId, transactionId: orderId, originalId: nil, productId: nil,
             productType: nil, country: nil, familyShared: false, reason: text(body["refundReason"]),

@@ -71,6 +71,7 @@ struct RTDNMessageTests {
         for body in [
             #"{"orderId":"GPA.1"}"#, #"{"orderId":"GPA.1","pendingRefundToken":""}"#,
             #"{"orderId":"GPA.\u00001","pendingRefundToken":"t-1"}"#,
+            #"{"orderId":""# + String(repeating: "9", count: 8000) + #"","pendingRefundToken":"t-1"}"#,
         ] {
             let read = message(#"{"packageName":"com.example","pendingRefundReviewNotification":"# + body + "}")
             #expect(read.kind == .pendingRefundReview && read.request == nil)
