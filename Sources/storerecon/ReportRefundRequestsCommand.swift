@@ -64,14 +64,7 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
                 throw ReconcilerError(.usage, "--from \(from) is after --to \(to)")
             }
             if detail, by != nil { throw ReconcilerError(.usage, "--detail cannot be grouped with --by") }
-            var dimensions: [RefundRequestReport.Dimension] = []
-            for name in (by ?? "platform").split(separator: ",") {
-                guard let dimension = RefundRequestReport.Dimension(rawValue: String(name)) else {
-                    throw ReconcilerError(
-                        .usage, "--by \(name): expected app, platform, rule, product, country or outcome")
-                }
-                dimensions.append(dimension)
-            }
+            let dimensions = try self.dimensions()
             guard ["table", "csv", "json", "html"].contains(format), !(detail && format == "html") else {
                 throw ReconcilerError(.usage, "--format: expected table, csv, json or html (html not with --detail)")
             }
@@ -118,6 +111,16 @@ struct ReportRefundRequestsCommand: AsyncParsableCommand {
                 throw error
             }
             if let output { runtime.logger.info("wrote \(format) refund-requests report to \(output)") }
+        }
+    }
+
+    /// The `--by` dimensions (default `platform`).
+    func dimensions() throws -> [RefundRequestReport.Dimension] {
+        try (by ?? "platform").split(separator: ",").map { name in
+            guard let dimension = RefundRequestReport.Dimension(rawValue: String(name)) else {
+                throw ReconcilerError(.usage, "--by \(name): expected app, platform, rule, product, country or outcome")
+            }
+            return dimension
         }
     }
 }
