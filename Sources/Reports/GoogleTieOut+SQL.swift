@@ -63,17 +63,15 @@ extension GoogleTieOut {
                    SELECT to_char(max(x.refunded_at AT TIME ZONE $3), 'YYYY-MM-DD') FROM refund x
                    WHERE x.app_id = $8 AND x.order_id = t.order_id AND x.refund_type <> 'family_revoke')
                END AS ledger_day,
-               CASE WHEN l.order_id IS NULL THEN EXISTS (
-                   SELECT 1 FROM google_order o WHERE o.app_id = $8 AND o.order_id = t.order_id)
-               END AS known,
-               CASE WHEN l.order_id IS NULL THEN (
-                   SELECT o.fetched_at FROM google_order o
-                   WHERE o.app_id = $8 AND o.order_id = t.order_id AND o.status = 'ok'
-                     AND o.state IS DISTINCT FROM 'REFUNDED' AND o.state IS DISTINCT FROM 'PARTIALLY_REFUNDED'
-                     AND o.state IS DISTINCT FROM 'PENDING_REFUND')
+               CASE WHEN l.order_id IS NULL THEN o.order_id IS NOT NULL END AS known,
+               CASE WHEN o.status = 'ok' AND o.state IS DISTINCT FROM 'REFUNDED'
+                         AND o.state IS DISTINCT FROM 'PARTIALLY_REFUNDED' AND o.state IS DISTINCT FROM 'PENDING_REFUND'
+                    THEN o.fetched_at
                END AS read_unrefunded_at
         FROM ledger l
         FULL JOIN report t ON t.order_id = l.order_id
+        -- Report-only orders: what storerecon read of them (one row at most: the key is app and order).
+        LEFT JOIN google_order o ON l.order_id IS NULL AND o.app_id = $8 AND o.order_id = t.order_id
         LEFT JOIN later n ON n.order_id = l.order_id
         LEFT JOIN previous p ON p.order_id = coalesce(l.order_id, t.order_id)
         ORDER BY 1

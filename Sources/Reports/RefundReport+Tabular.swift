@@ -104,10 +104,8 @@ extension RefundReport {
         if !groups.isEmpty {
             for (_, total) in totalsByCurrency() {
                 var line = options.by.map { _ in "" }
-                if let index = options.by.firstIndex(of: .currency) { line[index] = total.keys["currency"] ?? "" }
-                if let index = options.by.firstIndex(of: .source) { line[index] = total.keys["source"] ?? "" }
-                if let index = options.by.firstIndex(of: .environment) {
-                    line[index] = total.keys["environment"] ?? ""
+                for key in [RefundReportOptions.Dimension.currency, .source, .environment] {
+                    if let index = options.by.firstIndex(of: key) { line[index] = total.keys[key.rawValue] ?? "" }
                 }
                 // A platform's part of a currency whose tax only some platforms state (``totalsByCurrency()``).
                 var label = "TOTAL"

@@ -21,7 +21,7 @@ extension RefundRequestReport {
                    coalesce(decision, CASE WHEN answer = 'missed' THEN 'missed' WHEN answer IS NULL THEN 'open'
                                            ELSE 'not_answered' END) AS outcome, count(*)::int AS requests
             FROM refund_request WHERE received_at >= $1 AND received_at < $2
-                \(environmentFilter("refund_request", parameter: 4))
+                \(environmentFilter(appEnvironment("refund_request"), parameter: 4))
             GROUP BY 1, 2 ORDER BY 1, 2
             """, [from, to, timeZone, environment.rawValue]
         ).map { (try $0.decode("day"), try $0.decode("outcome"), try $0.decode("requests")) }

@@ -53,8 +53,9 @@ extension RefundRequestReport {
                coalesce(q.price_nanos, g.total_nanos)::text AS price_nanos, q.revocation_milli,
                EXISTS (SELECT 1 FROM refund f WHERE f.app_id = q.app_id AND f.order_id = q.transaction_id
                        AND f.reversed_at IS NOT NULL) AS reversed,
-               (SELECT lower(a.environment) FROM app a WHERE a.id = q.app_id) AS app_environment
+               lower(a.environment) AS app_environment
         FROM refund_request q
+        JOIN app a ON a.id = q.app_id
         LEFT JOIN LATERAL (
             SELECT count(*)::int AS refunds,
                    CASE WHEN count(DISTINCT upper(f.currency)) = 1 THEN max(upper(f.currency)) END AS currency,
@@ -75,7 +76,8 @@ extension RefundRequestReport {
         ) r ON true
         LEFT JOIN google_order g
             ON q.store = 'google' AND g.app_id = q.app_id AND g.order_id = q.transaction_id AND g.status = 'ok'
-        WHERE q.received_at >= $1 AND q.received_at < $2 \(RefundRequestReport.environmentFilter("q", parameter: 5))
+        WHERE q.received_at >= $1 AND q.received_at < $2
+            \(RefundRequestReport.environmentFilter("lower(a.environment)", parameter: 5))
         """
 
     /// The money of each request received in `[from, to)` that moved or kept any, by `refund_request.id`. Refunded

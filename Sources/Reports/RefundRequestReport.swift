@@ -48,14 +48,18 @@ public struct RefundRequestReport: Sendable, Equatable {
         }
     }
 
-    /// Which apps' requests a report counts, by the app's store environment (`$n` the filter's raw value): Apple's
-    /// test environments are left out unless asked for, as in `report refunds` (an app reads one environment's
-    /// notifications, so its environment is its requests').
-    static func environmentFilter(_ table: String, parameter: Int) -> String {
+    /// Which apps' requests a report counts, by the app's store environment (`environment`, SQL; `$n` the filter's
+    /// raw value): Apple's test environments are left out unless asked for, as in `report refunds` (an app reads one
+    /// environment's notifications, so its environment is its requests').
+    static func environmentFilter(_ environment: String, parameter: Int) -> String {
         """
-        AND ($\(parameter)::text = 'all' OR ($\(parameter)::text = 'production')
-             = ((SELECT lower(a.environment) FROM app a WHERE a.id = \(table).app_id) = 'production'))
+        AND ($\(parameter)::text = 'all' OR ($\(parameter)::text = 'production') = (\(environment) = 'production'))
         """
+    }
+
+    /// The environment of the app of `table`'s row, as SQL.
+    static func appEnvironment(_ table: String) -> String {
+        "(SELECT lower(a.environment) FROM app a WHERE a.id = \(table).app_id)"
     }
 
     /// Reads the groups of requests received in `[from, to)` of apps of `environment`.
@@ -77,7 +81,7 @@ public struct RefundRequestReport: Sendable, Equatable {
             """
             SELECT \((keys + counted).joined(separator: ", "))
             FROM refund_request WHERE received_at >= $1 AND received_at < $2
-                \(environmentFilter("refund_request", parameter: 3)) \(grouping)
+                \(environmentFilter(appEnvironment("refund_request"), parameter: 3)) \(grouping)
             """, [from, to, environment.rawValue])
         let groups = try rows.map { row in
             Group(
@@ -146,7 +150,7 @@ extension RefundRequestReport {
                    coalesce(rule, '') AS rule, coalesce(preference, '') AS preference, coalesce(answer, '') AS answer,
                    coalesce(error_code, '') AS error_code, coalesce(decision, '') AS decision
             FROM refund_request WHERE received_at >= $1 AND received_at < $2
-                \(environmentFilter("refund_request", parameter: 3))
+                \(environmentFilter(appEnvironment("refund_request"), parameter: 3))
             ORDER BY received_at, id
             """, [from, to, environment.rawValue]
         ).map { row in
