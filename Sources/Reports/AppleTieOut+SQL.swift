@@ -24,8 +24,8 @@ extension AppleTieOut {
                count(*) FILTER (WHERE \(RefundReport.moves) AND gross IS NULL)::int AS unknown,
                count(*) FILTER (WHERE \(RefundReport.moves) AND gross IS NOT NULL)::int AS known,
                count(*) FILTER (WHERE NOT (\(RefundReport.moves)) AND entry = 'refund')::int AS family_revokes,
-               bool_or(entry = 'refund' AND (booked_at AT TIME ZONE $3)::date IN (($1::date[])[2], ($2::date[])[2]))
-                   AS edge,
+               coalesce(sum(units) FILTER (WHERE \(RefundReport.moves) AND entry = 'refund'
+                   AND (booked_at AT TIME ZONE $3)::date = ($2::date[])[2]), 0)::int AS last_day_units,
                coalesce(sum(units) FILTER (WHERE later AND \(RefundReport.moves)), 0)::int AS later_units,
                trunc(coalesce(sum(gross) FILTER (WHERE later AND \(RefundReport.moves)), 0))::text AS later_nanos,
                to_char(min(reversed_at AT TIME ZONE $3) FILTER (WHERE later), 'YYYY-MM-DD') AS later_day,

@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import Postgres
+import StoreCalendar
 
 /// Apple's tie-out of one app over one FINANCIAL report's own period (Apple's fiscal month, from the rows' Start and
 /// End Date), per product x country x currency: the ledger's figure (the refund report's entries of the period:
@@ -24,7 +25,8 @@ struct AppleTieOut {
         var unknown = 0
         /// Entries with an amount (of `nanos`).
         var known = 0
-        var edge = false
+        /// Of `units`: refunds dated on the period's last day (US Pacific), which Apple may book in the next one.
+        var lastDayUnits = 0
         var familyRevokes = 0
         /// Of `units`/`nanos`: refunds of the period reversed after it.
         var laterUnits = 0
@@ -42,19 +44,46 @@ struct AppleTieOut {
         var nanos: Int64
     }
 
+    /// The period's last day and the previous period's, with the previous last day's refund units per key: Apple
+    /// may book a period's last-day refunds in the next period.
+    struct Edges: Equatable {
+        var lastDay: String
+        var previousLastDay: String
+        var previousLastDayUnits: [String: Int] = [:]
+    }
+
     func lines() throws -> [TieOutReport.Line] {
-        let ledger = try ledgerSides()
+        let ledger = try ledgerSides(periods)
         let report = try reportSides()
+        let edges = try self.edges()
         return Set(ledger.keys).union(report.keys).sorted().compactMap { key in
-            Self.compare(key: key, ledger: ledger[key], report: report[key], app: app)
+            Self.compare(key: key, ledger: ledger[key], report: report[key], app: app, edges: edges)
         }
     }
 
-    /// Compares one product x country x currency (`nil` when neither side moved money or units).
-    static func compare(key: String, ledger: LedgerSide?, report: ReportSide?, app: String) -> TieOutReport.Line? {
+    /// The period's edges, the previous period's last day read from the ledger as a one-day Apple period.
+    func edges() throws -> Edges? {
+        guard let apple = periods.apple, let first = CivilDate(iso: apple.first) else { return nil }
+        let previous = first.adding(days: -1).description
+        let sides = try ledgerSides(StorePeriods(month: periods.month, apple: (previous, previous)))
+        return Edges(
+            lastDay: apple.last, previousLastDay: previous,
+            previousLastDayUnits: sides.compactMapValues { $0.lastDayUnits > 0 ? $0.lastDayUnits : nil })
+    }
+
+    /// Compares one product x country x currency (`nil` when neither side moved money or units). A cause is named
+    /// only when it accounts for the difference: the reversals (`reversal`, `reversed_later`) or the
+    /// revocations (`family_revoke`) when leaving them out makes both sides agree, the period's edge when the
+    /// refunds of the day Apple may book next door cover the units over, `unpriced` when the units agree and only
+    /// the unknown amounts can differ.
+    static func compare(
+        key: String, ledger: LedgerSide?, report: ReportSide?, app: String, edges: Edges? = nil
+    ) -> TieOutReport.Line? {
         let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
         let side = ledger ?? LedgerSide()
-        guard side.units != 0 || side.unknown > 0 || side.laterUnits > 0 || report != nil else { return nil }
+        guard side.units != 0 || side.nanos != 0 || side.unknown > 0 || side.laterUnits > 0 || report != nil else {
+            return nil
+        }
         let currency = parts[2]
         // The known amounts' sum, as `report refunds` adds them; blank only when none is known.
         let ledgerNanos = side.unknown > 0 && side.known == 0 ? nil : Int64?(side.nanos)
@@ -69,7 +98,8 @@ struct AppleTieOut {
         if agrees(units: side.units, nanos: side.nanos) { return line }
         line.status = .differs
         let withoutReversals = (side.units + side.reversalUnits, side.nanos + side.reversalNanos)
-        if side.unknown > 0 {
+        let over = side.units - reported.units
+        if side.unknown > 0, over == 0 {
             (line.cause, line.note) = (.unpriced, GoogleTieOut.unpricedNote(side.unknown))
         } else if side.reversalUnits > 0, agrees(units: withoutReversals.0, nanos: withoutReversals.1) {
             line.cause = .reversal
@@ -82,10 +112,20 @@ struct AppleTieOut {
             line.note =
                 "\(side.laterUnits) unit(s) reversed from \(side.laterDay ?? "?") before Apple's report; "
                 + "the reversal's period offsets them"
-        } else if side.edge {
+        } else if let edges, over > 0, over <= side.lastDayUnits {
             line.cause = .periodEdge
-        } else if side.familyRevokes > 0 {
+            line.note = "\(side.lastDayUnits) unit(s) refunded on the period's last day, \(edges.lastDay)"
+        } else if let edges, over < 0, let previous = edges.previousLastDayUnits[key], -over <= previous {
+            line.cause = .periodEdge
+            line.note = "\(previous) unit(s) refunded on the previous period's last day, \(edges.previousLastDay)"
+        } else if side.familyRevokes > 0, agrees(units: side.units + side.familyRevokes, nanos: side.nanos) {
             line.cause = .familyRevoke
+            line.note = "\(side.familyRevokes) family-sharing revocation(s) counted by Apple as refunded units"
+        } else {
+            line.note = [
+                side.unknown > 0 ? GoogleTieOut.unpricedNote(side.unknown) : nil,
+                side.familyRevokes > 0 ? "\(side.familyRevokes) family-sharing revocation(s), no money moved" : nil,
+            ].compactMap { $0 }.joined(separator: "; ")
         }
         return line
     }
@@ -95,7 +135,7 @@ struct AppleTieOut {
     }
 
     /// The ledger's figure per product x country x currency, from the refund report's entries of the period.
-    func ledgerSides() throws -> [String: LedgerSide] {
+    func ledgerSides(_ periods: StorePeriods) throws -> [String: LedgerSide] {
         let options = RefundReportOptions.storeMonth(periods, apps: [app])
         let rows = try connection.query(
             Self.ledgerQuery, RefundReport.rangeParameters(options) + RefundReport.roundingParameters)
@@ -110,8 +150,7 @@ struct AppleTieOut {
             side.nanos += try TieOutAmount.column(row, "nanos") ?? 0
             side.unknown += try row.decode("unknown", as: Int.self)
             side.known += try row.decode("known", as: Int.self)
-            let edge: Bool = try row.decode("edge")
-            side.edge = side.edge || edge
+            side.lastDayUnits += try row.decode("last_day_units", as: Int.self)
             side.familyRevokes += try row.decode("family_revokes", as: Int.self)
             side.laterUnits += try row.decode("later_units", as: Int.self)
             side.laterNanos += try TieOutAmount.column(row, "later_nanos") ?? 0

@@ -57,10 +57,12 @@ public enum TieOut {
         /// Apple: refunds of this period reversed after it, before Apple's report: Apple booked neither; the line
         /// differs by them until the reversal's period is tied out, where the reversal offsets them.
         case reversedLater = "reversed_later"
-        /// Apple: a ledger refund of the line is dated on an edge of the report's period, so Apple may have booked
-        /// it in the neighbouring period.
+        /// Apple: the units the ledger has over the report are no more than its refunds of the period's last day
+        /// (US Pacific), which Apple may book in the next period; or the units the report has over the ledger are
+        /// no more than the ledger's refunds of the previous period's last day, which Apple may have booked here.
         case periodEdge = "period_edge"
-        /// Apple: the ledger has family-sharing revocations for the line (no money moved; not counted).
+        /// Apple: the report counts the line's family-sharing revocations as refunded units (no money moved), which
+        /// the ledger's figure does not; with them both sides agree.
         case familyRevoke = "family_revoke"
 
         /// One line for the legend.
@@ -81,8 +83,10 @@ public enum TieOut {
             case .reversal: "Apple: reversals of earlier periods' refunds, which Apple books as sales, not refunds"
             case .reversedLater:
                 "Apple: refunds reversed after the period, before Apple's report; cleared by the reversal's period"
-            case .periodEdge: "Apple: a refund on an edge of the period; Apple may have booked it next door"
-            case .familyRevoke: "Apple: family-sharing revocations (no money moved)"
+            case .periodEdge:
+                "Apple: the units apart are refunds of a period's last day (US Pacific), which Apple may book in the "
+                    + "next period"
+            case .familyRevoke: "Apple: the report counts family-sharing revocations (no money moved) as units"
             }
         }
     }

@@ -247,8 +247,15 @@ struct TieOutReportTests {
         let csv = report.csv()
         #expect(report.lines.count == 4, "\(csv)")
         #expect(csv.contains("apple,ios,USD,,premium.monthly,US,3,24.98,3,24.98,0.00,matched,,\r\n"), "\(csv)")
-        #expect(csv.contains("apple,ios,EUR,,premium.yearly,DE,2,119.98,1,59.99,59.99,differs,period_edge,\r\n"))
-        #expect(csv.contains("apple,ios,GBP,,premium.monthly,GB,1,7.99,0,0.00,7.99,differs,family_revoke,\r\n"))
+        #expect(
+            csv.contains(
+                "apple,ios,EUR,,premium.yearly,DE,2,119.98,1,59.99,59.99,differs,period_edge,\"1 unit(s) refunded on "
+                    + "the period's last day, 2025-10-25\"\r\n"), "\(csv)")
+        // The revocation moved nothing and explains nothing: the refund the report lacks is to be looked into.
+        #expect(
+            csv.contains(
+                "apple,ios,GBP,,premium.monthly,GB,1,7.99,0,0.00,7.99,differs,,\"1 family-sharing revocation(s), no "
+                    + "money moved\"\r\n"), "\(csv)")
         #expect(
             csv.contains(
                 "apple,ios,EUR,,premium.monthly,FR,1,9.99,0,0.00,9.99,differs,reversed_later,1 unit(s) reversed from "

@@ -82,19 +82,25 @@ public enum ConsumptionUsageEventStore {
         return found
     }
 
+    /// An event as the backend wrote it, less what Google would refuse: a blank text (an empty `ipAddress` or
+    /// `regionCode` is no value) is left out, and so is a location without its region code, which Google requires.
     private static func event(_ row: PostgresRow) throws -> ConsumptionUsageEvent {
-        let region: String? = try row.decodeIfPresent("region_code")
+        func text(_ column: String) throws -> String? {
+            try row.decodeIfPresent(column, as: String.self).flatMap {
+                $0.allSatisfy(\.isWhitespace) ? nil : $0
+            }
+        }
         return ConsumptionUsageEvent(
             consumptionTime: try row.decodeIfPresent("consumption_time"),
-            ipAddress: try row.decodeIfPresent("ip_address"),
-            location: try region.map { region in
+            ipAddress: try text("ip_address"),
+            location: try text("region_code").map { region in
                 ConsumptionUsageEvent.Location(
-                    regionCode: region, administrativeArea: try row.decodeIfPresent("administrative_area"),
-                    locality: try row.decodeIfPresent("locality"), sublocality: try row.decodeIfPresent("sublocality"))
+                    regionCode: region, administrativeArea: try text("administrative_area"),
+                    locality: try text("locality"), sublocality: try text("sublocality"))
             },
-            obfuscatedAccountId: try row.decodeIfPresent("obfuscated_account_id"),
-            obfuscatedProfileId: try row.decodeIfPresent("obfuscated_profile_id"),
-            consumptionItemDescription: (try row.decodeIfPresent("item_description", as: String.self)).map {
+            obfuscatedAccountId: try text("obfuscated_account_id"),
+            obfuscatedProfileId: try text("obfuscated_profile_id"),
+            consumptionItemDescription: try text("item_description").map {
                 String($0.unicodeScalars.prefix(ConsumptionUsageEvent.maxDescription))
             })
     }

@@ -74,10 +74,13 @@ struct GoogleReviewOrders: Sendable {
         guard !due.isEmpty, let orders = try await read(due.map(\.orderId), in: environment) else { return }
         var described: [(id: Int64, order: GoogleReviewOrder?)] = []
         var decisions: [(id: Int64, decision: RefundRequestDecision)] = []
+        var unknown: [Int64] = []
         for item in due {
             guard let order = orders[item.orderId] else {
                 environment.logger.warning(
-                    "order \(item.orderId): Google does not know it; the outcome of its review stays unknown")
+                    "order \(item.orderId): Google does not know it; the outcome of its review stays unknown (asked again in a day)"
+                )
+                unknown.append(item.id)
                 continue
             }
             let decision = order.decision(
@@ -90,6 +93,7 @@ struct GoogleReviewOrders: Sendable {
         try environment.connection.transaction { connection in
             try requests.describe(described, on: connection)
             try requests.decide(decisions, at: now, on: connection)
+            try requests.unknownOrders(unknown, at: now, on: connection)
         }
     }
 

@@ -52,7 +52,8 @@ extension RefundRequestStore {
     }
 
     /// Google requests whose review ended before `reviewEndedBy` without a decision (none, or `pending`), oldest
-    /// first, once those the ledger shows refunded (a void of the order by the review's end) are decided so.
+    /// first, once those the ledger shows refunded (a void of the order by the review's end) are decided so. One
+    /// whose order Google did not know (``unknownOrders(_:at:on:)``) is asked again a day later, not every run.
     func reviewsEnded(reviewEndedBy: Date, limit: Int, on connection: PostgresConnection) throws
         -> [GoogleOrderToRead]
     {
@@ -78,7 +79,20 @@ extension RefundRequestStore {
               AND q.id = ended.id AND ended.refunded_at IS NOT NULL
             """, [appId, cutoff, GoogleReviewPeriod.settle])
         return try toRead(
-            "(decision IS NULL OR decision = 'pending') AND deadline <= $3", limit: limit, at: cutoff, on: connection)
+            "(decision IS NULL OR decision = 'pending') AND deadline <= $3 AND (decided_at IS NULL OR decided_at <= $3)",
+            limit: limit, at: cutoff, on: connection)
+    }
+
+    /// Records that Google did not know the orders of the ended reviews `ids` at `at` (`decided_at` without a
+    /// decision): ``reviewsEnded(reviewEndedBy:limit:on:)`` leaves them for a day, so they neither cost Orders calls
+    /// every run nor hold back the reviews that end after them.
+    func unknownOrders(_ ids: [Int64], at: Date, on connection: PostgresConnection) throws {
+        guard !ids.isEmpty else { return }
+        try connection.execute(
+            """
+            UPDATE refund_request SET decided_at = $2
+            WHERE id = ANY ($1::bigint[]) AND (decision IS NULL OR decision = 'pending')
+            """, [PostgresArray(ids), at])
     }
 
     private func toRead(_ condition: String, limit: Int, at: Date, on connection: PostgresConnection) throws

@@ -40,6 +40,27 @@ struct ConsumptionUsageEventStoreTests {
         #expect(try ConsumptionUsageEventStore.purge(before: Date().addingTimeInterval(60), on: connection) == 1)
     }
 
+    /// Google requires a location's `regionCode`: a row the backend wrote with a blank one goes without its
+    /// location, and blank texts go as absent, not as `""`.
+    @Test func blankTextsAndALocationWithoutItsRegionAreLeftOut() throws {
+        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "usageblank"))
+        defer { connection.close() }
+        try Migrator(connection: connection).migrate()
+        try connection.execute(
+            """
+            INSERT INTO consumption_usage_event (purchase_id, consumption_time, ip_address, region_code, locality,
+                                                 obfuscated_account_id)
+            VALUES ('GPA.3', '2026-07-01T00:00:00Z', '', ' ', 'Paris', 'acct'),
+                   ('GPA.3', '2026-06-30T00:00:00Z', '198.51.100.7', 'FR', '', NULL)
+            """)
+        let events = try ConsumptionUsageEventStore.events(forEach: [["GPA.3"]], on: connection)[0]
+        #expect(events.count == 2)
+        #expect(events[0].ipAddress == nil && events[0].location == nil && events[0].obfuscatedAccountId == "acct")
+        #expect(events[1].ipAddress == "198.51.100.7" && events[1].location == .init(regionCode: "FR"))
+        let body = String(decoding: try JSONEncoder().encode(events[0]), as: UTF8.self)
+        #expect(!body.contains("ipAddress") && !body.contains("location"))
+    }
+
     /// A subscription's purchase token is named by the reviews of all its renewal orders: answering one deletes
     /// its order's evidence and keeps the token's while another review of it waits; the last one takes it.
     @Test func evidenceUnderATokenAnotherOpenRequestNamesIsKept() throws {

@@ -105,5 +105,27 @@ extension GoogleReviewOrdersTests {
 
         #expect(try await run(stores, app, at: later) == 0)
         #expect(try rows(connection).map(\.decision) == decided.map(\.decision))
+
+        try await unknownOrder(stores, app, later: later, on: connection)
+    }
+
+    /// An ended review of an order Google does not know is asked about once, then again a day later, not on every
+    /// run: its outcome stays unknown.
+    static func unknownOrder(
+        _ stores: SimulatedStores, _ app: AppConfig, later: Date, on connection: PostgresConnection
+    ) async throws {
+        try connection.execute(
+            """
+            INSERT INTO refund_request (app_id, store, request_id, transaction_id, pending_token, received_at, deadline)
+            VALUES ($1, 'google', 'unknown', 'GPA.0000-0000-0000-00000', 'prt-u', $2::timestamptz,
+                    $2::timestamptz + interval '24 hours')
+            """, [app.id, later.addingTimeInterval(-3 * 86_400)])
+        #expect(try await run(stores, app, at: later) == 1)
+        #expect(try await run(stores, app, at: later.addingTimeInterval(3600)) == 0)
+        #expect(try await run(stores, app, at: later.addingTimeInterval(86_401)) >= 1)
+        #expect(
+            try count(
+                connection,
+                "SELECT count(*)::int AS n FROM refund_request WHERE request_id = 'unknown' AND decision IS NULL") == 1)
     }
 }

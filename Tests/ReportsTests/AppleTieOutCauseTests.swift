@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@testable import Reports
+
+/// Why an Apple line of the tie-out differs, worked out by hand: a cause is named only when it accounts for the
+/// difference, and a line that moved money is never left out.
+@Suite struct AppleTieOutCauseTests {
+    static let key = AppleTieOut.key("pro.monthly", "DE", "EUR")
+    static let edges = AppleTieOut.Edges(
+        lastDay: "2026-10-24", previousLastDay: "2026-09-26", previousLastDayUnits: [key: 1])
+
+    static func compare(_ ledger: AppleTieOut.LedgerSide?, report: AppleTieOut.ReportSide?) -> TieOutReport.Line? {
+        AppleTieOut.compare(key: key, ledger: ledger, report: report, app: "ios", edges: edges)
+    }
+
+    static func side(units: Int, euros: Int64, _ change: (inout AppleTieOut.LedgerSide) -> Void = { _ in })
+        -> AppleTieOut.LedgerSide
+    {
+        var side = AppleTieOut.LedgerSide(units: units, nanos: euros * 1_000_000_000, known: max(units, 1))
+        change(&side)
+        return side
+    }
+
+    /// A refund of 4.99 and a reversal of an earlier 5.99 refund: no net unit, but 1.00 less money, and no report
+    /// row. The line stays, so the tie-out's ledger total is the refund report's.
+    @Test func aLineWithNoNetUnitButMoneyIsKept() throws {
+        let side = AppleTieOut.LedgerSide(units: 0, nanos: -1_000_000_000, known: 2, reversalUnits: 1)
+        let line = try #require(Self.compare(side, report: nil))
+        #expect(line.status == .differs && line.ledgerNanos == -1_000_000_000)
+        #expect(Self.compare(AppleTieOut.LedgerSide(), report: nil) == nil)
+    }
+
+    /// Unknown amounts explain a line only when its units agree: with a unit missing from the ledger, the line
+    /// names no cause (and still says what is unpriced).
+    @Test func unpricedOnlyWhenTheUnitsAgree() throws {
+        let unpriced = Self.side(units: 2, euros: 5) { $0.unknown = 1 }
+        #expect(Self.compare(unpriced, report: .init(units: 2, nanos: 10_000_000_000))?.cause == .unpriced)
+        let short = try #require(Self.compare(unpriced, report: .init(units: 5, nanos: 25_000_000_000)))
+        #expect(short.cause == nil && short.note.contains("without an amount"))
+    }
+
+    /// The ledger has one unit over the report and one refund on the period's last day: period_edge. Over by two,
+    /// or under the report, that refund cannot be the reason.
+    @Test func theLastDayExplainsOnlyUnitsTheLedgerHasOver() {
+        let lastDay = Self.side(units: 3, euros: 15) { $0.lastDayUnits = 1 }
+        let over = Self.compare(lastDay, report: .init(units: 2, nanos: 10_000_000_000))
+        #expect(over?.cause == .periodEdge && over?.note == "1 unit(s) refunded on the period's last day, 2026-10-24")
+        #expect(Self.compare(lastDay, report: .init(units: 1, nanos: 5_000_000_000))?.cause == nil)
+        // Under the report by one: the previous period's last-day refund, which Apple may have booked here.
+        let under = Self.compare(lastDay, report: .init(units: 4, nanos: 20_000_000_000))
+        #expect(
+            under?.cause == .periodEdge
+                && under?.note == "1 unit(s) refunded on the previous period's last day, 2026-09-26")
+        #expect(Self.compare(lastDay, report: .init(units: 5, nanos: 25_000_000_000))?.cause == nil)
+    }
+
+    /// Revocations move no money: a cause only when the report counts them as units and the money agrees.
+    @Test func familyRevocationsExplainOnlyUnitsWithoutMoney() {
+        let revoked = Self.side(units: 1, euros: 5) { $0.familyRevokes = 2 }
+        let counted = Self.compare(revoked, report: .init(units: 3, nanos: 5_000_000_000))
+        #expect(counted?.cause == .familyRevoke)
+        let missing = Self.compare(revoked, report: nil)
+        #expect(missing?.cause == nil && missing?.note == "2 family-sharing revocation(s), no money moved")
+    }
+}
