@@ -105,8 +105,11 @@ public struct ExpiryRecheck: Sendable {
     @discardableResult
     public func run(in environment: JobEnvironment) async throws -> Summary {
         try adoptRequested(in: environment)
-        let planner = RecheckPlanner(lead: options.lead, lag: options.lag, watchInterval: options.watchInterval)
-        let due = try planner.due(app: app.id, now: environment.now(), on: environment.connection)
+        let now = environment.now()
+        var checkpoint = try SyncCheckpoint.load(job: Self.job, app: app.id, on: environment.connection)
+        let lag = Self.lag(options.lag, now: now, lastComplete: checkpoint.highWater)
+        let planner = RecheckPlanner(lead: options.lead, lag: lag, watchInterval: options.watchInterval)
+        let due = try planner.due(app: app.id, now: now, on: environment.connection)
         let batches = stride(from: 0, to: due.count, by: options.batchSize).map {
             Array(due[$0..<min(due.count, $0 + options.batchSize)])
         }
@@ -118,7 +121,7 @@ public struct ExpiryRecheck: Sendable {
             claimer: "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))")
         environment.counters.add("selected", due.count)
         environment.logger.info(
-            "\(due.count) subscriptions due (expiry within -\(Int(options.lag / 3600))h/+\(Int(options.lead / 3600))h, watched or flagged)"
+            "\(due.count) subscriptions due (expiry within -\(Int(lag / 3600))h/+\(Int(options.lead / 3600))h, watched or flagged)"
         )
         let tally = Tally(selected: due.count)
         let workers = min(options.concurrency, max(1, batches.count))
@@ -148,11 +151,26 @@ public struct ExpiryRecheck: Sendable {
                 "\(result.badAnswers) of \(result.asked) status answers could not be used (see the log); their stored state is unchanged"
             )
         }
+        if !environment.dryRun {
+            checkpoint.highWater = now
+            try checkpoint.save(on: environment.connection)
+        }
         return result
     }
 }
 
 extension ExpiryRecheck {
+    /// The longest a run reaches back past its configured lag to catch up on runs that did not happen.
+    static let maxCatchUp: TimeInterval = 60 * 86_400
+
+    /// How far back a run at `now` asks about expiries: the configured `lag`, or back to the start of the last
+    /// complete run (the checkpoint's high water) when that is further, so the expiries of an outage's days are
+    /// asked about once it is over; at most ``maxCatchUp`` (Google answers for 60 days after expiry).
+    static func lag(_ configured: TimeInterval, now: Date, lastComplete: Date?) -> TimeInterval {
+        guard let lastComplete else { return configured }
+        return max(configured, min(now.timeIntervalSince(lastComplete), maxCatchUp))
+    }
+
     /// Asks once more about the due subscriptions that were locked when their batch was claimed. A worker recording a
     /// successor's answer marks the token it replaced in the same transaction, which holds that row's lock: a batch
     /// claimed at that moment passed it by (`SKIP LOCKED`), and whether the run asked about it hung on the workers'
