@@ -2,23 +2,20 @@ import Foundation
 import Postgres
 
 extension RefundRequestStatus {
-    /// Every app's refund requests as `status` counts them (waiting, the nearest deadline among them, missed in the
-    /// 24 hours before `now`), apps in id order, zeros for an app without requests (so an alert can say `> 0`).
+    /// Every app's refund requests as `status` counts them (waiting, the nearest deadline among them, missed: recorded
+    /// in the 24 hours before `now`, or undecided past their deadline), apps in id order, zeros for an app without
+    /// requests (so an alert can say `> 0`).
     public static func all(now: Date, on connection: PostgresConnection) throws -> [(
         app: String, status: RefundRequestStatus
     )] {
         try connection.query(
             """
             SELECT a.id AS app_id,
-                   count(*) FILTER (WHERE (r.answer IS NULL OR r.answer = 'no_facts') AND r.deadline > $1)::int
-                       AS waiting,
-                   min(r.deadline) FILTER (WHERE (r.answer IS NULL OR r.answer = 'no_facts') AND r.deadline > $1)
-                       AS nearest,
-                   count(*) FILTER (WHERE \(StatusReport.missedSQL(now: "$1")))::int AS missed
+                   count(*) FILTER (WHERE r.open AND r.deadline > $1)::int AS waiting,
+                   min(r.deadline) FILTER (WHERE r.open AND r.deadline > $1) AS nearest,
+                   count(*) FILTER (WHERE r.missed)::int AS missed
             FROM app a
-            LEFT JOIN refund_request r
-                ON r.app_id = a.id AND r.preference IS DISTINCT FROM 'no_answer'
-                   AND r.deadline > $1::timestamptz - interval '1 day'
+            LEFT JOIN (\(StatusReport.countedRequestsSQL(now: "$1"))) r ON r.app_id = a.id
             GROUP BY a.id ORDER BY a.id
             """, [now]
         ).map { row in

@@ -7,8 +7,8 @@ public struct RefundRequestStatus: Codable, Sendable, Equatable {
     public var waiting: Int
     /// The nearest deadline among them.
     public var nearestDeadline: Date?
-    /// Requests missed in the last 24 hours (a `no_answer` rule's are not counted): recorded `missed`, or never
-    /// decided before their deadline (the job did not run).
+    /// Requests missed (a `no_answer` rule's are not counted): recorded `missed` in the last 24 hours, whatever
+    /// their deadline, or never decided before their deadline (the job did not run since).
     public var missedLastDay: Int
 
     /// Creates the status.
@@ -23,10 +23,26 @@ extension StatusReport {
     /// Within this much of its deadline, an unanswered request needs an operator.
     static let refundRequestWarning: TimeInterval = 2 * 3600
 
-    /// A request of `r` missed by `$now`: recorded `missed` by the job, or still undecided past its deadline (the job
-    /// stopped running: nothing else would ever record it).
-    static func missedSQL(now: String) -> String {
-        "(r.answer = 'missed' OR (r.answer IS NULL AND r.deadline <= \(now)))"
+    /// The requests `status` counts (`app_id`, `deadline`, `open`, `missed`), as of `now` (a parameter), those of
+    /// `app` (a parameter) or every app's: those not answered whose deadline is at most a day past (through
+    /// `refund_request_open`): open (undecided or without facts) before the deadline, missed when still undecided
+    /// after it (the job stopped running: nothing else would ever record them); and those the job recorded `missed`
+    /// in the day before `now`, however old their deadline (a run after an outage records them at once:
+    /// `refund_request_missed`). A `no_answer` rule's requests are not counted.
+    static func countedRequestsSQL(now: String, app: String? = nil) -> String {
+        let ofApp = app.map { "app_id = \($0) AND " } ?? ""
+        return """
+            SELECT app_id, deadline, answer IS NULL OR answer = 'no_facts' AS open,
+                   answer IS NULL AND deadline <= \(now) AS missed
+            FROM refund_request
+            WHERE \(ofApp)(answer IS NULL OR answer IN ('no_facts', 'no_consent'))
+              AND deadline > \(now)::timestamptz - interval '1 day' AND preference IS DISTINCT FROM 'no_answer'
+            UNION ALL
+            SELECT app_id, deadline, false, true
+            FROM refund_request
+            WHERE \(ofApp)answer = 'missed' AND answered_at > \(now)::timestamptz - interval '1 day'
+              AND preference IS DISTINCT FROM 'no_answer'
+            """
     }
 
     /// The app's refund requests, and an attention line when one is within 2 hours of its deadline unanswered or
@@ -37,12 +53,10 @@ extension StatusReport {
     ) throws {
         let row = try connection.query(
             """
-            SELECT count(*) FILTER (WHERE open)::int AS waiting, min(deadline) FILTER (WHERE open) AS nearest,
-                   count(*) FILTER (WHERE \(missedSQL(now: "$2")))::int AS missed
-            FROM (SELECT deadline, answer, (answer IS NULL OR answer = 'no_facts') AND deadline > $2 AS open
-                  FROM refund_request
-                  WHERE app_id = $1 AND preference IS DISTINCT FROM 'no_answer'
-                    AND deadline > $2::timestamptz - interval '1 day') r
+            SELECT count(*) FILTER (WHERE open AND deadline > $2)::int AS waiting,
+                   min(deadline) FILTER (WHERE open AND deadline > $2) AS nearest,
+                   count(*) FILTER (WHERE missed)::int AS missed
+            FROM (\(countedRequestsSQL(now: "$2", app: "$1"))) r
             """, [status.id, now])[0]
         let waiting: Int = try row.decode("waiting")
         let missed: Int = try row.decode("missed")

@@ -30,3 +30,25 @@ extension NoAnswerRuleTests {
         #expect(try RefundRequestStatus.all(now: later, on: connection).map(\.status.missedLastDay) == [0])
     }
 }
+
+extension NoAnswerRuleTests {
+    /// After an outage the job records at once the requests whose deadlines passed meanwhile, days ago: `status` and
+    /// the metrics count them for the day after they were recorded, not by their deadline (which would never count
+    /// them).
+    @Test func requestsRecordedMissedAfterAnOutageAreCountedForADay() async throws {
+        let connection = try PostgresConnection(conninfo: try Requests().database(2))
+        defer { connection.close() }
+        let recorded = Requests.received.addingTimeInterval(5 * 86_400)
+        try connection.execute("UPDATE refund_request SET answer = 'missed', answered_at = $1", [recorded])
+        var app = StatusReport.AppStatus(
+            id: "ios", platform: "apple", storeAppId: "com.ios", subscriptions: 0, refunds: 0)
+        var attention: [String] = []
+        let now = recorded.addingTimeInterval(3600)
+        try StatusReport.gatherRefundRequests(into: &app, attention: &attention, now: now, on: connection)
+        #expect(app.refundRequests?.waiting == 0 && app.refundRequests?.missedLastDay == 2)
+        #expect(attention == ["ios: 2 refund requests missed their deadline in the last day"])
+        #expect(try RefundRequestStatus.all(now: now, on: connection).map(\.status.missedLastDay) == [2])
+        let dayLater = recorded.addingTimeInterval(86_400 + 60)
+        #expect(try RefundRequestStatus.all(now: dayLater, on: connection).map(\.status.missedLastDay) == [0])
+    }
+}
