@@ -82,7 +82,7 @@ public struct AppleRefundRequests: Sendable {
                 try await client.sendConsumptionInformation(transactionId: open.request.transactionId, body: json)
                 return .answered
             } catch let error as AppStoreServerAPIError {
-                guard let result = Self.result(of: error) else { throw error }
+                guard let result = Self.result(of: error) ?? Self.unreached(error) else { throw error }
                 return result
             }
         }
@@ -106,6 +106,15 @@ public struct AppleRefundRequests: Sendable {
             return .unsupported(code: code, message: error.message)
         }
         return .refused(code: code, message: error.message)
+    }
+
+    /// An error after which Apple may or may not have the answer: a server error or a transport failure, once the
+    /// client's retries are spent (``SendResult/unreached(code:message:)``); nil for any other.
+    static func unreached(_ error: AppStoreServerAPIError) -> SendResult? {
+        if error.code == .transport { return .unreached(code: "transport", message: error.message) }
+        guard let status = error.httpStatus, status >= 500 else { return nil }
+        let code = error.apiErrorCode.map { String($0.rawValue) } ?? "http_\(status)"
+        return .unreached(code: code, message: error.message)
     }
 
     /// The window one notification type is read over: from its checkpoint less the overlap (a first run: a day

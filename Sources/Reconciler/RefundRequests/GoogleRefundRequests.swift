@@ -113,6 +113,10 @@ public struct GoogleRefundRequests: Sendable {
                 return .answered
             } catch let error as PlayAPIError where Self.isRefusal(error) {
                 return .refused(code: error.googleStatus ?? "http_\(error.httpStatus ?? 0)", message: error.message)
+            } catch let error as PlayAPIError where error.code == .serverError || error.code == .transport {
+                // Google may or may not have it; it keeps the first answer to a review, so sending again is safe.
+                let code = error.httpStatus.map { "http_\($0)" } ?? error.code.rawValue
+                return .unreached(code: code, message: error.message)
             }
         }
     }

@@ -5,9 +5,12 @@ import Synchronization
 
 extension RefundRequestAnswerer {
     /// Records what the store said to each answer of the groups that ended, one transaction per group; a call that
-    /// never reached the store releases its claim for the next run. Returns the first error of those calls, or of
-    /// the database, once every group is recorded (or tried).
-    func record(_ ended: [AnswersInFlight.Ended], in environment: JobEnvironment) -> (any Error)? {
+    /// never reached the store, or had no answer from it, releases its claim for the next run. Returns the first
+    /// error of those calls, or of the database, once every group is recorded (or tried); or, once `unreached` (the
+    /// run's calls without an answer so far) reaches ``maxUnreached``, an error saying the store is not answering.
+    func record(
+        _ ended: [AnswersInFlight.Ended], unreached: inout Int, in environment: JobEnvironment
+    ) -> (any Error)? {
         var stop: (any Error)?
         for group in ended {
             var finishes: [RefundRequestStore.Finish] = []
@@ -40,6 +43,9 @@ extension RefundRequestAnswerer {
                     environment.logger.warning(
                         "\(item.label): the store asks to be asked again later (\(code)): \(message); sent again next run"
                     )
+                case .success(.unreached(let code, let message)):
+                    released.append(item.open.id)
+                    stop = stop ?? unanswered(item, code: code, message: message, unreached: &unreached, environment)
                 case .failure(let error):
                     released.append(item.open.id)
                     stop = stop ?? error
@@ -55,6 +61,20 @@ extension RefundRequestAnswerer {
             }
         }
         return stop
+    }
+
+    /// Counts and logs a call without the store's answer; the error that stops the run once the run's calls so
+    /// (`unreached`) reach ``maxUnreached``.
+    private func unanswered(
+        _ item: Claimed, code: String, message: String, unreached: inout Int, _ environment: JobEnvironment
+    ) -> ReconcilerError? {
+        unreached += 1
+        environment.counters.add("answers_unreached")
+        environment.logger.warning("\(item.label): no answer from the store (\(code)): \(message); sent again next run")
+        guard unreached == Self.maxUnreached else { return nil }
+        return ReconcilerError(
+            .temporary,
+            "\(unreached) answers had no answer from the store (the last: \(code)); the rest wait for the next run")
     }
 
     /// Records the finished answers and releases the rest; a Google answer's usage evidence (IP addresses,

@@ -16,6 +16,11 @@ enum SendResult: Sendable {
     /// 4040006, after the client's own retries): released for the next run while the deadline allows; the run goes
     /// on with the other requests.
     case later(code: String, message: String)
+    /// No answer from the store after the client's retries (a server error, a timeout, a connection lost): the
+    /// call may or may not have reached it. Released and sent again by the next run while the deadline allows
+    /// (Google keeps the first answer to a review; Apple's PUT of the same body is the same answer); the run goes on
+    /// with the other requests until ``RefundRequestAnswerer/maxUnreached`` such calls say the store is down.
+    case unreached(code: String, message: String)
     /// Not taken in time: the deadline passed before the call could leave (a wait at the quota gate, a retry), or
     /// while it failed (recorded `missed`; the store was not answered after it).
     case missed
@@ -38,6 +43,9 @@ struct RefundRequestAnswerer: Sendable {
     /// of one app are in flight, and a crash leaves at most this many unanswered. 48 stays under a window of Apple's
     /// 50 a second: a 49th call out would wait at the gate for an earlier one's answer, polling its lock.
     static let groupsInFlight = 3
+    /// Calls without an answer (``SendResult/unreached(code:message:)``) after which a run stops sending: one
+    /// request the store fails on does not hold back the others, a store that is down stops the run (exit 75).
+    static let maxUnreached = 16
 
     let requests: RefundRequestStore
     let decider: RefundRequestDecider
@@ -73,16 +81,20 @@ struct RefundRequestAnswerer: Sendable {
     func answerOpen(in environment: JobEnvironment, finder: inout some RefundRequestFinder) async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             var flight = AnswersInFlight()
+            var unreached = 0
             var stop: (any Error)?
             do {
-                try await claimAndSend(finder: &finder, flight: &flight, tasks: &tasks, in: environment)
+                try await claimAndSend(
+                    finder: &finder, flight: &flight, unreached: &unreached, tasks: &tasks, in: environment)
             } catch {
                 stop = error
             }
             while !flight.isEmpty {
                 // The groups' tasks throw nothing: each call's outcome is in `flight`.
                 _ = try? await tasks.next()
-                if let error = record(flight.takeEnded(), in: environment) { stop = stop ?? error }
+                if let error = record(flight.takeEnded(), unreached: &unreached, in: environment) {
+                    stop = stop ?? error
+                }
             }
             if let stop { throw stop }
         }
@@ -92,7 +104,7 @@ struct RefundRequestAnswerer: Sendable {
     /// claimed, recording the groups that ended in between; returns once every group claimed is recorded.
     /// - Throws: the first error, leaving the groups still out in `flight` (the caller records them).
     private func claimAndSend(
-        finder: inout some RefundRequestFinder, flight: inout AnswersInFlight,
+        finder: inout some RefundRequestFinder, flight: inout AnswersInFlight, unreached: inout Int,
         tasks: inout ThrowingTaskGroup<Void, any Error>, in environment: JobEnvironment
     ) async throws {
         var hand = OpenRequestsInHand<RefundRequestSubject>()
@@ -129,7 +141,7 @@ struct RefundRequestAnswerer: Sendable {
             if flight.isEmpty { return }
             // A group's end, or a page found: either may let the next group go.
             await flight.nextChange()
-            if let error = record(flight.takeEnded(), in: environment) { throw error }
+            if let error = record(flight.takeEnded(), unreached: &unreached, in: environment) { throw error }
         }
     }
 
