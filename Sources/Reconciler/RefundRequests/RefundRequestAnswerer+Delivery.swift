@@ -143,10 +143,15 @@ struct AnswersInFlight {
                     calls.addTask {
                         let result: Result<SendResult, any Error>
                         do {
-                            result = .success(
-                                try await SendDeadline.$latest.withValue(item.notAfter) {
-                                    try await send(item.json, item.open)
-                                })
+                            let said = try await SendDeadline.$latest.withValue(item.notAfter) {
+                                try await send(item.json, item.open)
+                            }
+                            // Without an answer past its deadline (a retry refused to leave): as below.
+                            if case .unreached = said, ContinuousClock.now > item.notAfter {
+                                result = .success(.missed)
+                            } else {
+                                result = .success(said)
+                            }
                         } catch {
                             // Past its deadline the request cannot be answered any more, whatever stopped the call.
                             result = ContinuousClock.now > item.notAfter ? .success(.missed) : .failure(error)

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import Logging
 import Postgres
 import TestSupport
 import Testing
@@ -55,5 +56,23 @@ struct UnreachedAnswerTests {
         #expect(rows.values.allSatisfy { $0 == "- false" }, "\(rows)")
         let unreached = environment.counters["answers_unreached"]
         #expect(unreached >= RefundRequestAnswerer.maxUnreached && unreached < 100, "\(unreached)")
+    }
+
+    @Test func aCallUnansweredUntilPastItsDeadlineIsRecordedMissed() async throws {
+        let connection = try PostgresConnection(conninfo: try Requests().database(1))
+        defer { connection.close() }
+        // Half a second before Apple's 12 hours end: the call's retries outlast the deadline.
+        let late = Requests.received.addingTimeInterval(12 * 3600 - 0.5)
+        let environment = JobEnvironment(
+            connection: connection, gate: SimulatorSampleFuzzTests.OpenGate(), counters: JobCounters(), runId: nil,
+            shutdown: ShutdownSignal(), dryRun: false, logger: Logger(label: "test"), progress: nil, now: { late })
+        try await Requests().makeAnswerer { _, _ in
+            try await Task.sleep(for: .seconds(1))
+            return .unreached(code: "transport", message: "timed out")
+        }.answerOpen(in: environment)
+        let rows = try Self.rows(connection)
+        // Recorded missed, not released for a next run that could only miss it; when the call left is kept.
+        #expect(rows[Requests.transaction(1)] == "missed true", "\(rows)")
+        #expect(environment.counters["answers_unreached"] == 0)
     }
 }
