@@ -14,7 +14,9 @@ extension AppleTieOut {
                    e.sign * CASE WHEN e.refund_type = 'prorated' THEN 1 ELSE e.quantity END AS units,
                    e.entry = 'refund' AND e.reversed_at
                        >= ((($2::date[])[2] + 1)::timestamp AT TIME ZONE $3) AS later,
-                   e.entry = 'reversal' AND e.refunded_at < (($1::date[])[2]::timestamp AT TIME ZONE $3) AS earlier
+                   e.entry = 'reversal' AND e.refunded_at < (($1::date[])[2]::timestamp AT TIME ZONE $3) AS earlier,
+                   e.entry = 'refund' AND \(RefundReport.moves)
+                       AND (e.booked_at AT TIME ZONE $3)::date = ($2::date[])[2] AS last_day
             FROM rounded e
             WHERE e.platform = 'apple'
         )
@@ -24,8 +26,11 @@ extension AppleTieOut {
                count(*) FILTER (WHERE \(RefundReport.moves) AND gross IS NULL)::int AS unknown,
                count(*) FILTER (WHERE \(RefundReport.moves) AND gross IS NOT NULL)::int AS known,
                count(*) FILTER (WHERE NOT (\(RefundReport.moves)) AND entry = 'refund')::int AS family_revokes,
-               coalesce(sum(units) FILTER (WHERE \(RefundReport.moves) AND entry = 'refund'
-                   AND (booked_at AT TIME ZONE $3)::date = ($2::date[])[2]), 0)::int AS last_day_units,
+               coalesce(sum(units) FILTER (WHERE last_day), 0)::int AS last_day_units,
+               trunc(coalesce(sum(gross) FILTER (WHERE last_day), 0))::text AS last_day_nanos,
+               CASE WHEN count(*) FILTER (WHERE last_day AND gross IS NULL) = 0
+                     AND count(DISTINCT gross / nullif(units, 0)) FILTER (WHERE last_day) = 1
+                    THEN trunc(min(gross / nullif(units, 0)) FILTER (WHERE last_day))::text END AS last_day_unit_nanos,
                coalesce(sum(units) FILTER (WHERE later AND \(RefundReport.moves)), 0)::int AS later_units,
                trunc(coalesce(sum(gross) FILTER (WHERE later AND \(RefundReport.moves)), 0))::text AS later_nanos,
                to_char(min(reversed_at AT TIME ZONE $3) FILTER (WHERE later), 'YYYY-MM-DD') AS later_day,

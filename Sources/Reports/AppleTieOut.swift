@@ -25,8 +25,9 @@ struct AppleTieOut {
         var unknown = 0
         /// Entries with an amount (of `nanos`).
         var known = 0
-        /// Of `units`: refunds dated on the period's last day (US Pacific), which Apple may book in the next one.
-        var lastDayUnits = 0
+        /// Of `units`/`nanos`: refunds dated on the period's last day (US Pacific), which Apple may book in the next
+        /// one.
+        var lastDay = EdgeDay()
         var familyRevokes = 0
         /// Of `units`/`nanos`: refunds of the period reversed after it.
         var laterUnits = 0
@@ -38,18 +39,32 @@ struct AppleTieOut {
         var laterDay: String?
     }
 
+    /// A key's refunds of one edge day: units, money, and the money of one unit when every unit of the day refunded
+    /// the same amount (then any number of them can be told apart by money; otherwise only all of them).
+    struct EdgeDay: Equatable {
+        var units = 0
+        var nanos: Int64 = 0
+        var unitNanos: Int64?
+
+        /// The money of `units` of the day's units, nil when it cannot be known.
+        func nanos(of count: Int) -> Int64? {
+            if count == units { return nanos }
+            return unitNanos.map { Int64(count) * $0 }
+        }
+    }
+
     /// One key's side in the report.
     struct ReportSide: Equatable {
         var units: Int
         var nanos: Int64
     }
 
-    /// The period's last day and the previous period's, with the previous last day's refund units per key: Apple
-    /// may book a period's last-day refunds in the next period.
+    /// The period's last day and the previous period's, with the previous last day's refunds per key: Apple may book
+    /// a period's last-day refunds in the next period.
     struct Edges: Equatable {
         var lastDay: String
         var previousLastDay: String
-        var previousLastDayUnits: [String: Int] = [:]
+        var previousLastDays: [String: EdgeDay] = [:]
     }
 
     func lines() throws -> [TieOutReport.Line] {
@@ -68,13 +83,13 @@ struct AppleTieOut {
         let sides = try ledgerSides(StorePeriods(month: periods.month, apple: (previous, previous)))
         return Edges(
             lastDay: apple.last, previousLastDay: previous,
-            previousLastDayUnits: sides.compactMapValues { $0.lastDayUnits > 0 ? $0.lastDayUnits : nil })
+            previousLastDays: sides.compactMapValues { $0.lastDay.units > 0 ? $0.lastDay : nil })
     }
 
     /// Compares one product x country x currency (`nil` when neither side moved money or units). A cause is named
     /// only when it accounts for the difference: the reversals (`reversal`, `reversed_later`) or the
-    /// revocations (`family_revoke`) when leaving them out makes both sides agree, the period's edge when the
-    /// refunds of the day Apple may book next door cover the units over, `unpriced` when the units agree and only
+    /// revocations (`family_revoke`) when leaving them out makes both sides agree, the period's edge when
+    /// refunds of the day Apple may book next door account for the units and the money over, `unpriced` when the units agree and only
     /// the unknown amounts can differ.
     static func compare(
         key: String, ledger: LedgerSide?, report: ReportSide?, app: String, edges: Edges? = nil
@@ -112,12 +127,17 @@ struct AppleTieOut {
             line.note =
                 "\(side.laterUnits) unit(s) reversed from \(side.laterDay ?? "?") before Apple's report; "
                 + "the reversal's period offsets them"
-        } else if let edges, over > 0, over <= side.lastDayUnits {
+        } else if let edges, over > 0, over <= side.lastDay.units,
+            let moved = side.lastDay.nanos(of: over), agrees(units: side.units - over, nanos: side.nanos - moved)
+        {
             line.cause = .periodEdge
-            line.note = "\(side.lastDayUnits) unit(s) refunded on the period's last day, \(edges.lastDay)"
-        } else if let edges, over < 0, let previous = edges.previousLastDayUnits[key], -over <= previous {
+            line.note = "\(side.lastDay.units) unit(s) refunded on the period's last day, \(edges.lastDay)"
+        } else if let edges, over < 0, let previous = edges.previousLastDays[key], -over <= previous.units,
+            let moved = previous.nanos(of: -over), agrees(units: side.units - over, nanos: side.nanos + moved)
+        {
             line.cause = .periodEdge
-            line.note = "\(previous) unit(s) refunded on the previous period's last day, \(edges.previousLastDay)"
+            line.note =
+                "\(previous.units) unit(s) refunded on the previous period's last day, \(edges.previousLastDay)"
         } else if side.familyRevokes > 0, agrees(units: side.units + side.familyRevokes, nanos: side.nanos) {
             line.cause = .familyRevoke
             line.note = "\(side.familyRevokes) family-sharing revocation(s) counted by Apple as refunded units"
@@ -150,7 +170,7 @@ struct AppleTieOut {
             side.nanos += try TieOutAmount.column(row, "nanos") ?? 0
             side.unknown += try row.decode("unknown", as: Int.self)
             side.known += try row.decode("known", as: Int.self)
-            side.lastDayUnits += try row.decode("last_day_units", as: Int.self)
+            side.lastDay = try Self.lastDay(side.lastDay, row)
             side.familyRevokes += try row.decode("family_revokes", as: Int.self)
             side.laterUnits += try row.decode("later_units", as: Int.self)
             side.laterNanos += try TieOutAmount.column(row, "later_nanos") ?? 0
@@ -161,6 +181,16 @@ struct AppleTieOut {
             sides[key] = side
         }
         return sides
+    }
+
+    /// `day` with a row's last-day refunds added: one unit's money is known while every row's units refunded the same.
+    static func lastDay(_ day: EdgeDay, _ row: PostgresRow) throws -> EdgeDay {
+        let units = try row.decode("last_day_units", as: Int.self)
+        guard units > 0 else { return day }
+        let unit = try TieOutAmount.column(row, "last_day_unit_nanos")
+        return EdgeDay(
+            units: day.units + units, nanos: day.nanos + (try TieOutAmount.column(row, "last_day_nanos") ?? 0),
+            unitNanos: day.units == 0 || day.unitNanos == unit ? unit : nil)
     }
 
     /// The report's `R` rows per product x country x customer currency: units (negated) and units x price.

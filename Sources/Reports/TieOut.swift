@@ -57,9 +57,9 @@ public enum TieOut {
         /// Apple: refunds of this period reversed after it, before Apple's report: Apple booked neither; the line
         /// differs by them until the reversal's period is tied out, where the reversal offsets them.
         case reversedLater = "reversed_later"
-        /// Apple: the units the ledger has over the report are no more than its refunds of the period's last day
-        /// (US Pacific), which Apple may book in the next period; or the units the report has over the ledger are
-        /// no more than the ledger's refunds of the previous period's last day, which Apple may have booked here.
+        /// Apple: the units (and their money) the ledger has over the report are of its refunds of the period's last
+        /// day (US Pacific), which Apple may book in the next period; or those the report has over the ledger are of
+        /// the ledger's refunds of the previous period's last day, which Apple may have booked here.
         case periodEdge = "period_edge"
         /// Apple: the report counts the line's family-sharing revocations as refunded units (no money moved), which
         /// the ledger's figure does not; with them both sides agree.
@@ -84,8 +84,8 @@ public enum TieOut {
             case .reversedLater:
                 "Apple: refunds reversed after the period, before Apple's report; cleared by the reversal's period"
             case .periodEdge:
-                "Apple: the units apart are refunds of a period's last day (US Pacific), which Apple may book in the "
-                    + "next period"
+                "Apple: the units and money apart are refunds of a period's last day (US Pacific), which Apple may "
+                    + "book in the next period"
             case .familyRevoke: "Apple: the report counts family-sharing revocations (no money moved) as units"
             }
         }

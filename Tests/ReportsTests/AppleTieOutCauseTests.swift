@@ -8,7 +8,13 @@ import Testing
 @Suite struct AppleTieOutCauseTests {
     static let key = AppleTieOut.key("pro.monthly", "DE", "EUR")
     static let edges = AppleTieOut.Edges(
-        lastDay: "2026-10-24", previousLastDay: "2026-09-26", previousLastDayUnits: [key: 1])
+        lastDay: "2026-10-24", previousLastDay: "2026-09-26", previousLastDays: [key: day(units: 1, euros: 5)])
+
+    /// An edge day of `units` refunds of `euros` in all, each the same amount unless `uniform` is false.
+    static func day(units: Int, euros: Int64, uniform: Bool = true) -> AppleTieOut.EdgeDay {
+        let nanos = euros * 1_000_000_000
+        return AppleTieOut.EdgeDay(units: units, nanos: nanos, unitNanos: uniform ? nanos / Int64(units) : nil)
+    }
 
     static func compare(_ ledger: AppleTieOut.LedgerSide?, report: AppleTieOut.ReportSide?) -> TieOutReport.Line? {
         AppleTieOut.compare(key: key, ledger: ledger, report: report, app: "ios", edges: edges)
@@ -43,7 +49,7 @@ import Testing
     /// The ledger has one unit over the report and one refund on the period's last day: period_edge. Over by two,
     /// or under the report, that refund cannot be the reason.
     @Test func theLastDayExplainsOnlyUnitsTheLedgerHasOver() {
-        let lastDay = Self.side(units: 3, euros: 15) { $0.lastDayUnits = 1 }
+        let lastDay = Self.side(units: 3, euros: 15) { $0.lastDay = Self.day(units: 1, euros: 5) }
         let over = Self.compare(lastDay, report: .init(units: 2, nanos: 10_000_000_000))
         #expect(over?.cause == .periodEdge && over?.note == "1 unit(s) refunded on the period's last day, 2026-10-24")
         #expect(Self.compare(lastDay, report: .init(units: 1, nanos: 5_000_000_000))?.cause == nil)
@@ -53,6 +59,28 @@ import Testing
             under?.cause == .periodEdge
                 && under?.note == "1 unit(s) refunded on the previous period's last day, 2026-09-26")
         #expect(Self.compare(lastDay, report: .init(units: 5, nanos: 25_000_000_000))?.cause == nil)
+    }
+
+    /// The edge accounts for the money too: a unit over whose money is not the last day's refund (a 2.00 prorated
+    /// refund Apple never booked, the last day's 9.00 booked in the period) names no cause; nor does a unit under
+    /// the report by other money than the previous last day's.
+    @Test func theEdgeAccountsForTheMoneyOver() {
+        let prorated = Self.side(units: 2, euros: 11) { $0.lastDay = Self.day(units: 1, euros: 9) }
+        #expect(Self.compare(prorated, report: .init(units: 1, nanos: 9_000_000_000))?.cause == nil)
+        #expect(Self.compare(prorated, report: .init(units: 1, nanos: 2_000_000_000))?.cause == .periodEdge)
+        let under = Self.side(units: 1, euros: 5)
+        #expect(Self.compare(under, report: .init(units: 2, nanos: 12_000_000_000))?.cause == nil)
+        #expect(Self.compare(under, report: .init(units: 2, nanos: 10_000_000_000))?.cause == .periodEdge)
+    }
+
+    /// Last-day refunds of different amounts: all of them booked next door is a cause, some of them is not (which
+    /// ones cannot be told).
+    @Test func unevenLastDayRefundsExplainOnlyAllOfThem() {
+        let uneven = Self.side(units: 3, euros: 20) { $0.lastDay = Self.day(units: 2, euros: 12, uniform: false) }
+        #expect(Self.compare(uneven, report: .init(units: 1, nanos: 8_000_000_000))?.cause == .periodEdge)
+        #expect(Self.compare(uneven, report: .init(units: 2, nanos: 14_000_000_000))?.cause == nil)
+        let even = Self.side(units: 3, euros: 18) { $0.lastDay = Self.day(units: 2, euros: 12) }
+        #expect(Self.compare(even, report: .init(units: 2, nanos: 12_000_000_000))?.cause == .periodEdge)
     }
 
     /// Revocations move no money: a cause only when the report counts them as units and the money agrees.
