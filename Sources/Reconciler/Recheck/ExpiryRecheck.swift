@@ -23,6 +23,8 @@ public struct ExpiryRecheck: Sendable {
         public var lead: TimeInterval
         /// Ask about expiries up to this far back.
         public var lag: TimeInterval
+        /// Whether a run reaches back past `lag` to the last complete run (off when `--lag` is given).
+        public var catchUp = true
         /// Status calls in flight at once.
         public var concurrency: Int
         /// Subscriptions claimed at a time by one worker.
@@ -36,6 +38,7 @@ public struct ExpiryRecheck: Sendable {
         public init(_ config: RecheckConfig, lead: ConfigDuration? = nil, lag: ConfigDuration? = nil) {
             self.lead = TimeInterval((lead ?? config.lead).seconds)
             self.lag = TimeInterval((lag ?? config.lag).seconds)
+            catchUp = lag == nil
             concurrency = max(1, config.concurrency)
         }
     }
@@ -107,7 +110,7 @@ public struct ExpiryRecheck: Sendable {
         try adoptRequested(in: environment)
         let now = environment.now()
         var checkpoint = try SyncCheckpoint.load(job: Self.job, app: app.id, on: environment.connection)
-        let lag = Self.lag(options.lag, now: now, lastComplete: checkpoint.highWater)
+        let lag = Self.reach(options, now: now, lastComplete: checkpoint.highWater, logger: environment.logger)
         let planner = RecheckPlanner(lead: options.lead, lag: lag, watchInterval: options.watchInterval)
         let due = try planner.due(app: app.id, now: now, on: environment.connection)
         let batches = stride(from: 0, to: due.count, by: options.batchSize).map {
@@ -169,6 +172,18 @@ extension ExpiryRecheck {
     static func lag(_ configured: TimeInterval, now: Date, lastComplete: Date?) -> TimeInterval {
         guard let lastComplete else { return configured }
         return max(configured, min(now.timeIntervalSince(lastComplete), maxCatchUp))
+    }
+
+    /// A run's lag: the catch-up's unless `--lag` was given, with a warning when the outage is longer than it.
+    static func reach(_ options: Options, now: Date, lastComplete: Date?, logger: Logger) -> TimeInterval {
+        guard options.catchUp else { return options.lag }
+        if let lastComplete, now.timeIntervalSince(lastComplete) > Self.maxCatchUp {
+            let days = Int(now.timeIntervalSince(lastComplete) / 86_400)
+            logger.warning(
+                "the last complete recheck started \(days) days ago: expiries more than \(Int(maxCatchUp / 86_400)) days back are not asked about"
+            )
+        }
+        return lag(options.lag, now: now, lastComplete: lastComplete)
     }
 
     /// Asks once more about the due subscriptions that were locked when their batch was claimed. A worker recording a

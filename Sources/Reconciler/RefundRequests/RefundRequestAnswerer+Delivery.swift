@@ -45,7 +45,8 @@ extension RefundRequestAnswerer {
                     )
                 case .success(.unreached(let code, let message)):
                     released.append(item.open.id)
-                    stop = stop ?? unanswered(item, code: code, message: message, unreached: &unreached, environment)
+                    let limit = unanswered(item, code: code, message: message, unreached: &unreached, environment)
+                    stop = stop ?? limit
                 case .failure(let error):
                     released.append(item.open.id)
                     stop = stop ?? error

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StoreSimulator
 import TestSupport
 import Testing
@@ -15,6 +16,27 @@ struct RecheckCatchUpTests {
         #expect(ExpiryRecheck.lag(86_400, now: now, lastComplete: now.addingTimeInterval(-3_600)) == 86_400)
         #expect(ExpiryRecheck.lag(86_400, now: now, lastComplete: now.addingTimeInterval(-4 * 86_400)) == 4 * 86_400)
         #expect(ExpiryRecheck.lag(86_400, now: now, lastComplete: now.addingTimeInterval(-400 * 86_400)) == 60 * 86_400)
+    }
+
+    @Test func aLagGivenOnTheCommandLineIsTheWindowItself() {
+        let now = Date(timeIntervalSince1970: 1_795_000_000)
+        let week = now.addingTimeInterval(-7 * 86_400)
+        let lines = Lines()
+        let given = ExpiryRecheck.Options(RecheckConfig(), lag: .hours(2))
+        #expect(ExpiryRecheck.reach(given, now: now, lastComplete: week, logger: lines.logger) == 7_200)
+        let configured = ExpiryRecheck.Options(RecheckConfig())
+        #expect(ExpiryRecheck.reach(configured, now: now, lastComplete: week, logger: lines.logger) == 7 * 86_400)
+        #expect(lines.all.isEmpty)
+    }
+
+    @Test func anOutageLongerThanSixtyDaysIsSaidInTheLog() {
+        let now = Date(timeIntervalSince1970: 1_795_000_000)
+        let lines = Lines()
+        let options = ExpiryRecheck.Options(RecheckConfig())
+        let lag = ExpiryRecheck.reach(
+            options, now: now, lastComplete: now.addingTimeInterval(-90 * 86_400), logger: lines.logger)
+        #expect(lag == 60 * 86_400)
+        #expect(lines.all.contains { $0.hasPrefix("warning: the last complete recheck started 90 days ago") })
     }
 
     @Test func theExpiriesOfAFourDayOutageAreAskedAboutAfterIt() async throws {

@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import Foundation
 import Logging
 import Postgres
+import Synchronization
 import TestSupport
 import Testing
 
@@ -46,9 +47,13 @@ struct UnreachedAnswerTests {
         let connection = try PostgresConnection(conninfo: try Requests().database(100))
         defer { connection.close() }
         let environment = Requests().environment(connection)
+        let calls = Atomic<Int>(0)
         await #expect {
-            try await Requests().makeAnswerer { _, _ in .unreached(code: "transport", message: "timed out") }
-                .answerOpen(in: environment)
+            try await Requests().makeAnswerer { _, _ in
+                calls.add(1, ordering: .relaxed)
+                return .unreached(code: "transport", message: "timed out")
+            }
+            .answerOpen(in: environment)
         } throws: { error in
             (error as? ReconcilerError)?.code == .temporary
         }
@@ -56,6 +61,8 @@ struct UnreachedAnswerTests {
         #expect(rows.values.allSatisfy { $0 == "- false" }, "\(rows)")
         let unreached = environment.counters["answers_unreached"]
         #expect(unreached >= RefundRequestAnswerer.maxUnreached && unreached < 100, "\(unreached)")
+        // Every call without an answer is counted and logged, those that ended after the one that stopped the run too.
+        #expect(unreached == calls.load(ordering: .relaxed))
     }
 
     @Test func aCallUnansweredUntilPastItsDeadlineIsRecordedMissed() async throws {
