@@ -20,7 +20,9 @@ struct RefundRequestSubject {
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = .iso8601
         var subjects = zip(group, found).map { open, found in
-            subject(open, facts: found.facts, priorRefunds: found.priorRefunds, encoder: encoder)
+            subject(
+                open, facts: found.facts, priorRefunds: found.priorRefunds, firstPurchasedAt: found.firstPurchasedAt,
+                encoder: encoder)
         }
         guard platform == .google else { return subjects }
         let withFacts = subjects.indices.filter { subjects[$0].decisionCase.facts != nil }
@@ -32,11 +34,13 @@ struct RefundRequestSubject {
 
     /// One request's subject from what was loaded for it.
     static func subject(
-        _ open: OpenRefundRequest, facts: ConsumptionFacts?, priorRefunds: Int, encoder: JSONEncoder
+        _ open: OpenRefundRequest, facts: ConsumptionFacts?, priorRefunds: Int, firstPurchasedAt: Date? = nil,
+        encoder: JSONEncoder
     ) -> RefundRequestSubject {
         let request = open.request
+        let first = [request.firstPurchasedAt, firstPurchasedAt].compactMap { $0 }.min()
         let figures = LedgerFigures(
-            tenureDays: request.firstPurchasedAt.map { max(0, Int(request.receivedAt.timeIntervalSince($0) / 86_400)) },
+            tenureDays: first.map { max(0, Int(request.receivedAt.timeIntervalSince($0) / 86_400)) },
             priorRefunds: priorRefunds, periodUsedMilli: periodUsed(request))
         let kind =
             request.store == .apple

@@ -33,6 +33,51 @@ struct FactsAndPriorRefundsTests {
         return connection
     }
 
+    /// A one-time purchase is its own original transaction: its customer's other purchases are those the refund sync
+    /// grouped with it (c1 the head; o7, o8, o9 its members).
+    @Test func anAppleCustomerIsTheRefundSyncsGroupOfOriginalTransactions() throws {
+        let connection = try database()
+        defer { connection.close() }
+        try connection.execute(
+            """
+            INSERT INTO apple_refund_cursor (app_id, original_transaction_id, customer)
+            VALUES ('ios', 'c1', NULL), ('ios', 'o7', 'c1'), ('ios', 'o8', 'c1'), ('ios', 'o9', 'c1'),
+                   ('ios', 'c2', NULL)
+            """)
+        try connection.execute(
+            """
+            INSERT INTO refund (app_id, platform, order_id, original_id, purchased_at, refunded_at, refund_type,
+                                payload)
+            VALUES ('ios', 'apple', 'o8', 'o8', '2025-03-01T00:00:00Z', '2026-07-02T05:00:00Z', 'full', '{}'),
+                   ('ios', 'apple', 'o9', 'o9', '2024-01-01T00:00:00Z', '2026-07-02T05:00:00Z', 'family_revoke',
+                    '{}'),
+                   ('ios', 'apple', 't6', 'c2', '2025-06-01T00:00:00Z', '2026-07-02T05:00:00Z', 'full', '{}')
+            """)
+        func request(_ id: String, of original: String? = nil, purchased: Date? = nil) -> NewRefundRequest {
+            NewRefundRequest(
+                store: .apple, requestId: "u-\(id)", transactionId: id, originalId: original ?? id, productId: nil,
+                productType: "Consumable", country: nil, familyShared: false, reason: nil, pendingToken: nil,
+                receivedAt: Date(timeIntervalSince1970: 1_795_000_000), purchasedAt: purchased,
+                firstPurchasedAt: purchased, expiresAt: nil)
+        }
+        let found = try ConsumptionFactStore.factsAndPriorRefunds(
+            for: [request("o7"), request("c1"), request("o8"), request("x1"), request("t5", of: "c2")],
+            platform: .apple, appId: "ios", on: connection)
+        // o7: c1's t1 and t3 and o8's refund (t2 reversed, o9 a family revocation); c1, the head, the same; o8: t1
+        // and t3; x1: nobody's; t5, a renewal of c2: t4 and t6. The first purchase dated: o8's (o9 was shared).
+        #expect(found.map(\.priorRefunds) == [3, 3, 2, 0, 2])
+        let day = { (text: String) in ISO8601DateFormatter().date(from: text) }
+        #expect(
+            found.map(\.firstPurchasedAt) == [
+                day("2025-03-01T00:00:00Z"), day("2025-03-01T00:00:00Z"), day("2025-03-01T00:00:00Z"), nil,
+                day("2025-06-01T00:00:00Z"),
+            ])
+        // Google has no such groups: a purchase token is its own customer.
+        let google = try ConsumptionFactStore.factsAndPriorRefunds(
+            for: [request("o7")], platform: .google, appId: "ios", on: connection)
+        #expect(google.map(\.priorRefunds) == [0])
+    }
+
     @Test func aGroupInOneQueryGivesEachRequestItsOwnFactsAndPriorRefunds() throws {
         let connection = try database()
         defer { connection.close() }
