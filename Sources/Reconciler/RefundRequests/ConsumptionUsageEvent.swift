@@ -105,15 +105,27 @@ public enum ConsumptionUsageEventStore {
             })
     }
 
-    /// Deletes the events of requests `app` has answered or given up (by their purchases' ids), but not those of an
-    /// id another of its requests that may still be answered names (undecided, or without facts or consent before
-    /// its deadline): a subscription's purchase token is shared by the reviews of all its renewal orders. Call it
-    /// once the requests themselves are recorded. Returns how many.
+    /// Deletes the events of answered requests (by their purchases' ids): evidence sent to Google is not kept past
+    /// the answer, even when another review of the same purchase token still waits (that one goes without, unless
+    /// the backend writes it again). Returns how many.
+    @discardableResult
+    public static func delete(ids: [String], on connection: PostgresConnection) throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        return try connection.execute(
+            "DELETE FROM consumption_usage_event WHERE purchase_id = ANY($1::text[])", [PostgresTextArray(ids)])
+    }
+
+    /// Deletes the events of requests `app` has given up (by their purchases' ids), but not those of an id another
+    /// of its requests that may still be answered names (undecided, or without facts or consent before its
+    /// deadline): a subscription's purchase token is shared by the reviews of all its renewal orders, and evidence
+    /// not sent yet is only deleted once nothing can send it. Call it once the requests themselves are recorded.
+    /// Returns how many.
     @discardableResult
     public static func deleteUnshared(
         ids: [String], app: String, now: Date, on connection: PostgresConnection
     ) throws -> Int {
-        try connection.execute(
+        guard !ids.isEmpty else { return 0 }
+        return try connection.execute(
             """
             DELETE FROM consumption_usage_event e
             WHERE e.purchase_id = ANY($1::text[])

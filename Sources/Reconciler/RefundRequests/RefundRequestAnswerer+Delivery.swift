@@ -78,21 +78,24 @@ extension RefundRequestAnswerer {
             "\(unreached) answers had no answer from the store (the last: \(code)); the rest wait for the next run")
     }
 
-    /// Records the finished answers and releases the rest; a Google answer's usage evidence (IP addresses,
-    /// locations) goes in the same transaction.
+    /// Records the finished answers and releases the rest; a Google request's usage evidence (IP addresses,
+    /// locations) goes in the same transaction: all of it once sent with an answer, else (missed, refused) what no
+    /// other request that may still be answered names.
     private func record(
         _ finishes: [RefundRequestStore.Finish], released: [Int64], of claimed: [Claimed], now: Date,
         on connection: PostgresConnection
     ) throws {
-        let finished = Set(finishes.map(\.id))
-        let evidence = claimed.filter { $0.open.request.store == .google && finished.contains($0.open.id) }
+        let answers = Dictionary(finishes.map { ($0.id, $0.answer) }, uniquingKeysWith: { first, _ in first })
+        let evidence = claimed.filter { $0.open.request.store == .google && answers[$0.open.id] != nil }
         guard !evidence.isEmpty else {
             return try requests.finishAndRelease(finishes, released: released, on: connection)
         }
+        let sent = evidence.filter { answers[$0.open.id] == .answered }.flatMap { Self.ids($0.open) }
+        let unsent = evidence.filter { answers[$0.open.id] != .answered }.flatMap { Self.ids($0.open) }
         try connection.transaction { connection in
             try requests.finishAndRelease(finishes, released: released, on: connection)
-            try ConsumptionUsageEventStore.deleteUnshared(
-                ids: evidence.flatMap { Self.ids($0.open) }, app: requests.appId, now: now, on: connection)
+            try ConsumptionUsageEventStore.delete(ids: sent, on: connection)
+            try ConsumptionUsageEventStore.deleteUnshared(ids: unsent, app: requests.appId, now: now, on: connection)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 import TestSupport
 import Testing
 
@@ -61,9 +62,10 @@ struct ConsumptionUsageEventStoreTests {
         #expect(!body.contains("ipAddress") && !body.contains("location"))
     }
 
-    /// A subscription's purchase token is named by the reviews of all its renewal orders: answering one deletes
-    /// its order's evidence and keeps the token's while another review of it waits; the last one takes it.
-    @Test func evidenceUnderATokenAnotherOpenRequestNamesIsKept() throws {
+    /// A subscription's purchase token is named by the reviews of all its renewal orders: giving one up (missed,
+    /// refused) keeps the token's evidence while another review of it may still send it; an answer, which sent it,
+    /// deletes it whatever waits.
+    @Test func evidenceUnderATokenAnotherOpenRequestNamesIsKeptUntilSent() throws {
         let connection = try PostgresConnection(conninfo: try RefundRequestAnswererTests().database(2))
         defer { connection.close() }
         try connection.execute(
@@ -79,7 +81,7 @@ struct ConsumptionUsageEventStoreTests {
             }
         }
         let now = RefundRequestAnswererTests.received
-        try connection.execute("UPDATE refund_request SET answer = 'answered' WHERE transaction_id = 't001'")
+        try connection.execute("UPDATE refund_request SET answer = 'missed' WHERE transaction_id = 't001'")
         try ConsumptionUsageEventStore.deleteUnshared(ids: ["t001", "token"], app: "ios", now: now, on: connection)
         #expect(try left() == ["t002", "token"])
         // A sibling without facts keeps it only until its deadline: then nothing will send it.
@@ -89,6 +91,14 @@ struct ConsumptionUsageEventStoreTests {
         try connection.execute(
             "UPDATE refund_request SET deadline = $1 WHERE transaction_id = 't002'", [now.addingTimeInterval(-1)])
         try ConsumptionUsageEventStore.deleteUnshared(ids: ["t001", "token"], app: "ios", now: now, on: connection)
+        #expect(try left() == ["t002"])
+        // Sent with an answer: gone, though another review of the token could still use it.
+        try connection.execute(
+            "INSERT INTO consumption_usage_event (purchase_id, ip_address) VALUES ('token', '192.0.2.4')")
+        try connection.execute(
+            "UPDATE refund_request SET answer = NULL, deadline = $1 WHERE transaction_id = 't002'",
+            [now.addingTimeInterval(3600)])
+        #expect(try ConsumptionUsageEventStore.delete(ids: ["t001", "token"], on: connection) == 1)
         #expect(try left() == ["t002"])
     }
 
@@ -133,5 +143,52 @@ struct ConsumptionUsageEventStoreTests {
             try $0.decode("purchase_id", as: String.self)
         }
         #expect(left == ["token"])
+    }
+
+    /// An answer sends the evidence of its order and purchase token; none of it stays, though another review of the
+    /// token (without facts yet) still waits: that one keeps only its own order's.
+    @Test func anAnswerTakesTheEvidenceItSentWhateverWaits() async throws {
+        let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "usagesent"))
+        defer { connection.close() }
+        try Migrator(connection: connection).migrate()
+        try connection.execute("INSERT INTO app (id, platform, store_app_id) VALUES ('play', 'google', 'com.play')")
+        let received = RefundRequestAnswererTests.received
+        let requests = ["GPA.1", "GPA.2"].map { order in
+            NewRefundRequest(
+                store: .google, requestId: "m-\(order)", transactionId: order, originalId: "token", productId: "coins",
+                productType: "inapp", country: "FR", familyShared: false, reason: "CHARGEBACK",
+                pendingToken: "pending-\(order)", receivedAt: received, purchasedAt: nil, firstPurchasedAt: nil,
+                expiresAt: nil)
+        }
+        let store = RefundRequestStore(appId: "play")
+        try store.insert(requests, runId: nil, on: connection)
+        let facts = ConsumptionFacts(
+            customerConsented: true, deliveryStatus: .delivered, consumptionMilli: 25_000,
+            sampleContentProvided: false, asOf: received.addingTimeInterval(-86_400))
+        _ = try ConsumptionFactStore.upsert(
+            [ConsumptionFactRow(platform: .google, purchaseId: "GPA.1", facts: facts)], on: connection)
+        try connection.execute(
+            """
+            INSERT INTO consumption_usage_event (purchase_id, ip_address)
+            VALUES ('GPA.1', '192.0.2.1'), ('token', '192.0.2.2'), ('GPA.2', '192.0.2.3')
+            """)
+        let bodies = Mutex<[String]>([])
+        let answerer = RefundRequestAnswerer(
+            requests: store, decider: RefundRequestDecider(rules: RefundRequestRules()),
+            send: { body, _ in
+                bodies.withLock { $0.append(String(decoding: body, as: UTF8.self)) }
+                return .answered
+            })
+        try await answerer.answerOpen(in: RefundRequestAnswererTests().environment(connection))
+        #expect(bodies.withLock { $0.count } == 1)
+        #expect(bodies.withLock { $0.first?.contains("192.0.2.2") } == true)
+        let answers = try connection.query("SELECT transaction_id, answer FROM refund_request ORDER BY 1").map {
+            "\(try $0.decode("transaction_id", as: String.self)) \(try $0.decode("answer", as: String.self))"
+        }
+        #expect(answers == ["GPA.1 answered", "GPA.2 no_facts"])
+        let left = try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
+            try $0.decode("purchase_id", as: String.self)
+        }
+        #expect(left == ["GPA.2"])
     }
 }
