@@ -85,7 +85,8 @@ struct GoogleReviewOrders: Sendable {
             }
             let decision = order.decision(
                 reviewEnd: GoogleReviewPeriod.end(deadline: item.deadline),
-                since: item.deadline.addingTimeInterval(-RequestingStore.google.answerWindow))
+                since: item.deadline.addingTimeInterval(-RequestingStore.google.answerWindow),
+                askedAgainAt: item.askedAgainAt)
             described.append((item.id, order))
             decisions.append((item.id, decision))
             environment.counters.add("outcomes_\(decision.rawValue)")

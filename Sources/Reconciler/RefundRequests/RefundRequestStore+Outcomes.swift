@@ -10,6 +10,8 @@ struct GoogleOrderToRead: Sendable, Equatable {
     var orderId: String
     /// The answer deadline.
     var deadline: Date
+    /// When Google asked about the same order again, if it did (a refund from then on is that review's).
+    var askedAgainAt: Date? = nil
 }
 
 extension RefundRequestStore {
@@ -100,13 +102,18 @@ extension RefundRequestStore {
     {
         try connection.query(
             """
-            SELECT id, transaction_id, deadline FROM refund_request
+            SELECT id, transaction_id, deadline,
+                   (SELECT min(later.received_at) FROM refund_request later
+                    WHERE later.app_id = q.app_id AND later.transaction_id = q.transaction_id
+                      AND later.received_at > q.received_at) AS asked_again_at
+            FROM refund_request q
             WHERE app_id = $1 AND store = 'google' AND \(condition)
             ORDER BY deadline, id LIMIT $2
             """, [appId, limit, at]
         ).map {
             GoogleOrderToRead(
-                id: try $0.decode("id"), orderId: try $0.decode("transaction_id"), deadline: try $0.decode("deadline"))
+                id: try $0.decode("id"), orderId: try $0.decode("transaction_id"), deadline: try $0.decode("deadline"),
+                askedAgainAt: try $0.decodeIfPresent("asked_again_at"))
         }
     }
 

@@ -110,6 +110,23 @@ struct GoogleReviewAnswerTests {
         #expect(refunding.decision(reviewEnd: refundedAt, since: since) == .refunded)
     }
 
+    /// Google asked about the order again before refunding it: the refund is the later review's outcome (one refund
+    /// answers one request), whether the order is refunded whole or in part.
+    @Test func aRefundAfterGoogleAskedAgainIsTheLaterReviews() throws {
+        let order = GoogleReviewOrder(try JSONDecoder().decode(PlayOrder.self, from: Data(Self.order.utf8)))
+        let refundedAt = Date(timeIntervalSince1970: 1_795_075_200)
+        let reviewEnd = refundedAt.addingTimeInterval(3600)
+        #expect(order.decision(reviewEnd: reviewEnd, askedAgainAt: refundedAt.addingTimeInterval(-3600)) == .declined)
+        #expect(order.decision(reviewEnd: reviewEnd, askedAgainAt: refundedAt) == .declined)
+        #expect(order.decision(reviewEnd: reviewEnd, askedAgainAt: refundedAt.addingTimeInterval(1)) == .refunded)
+        var partial = order
+        (partial.state, partial.refundedAt) = ("PARTIALLY_REFUNDED", nil)
+        partial.partiallyRefundedAt = [refundedAt]
+        let since = refundedAt.addingTimeInterval(-86_400)
+        #expect(partial.decision(reviewEnd: reviewEnd, since: since, askedAgainAt: refundedAt) == .declined)
+        #expect(partial.decision(reviewEnd: reviewEnd, since: since) == .refunded)
+    }
+
     @Test func theReviewEndsADayAfterTheAnswerDeadline() {
         #expect(GoogleReviewPeriod.end(deadline: now) == now.addingTimeInterval(86_400))
     }

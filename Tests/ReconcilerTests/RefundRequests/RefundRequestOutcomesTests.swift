@@ -70,4 +70,20 @@ struct RefundRequestOutcomesTests {
         try store.decide([(due[0].id, .declined)], at: now, on: connection)
         #expect(try store.reviewsEnded(reviewEndedBy: now, limit: 10, on: connection).isEmpty)
     }
+
+    /// An ended review to read from the Orders API carries when Google asked about its order again, so a refund from
+    /// then on is not credited to it as well as to the later review.
+    @Test func aReviewToReadSaysWhenGoogleAskedAgain() throws {
+        let connection = try database()
+        defer { connection.close() }
+        try connection.execute(
+            """
+            INSERT INTO refund_request (app_id, store, request_id, transaction_id, received_at, deadline)
+            VALUES ('droid', 'google', 'g2b', 'GPA.2', '2026-07-01T10:00:00Z', '2026-07-02T10:00:00Z')
+            """)
+        let now = Date(timeIntervalSince1970: 1_783_036_800)
+        let due = try RefundRequestStore(appId: "droid").reviewsEnded(reviewEndedBy: now, limit: 10, on: connection)
+        #expect(due.map(\.orderId) == ["GPA.2"])
+        #expect(due.map(\.askedAgainAt) == [Date(timeIntervalSince1970: 1_782_900_000)])
+    }
 }
