@@ -74,13 +74,15 @@ public struct RefundRequestStore: Sendable {
                   AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
                 RETURNING id, transaction_id, original_id),
             dropped AS (
-                -- A purchase token another undecided review of the app names keeps its evidence (the statement
-                -- sees the closed rows as they were: they are left out by id).
+                -- A purchase token another review of the app that may still be answered names keeps its evidence,
+                -- as in ConsumptionUsageEventStore.deleteUnshared (the statement sees the closed rows as they were:
+                -- they are left out by id).
                 DELETE FROM consumption_usage_event e
                 WHERE e.purchase_id IN (SELECT transaction_id FROM closed UNION ALL SELECT original_id FROM closed)
                   AND NOT EXISTS (
                       SELECT 1 FROM refund_request o
-                      WHERE o.app_id = $1 AND o.answer IS NULL AND o.id NOT IN (SELECT id FROM closed)
+                      WHERE o.app_id = $1 AND o.id NOT IN (SELECT id FROM closed)
+                        AND (o.answer IS NULL OR (o.answer IN ('no_facts', 'no_consent') AND o.deadline > now()))
                         AND (o.transaction_id = e.purchase_id OR o.original_id = e.purchase_id)))
             SELECT count(*)::int AS n FROM closed
             """, [appId])

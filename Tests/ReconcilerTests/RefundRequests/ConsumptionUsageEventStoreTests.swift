@@ -191,4 +191,26 @@ struct ConsumptionUsageEventStoreTests {
         }
         #expect(left == ["GPA.2"])
     }
+
+    /// A send a crash interrupted leaves the evidence of a purchase token that a review without facts yet (which may
+    /// still be answered) also names.
+    @Test func anInterruptedSendKeepsEvidenceAWaitingReviewWithoutFactsShares() throws {
+        let connection = try PostgresConnection(conninfo: try RefundRequestAnswererTests().database(2))
+        defer { connection.close() }
+        let now = Date()
+        try connection.execute(
+            """
+            UPDATE refund_request SET original_id = 'token', deadline = $1 WHERE transaction_id IN ('t001', 't002')
+            """, [now.addingTimeInterval(3600)])
+        try connection.execute("UPDATE refund_request SET sending_since = $1 WHERE transaction_id = 't001'", [now])
+        try connection.execute("UPDATE refund_request SET answer = 'no_facts' WHERE transaction_id = 't002'")
+        try connection.execute(
+            "INSERT INTO consumption_usage_event (purchase_id, ip_address) VALUES ('t001', '192.0.2.1'), ('token', '192.0.2.2')"
+        )
+        #expect(try RefundRequestStore(appId: "ios").closeInterrupted(on: connection) == 1)
+        let left = try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
+            try $0.decode("purchase_id", as: String.self)
+        }
+        #expect(left == ["token"])
+    }
 }
