@@ -16,26 +16,35 @@ extension AppleTieOut {
                        >= ((($2::date[])[2] + 1)::timestamp AT TIME ZONE $3) AS later,
                    e.entry = 'reversal' AND e.refunded_at < (($1::date[])[2]::timestamp AT TIME ZONE $3) AS earlier,
                    e.entry = 'refund' AND \(RefundReport.moves)
-                       AND (e.booked_at AT TIME ZONE $3)::date = ($2::date[])[2] AS last_day
+                       AND (e.booked_at AT TIME ZONE $3)::date = ($2::date[])[2]
+                       AND NOT coalesce(e.reversed_at < ((($2::date[])[2] + 1)::timestamp AT TIME ZONE $3), false)
+                       AS last_day,
+                   -- A refund and its reversal both in the period: they cancel, whatever the amount.
+                   coalesce(e.entry = 'refund' AND e.reversed_at < ((($2::date[])[2] + 1)::timestamp AT TIME ZONE $3)
+                       OR e.entry = 'reversal' AND e.refunded_at >= (($1::date[])[2]::timestamp AT TIME ZONE $3),
+                       false) AS netted
             FROM rounded e
             WHERE e.platform = 'apple'
         )
         SELECT coalesce(product_id, '') AS product, country, coalesce(currency, '') AS currency,
                coalesce(sum(units) FILTER (WHERE \(RefundReport.moves)), 0)::int AS units,
                trunc(coalesce(sum(gross) FILTER (WHERE \(RefundReport.moves)), 0))::text AS nanos,
-               count(*) FILTER (WHERE \(RefundReport.moves) AND gross IS NULL)::int AS unknown,
+               count(*) FILTER (WHERE \(RefundReport.moves) AND gross IS NULL AND NOT netted)::int AS unknown,
                count(*) FILTER (WHERE \(RefundReport.moves) AND gross IS NOT NULL)::int AS known,
                count(*) FILTER (WHERE NOT (\(RefundReport.moves)) AND entry = 'refund')::int AS family_revokes,
                coalesce(sum(units) FILTER (WHERE last_day), 0)::int AS last_day_units,
                trunc(coalesce(sum(gross) FILTER (WHERE last_day), 0))::text AS last_day_nanos,
+               count(*) FILTER (WHERE last_day AND gross IS NULL)::int AS last_day_unknown,
                CASE WHEN count(*) FILTER (WHERE last_day AND gross IS NULL) = 0
                      AND count(DISTINCT gross / nullif(units, 0)) FILTER (WHERE last_day) = 1
                     THEN trunc(min(gross / nullif(units, 0)) FILTER (WHERE last_day))::text END AS last_day_unit_nanos,
                coalesce(sum(units) FILTER (WHERE later AND \(RefundReport.moves)), 0)::int AS later_units,
                trunc(coalesce(sum(gross) FILTER (WHERE later AND \(RefundReport.moves)), 0))::text AS later_nanos,
+               count(*) FILTER (WHERE later AND \(RefundReport.moves) AND gross IS NULL)::int AS later_unknown,
                to_char(min(reversed_at AT TIME ZONE $3) FILTER (WHERE later), 'YYYY-MM-DD') AS later_day,
                coalesce(-sum(units) FILTER (WHERE earlier AND \(RefundReport.moves)), 0)::int AS reversal_units,
-               trunc(coalesce(-sum(gross) FILTER (WHERE earlier AND \(RefundReport.moves)), 0))::text AS reversal_nanos
+               trunc(coalesce(-sum(gross) FILTER (WHERE earlier AND \(RefundReport.moves)), 0))::text AS reversal_nanos,
+               count(*) FILTER (WHERE earlier AND \(RefundReport.moves) AND gross IS NULL)::int AS reversal_unknown
         FROM apple
         GROUP BY 1, 2, 3
         """

@@ -22,6 +22,7 @@ struct AppleTieOut {
         /// Units (a prorated refund one unit), reversals negative.
         var units = 0
         var nanos: Int64 = 0
+        /// Entries without an amount, but those a reversal of the period cancels.
         var unknown = 0
         /// Entries with an amount (of `nanos`).
         var known = 0
@@ -37,19 +38,26 @@ struct AppleTieOut {
         var reversalNanos: Int64 = 0
         /// The first day (US Pacific) a refund of the period was reversed after it.
         var laterDay: String?
+        /// Of `unknown`: the refunds reversed after the period, and the reversals of earlier refunds.
+        var laterUnknown = 0
+        var reversalUnknown = 0
     }
 
-    /// A key's refunds of one edge day: units, money, and the money of one unit when every unit of the day refunded
-    /// the same amount (then any number of them can be told apart by money; otherwise only all of them).
+    /// A key's refunds of one edge day (those not reversed in the period): units, the known money, the refunds
+    /// without an amount, and the money of one unit when every unit of the day refunded the same known amount (then
+    /// any number of them can be told apart by money; otherwise only all of them).
     struct EdgeDay: Equatable {
         var units = 0
         var nanos: Int64 = 0
         var unitNanos: Int64?
+        var unknown = 0
 
-        /// The money of `units` of the day's units, nil when it cannot be known.
-        func nanos(of count: Int) -> Int64? {
-            if count == units { return nanos }
-            return unitNanos.map { Int64(count) * $0 }
+        /// The known money of `count` of the day's units and how many refunds without an amount go with them; nil
+        /// when it cannot be known.
+        func share(of count: Int) -> (nanos: Int64, unknown: Int)? {
+            if count == units { return (nanos, unknown) }
+            guard unknown == 0, let unitNanos else { return nil }
+            return (Int64(count) * unitNanos, 0)
         }
     }
 
@@ -88,9 +96,9 @@ struct AppleTieOut {
 
     /// Compares one product x country x currency (`nil` when neither side moved money or units). A cause is named
     /// only when it accounts for the difference: the reversals (`reversal`, `reversed_later`) or the
-    /// revocations (`family_revoke`) when leaving them out makes both sides agree, the period's edge when
-    /// refunds of the day Apple may book next door account for the units and the money over, `unpriced` when the units agree and only
-    /// the unknown amounts can differ.
+    /// revocations (`family_revoke`) when leaving them out makes both sides agree, the period's edge when refunds of
+    /// the day Apple may book next door account for the units and the money over, `unpriced` when the units agree and
+    /// the unknown amounts can make up the money apart. A cause may take the line's unknown amounts away with it.
     static func compare(
         key: String, ledger: LedgerSide?, report: ReportSide?, app: String, edges: Edges? = nil
     ) -> TieOutReport.Line? {
@@ -103,8 +111,9 @@ struct AppleTieOut {
         // The known amounts' sum, as `report refunds` adds them; blank only when none is known.
         let ledgerNanos = side.unknown > 0 && side.known == 0 ? nil : Int64?(side.nanos)
         let reported = report ?? ReportSide(units: 0, nanos: 0)
-        func agrees(units: Int, nanos: Int64) -> Bool {
-            side.unknown == 0 && units == reported.units && TieOutReport.agree(nanos, reported.nanos, currency)
+        func agrees(units: Int, nanos: Int64, unknown: Int? = nil) -> Bool {
+            (unknown ?? side.unknown) == 0 && units == reported.units
+                && TieOutReport.agree(nanos, reported.nanos, currency)
         }
         var line = TieOutReport.Line(
             store: "apple", app: app, currency: currency, orderId: "", product: parts[0], country: parts[1],
@@ -114,30 +123,26 @@ struct AppleTieOut {
         line.status = .differs
         let withoutReversals = (side.units + side.reversalUnits, side.nanos + side.reversalNanos)
         let over = side.units - reported.units
-        if side.unknown > 0, over == 0 {
+        let (lessLater, lessReversals) = (side.unknown - side.laterUnknown, side.unknown - side.reversalUnknown)
+        if side.unknown > 0, over == 0, Self.unpricedCanCover(side, reported) {
             (line.cause, line.note) = (.unpriced, GoogleTieOut.unpricedNote(side.unknown))
-        } else if side.reversalUnits > 0, agrees(units: withoutReversals.0, nanos: withoutReversals.1) {
+        } else if side.reversalUnits > 0,
+            agrees(units: withoutReversals.0, nanos: withoutReversals.1, unknown: lessReversals)
+        {
             line.cause = .reversal
             line.note = "\(side.reversalUnits) reversed unit(s) of earlier periods' refunds, booked by Apple as sales"
         } else if side.laterUnits > 0,
-            agrees(units: side.units - side.laterUnits, nanos: side.nanos - side.laterNanos)
-                || agrees(units: withoutReversals.0 - side.laterUnits, nanos: withoutReversals.1 - side.laterNanos)
+            agrees(units: side.units - side.laterUnits, nanos: side.nanos - side.laterNanos, unknown: lessLater)
+                || agrees(
+                    units: withoutReversals.0 - side.laterUnits, nanos: withoutReversals.1 - side.laterNanos,
+                    unknown: lessLater - side.reversalUnknown)
         {
             line.cause = .reversedLater
             line.note =
                 "\(side.laterUnits) unit(s) reversed from \(side.laterDay ?? "?") before Apple's report; "
                 + "the reversal's period offsets them"
-        } else if let edges, over > 0, over <= side.lastDay.units,
-            let moved = side.lastDay.nanos(of: over), agrees(units: side.units - over, nanos: side.nanos - moved)
-        {
-            line.cause = .periodEdge
-            line.note = "\(side.lastDay.units) unit(s) refunded on the period's last day, \(edges.lastDay)"
-        } else if let edges, over < 0, let previous = edges.previousLastDays[key], -over <= previous.units,
-            let moved = previous.nanos(of: -over), agrees(units: side.units - over, nanos: side.nanos + moved)
-        {
-            line.cause = .periodEdge
-            line.note =
-                "\(previous.units) unit(s) refunded on the previous period's last day, \(edges.previousLastDay)"
+        } else if let edges, let note = Self.edgeNote(key: key, side, over: over, edges: edges, agrees: agrees) {
+            (line.cause, line.note) = (.periodEdge, note)
         } else if side.familyRevokes > 0, agrees(units: side.units + side.familyRevokes, nanos: side.nanos) {
             line.cause = .familyRevoke
             line.note = "\(side.familyRevokes) family-sharing revocation(s) counted by Apple as refunded units"
@@ -148,6 +153,34 @@ struct AppleTieOut {
             ].compactMap { $0 }.joined(separator: "; ")
         }
         return line
+    }
+
+    /// The `period_edge` note when refunds of an edge day account for the units `over` the report and their money:
+    /// this period's last day when the ledger has more, the previous period's when the report has.
+    static func edgeNote(
+        key: String, _ side: LedgerSide, over: Int, edges: Edges, agrees: (Int, Int64, Int?) -> Bool
+    ) -> String? {
+        if over > 0, over <= side.lastDay.units, let moved = side.lastDay.share(of: over),
+            agrees(side.units - over, side.nanos - moved.nanos, side.unknown - moved.unknown)
+        {
+            return "\(side.lastDay.units) unit(s) refunded on the period's last day, \(edges.lastDay)"
+        }
+        if over < 0, let previous = edges.previousLastDays[key], -over <= previous.units,
+            let moved = previous.share(of: -over), moved.unknown == 0,
+            agrees(side.units - over, side.nanos + moved.nanos, nil)
+        {
+            return "\(previous.units) unit(s) refunded on the previous period's last day, \(edges.previousLastDay)"
+        }
+        return nil
+    }
+
+    /// Whether a line's amounts without a figure can make up the money apart: the unpriced refunds add money (the
+    /// report must have more than the ledger's known sum), the unpriced reversals take it away (less); both, either.
+    static func unpricedCanCover(_ side: LedgerSide, _ reported: ReportSide) -> Bool {
+        let refunds = side.unknown - side.reversalUnknown
+        if side.reversalUnknown == 0 { return reported.nanos > side.nanos }
+        if refunds == 0 { return reported.nanos < side.nanos }
+        return true
     }
 
     static func key(_ product: String, _ country: String, _ currency: String) -> String {
@@ -176,6 +209,8 @@ struct AppleTieOut {
             side.laterNanos += try TieOutAmount.column(row, "later_nanos") ?? 0
             side.reversalUnits += try row.decode("reversal_units", as: Int.self)
             side.reversalNanos += try TieOutAmount.column(row, "reversal_nanos") ?? 0
+            side.laterUnknown += try row.decode("later_unknown", as: Int.self)
+            side.reversalUnknown += try row.decode("reversal_unknown", as: Int.self)
             let day: String? = try row.decodeIfPresent("later_day")
             if let day, side.laterDay.map({ day < $0 }) ?? true { side.laterDay = day }
             sides[key] = side
@@ -190,7 +225,8 @@ struct AppleTieOut {
         let unit = try TieOutAmount.column(row, "last_day_unit_nanos")
         return EdgeDay(
             units: day.units + units, nanos: day.nanos + (try TieOutAmount.column(row, "last_day_nanos") ?? 0),
-            unitNanos: day.units == 0 || day.unitNanos == unit ? unit : nil)
+            unitNanos: day.units == 0 || day.unitNanos == unit ? unit : nil,
+            unknown: day.unknown + (try row.decode("last_day_unknown", as: Int.self)))
     }
 
     /// The report's `R` rows per product x country x customer currency: units (negated) and units x price.

@@ -91,4 +91,38 @@ import Testing
         let missing = Self.compare(revoked, report: nil)
         #expect(missing?.cause == nil && missing?.note == "2 family-sharing revocation(s), no money moved")
     }
+
+    /// Unpriced refunds add money: they explain a line whose report has more money than the ledger's known sum,
+    /// never one with less (the missing amounts would only widen it); unpriced reversals the other way.
+    @Test func unpricedAmountsExplainOnlyMoneyTheyCanMakeUp() {
+        let refund = Self.side(units: 2, euros: 5) { $0.unknown = 1 }
+        #expect(Self.compare(refund, report: .init(units: 2, nanos: 4_000_000_000))?.cause == nil)
+        #expect(Self.compare(refund, report: .init(units: 2, nanos: 9_000_000_000))?.cause == .unpriced)
+        let reversal = Self.side(units: 0, euros: 5) { ($0.unknown, $0.reversalUnknown) = (1, 1) }
+        #expect(Self.compare(reversal, report: .init(units: 0, nanos: 4_000_000_000))?.cause == .unpriced)
+        #expect(Self.compare(reversal, report: .init(units: 0, nanos: 6_000_000_000))?.cause == nil)
+    }
+
+    /// A cause that takes away the only unpriced entries of a line still accounts for it: a refund without an
+    /// amount reversed after the period, an unpriced reversal of an earlier refund, an unpriced last-day refund.
+    @Test func aCauseMayTakeAwayTheLinesOnlyUnpricedEntries() {
+        let later = Self.side(units: 2, euros: 5) {
+            ($0.unknown, $0.laterUnits, $0.laterUnknown, $0.laterDay) = (1, 1, 1, "2026-11-02")
+        }
+        #expect(Self.compare(later, report: .init(units: 1, nanos: 5_000_000_000))?.cause == .reversedLater)
+        let reversal = Self.side(units: 0, euros: 5) { ($0.unknown, $0.reversalUnits, $0.reversalUnknown) = (1, 1, 1) }
+        #expect(Self.compare(reversal, report: .init(units: 1, nanos: 5_000_000_000))?.cause == .reversal)
+        let edge = Self.side(units: 2, euros: 5) {
+            $0.unknown = 1
+            $0.lastDay = AppleTieOut.EdgeDay(units: 1, nanos: 0, unitNanos: nil, unknown: 1)
+        }
+        #expect(Self.compare(edge, report: .init(units: 1, nanos: 5_000_000_000))?.cause == .periodEdge)
+        // The previous period's last day without an amount: what Apple booked here cannot be told from it.
+        var edges = Self.edges
+        edges.previousLastDays[Self.key] = AppleTieOut.EdgeDay(units: 1, nanos: 0, unitNanos: nil, unknown: 1)
+        let under = AppleTieOut.compare(
+            key: Self.key, ledger: Self.side(units: 1, euros: 5), report: .init(units: 2, nanos: 10_000_000_000),
+            app: "ios", edges: edges)
+        #expect(under?.status == .differs && under?.cause == nil)
+    }
 }
