@@ -10,6 +10,13 @@ import Testing
 /// Google's 5000 characters, and nothing left once deleted or purged.
 @Suite("ConsumptionUsageEventStore")
 struct ConsumptionUsageEventStoreTests {
+    /// The purchase ids whose evidence is still stored, in order.
+    static func left(_ connection: PostgresConnection) throws -> [String] {
+        try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
+            try $0.decode("purchase_id", as: String.self)
+        }
+    }
+
     @Test func atMostAThousandMostRecentFirstCutToGooglesLimitsThenGone() throws {
         let connection = try PostgresConnection(conninfo: TestDatabase.create(prefix: "usageevents"))
         defer { connection.close() }
@@ -75,11 +82,7 @@ struct ConsumptionUsageEventStoreTests {
             INSERT INTO consumption_usage_event (purchase_id, ip_address)
             VALUES ('t001', '192.0.2.1'), ('token', '192.0.2.2'), ('t002', '192.0.2.3')
             """)
-        func left() throws -> [String] {
-            try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
-                try $0.decode("purchase_id", as: String.self)
-            }
-        }
+        func left() throws -> [String] { try Self.left(connection) }
         let now = RefundRequestAnswererTests.received
         try connection.execute("UPDATE refund_request SET answer = 'missed' WHERE transaction_id = 't001'")
         try ConsumptionUsageEventStore.deleteUnshared(ids: ["t001", "token"], app: "ios", now: now, on: connection)
@@ -117,9 +120,7 @@ struct ConsumptionUsageEventStoreTests {
             VALUES ('t001', '192.0.2.1'), ('o-t001', '192.0.2.2'), ('t002', '192.0.2.3')
             """)
         try RefundRequestStore(appId: "ios").closeInterrupted(in: RefundRequestAnswererTests().environment(connection))
-        let left = try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
-            try $0.decode("purchase_id", as: String.self)
-        }
+        let left = try Self.left(connection)
         #expect(left == ["t002"])
     }
 
@@ -139,9 +140,7 @@ struct ConsumptionUsageEventStoreTests {
             "INSERT INTO consumption_usage_event (purchase_id, ip_address) VALUES ('t001', '192.0.2.1'), ('token', '192.0.2.2')"
         )
         try RefundRequestStore(appId: "ios").closeInterrupted(in: RefundRequestAnswererTests().environment(connection))
-        let left = try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
-            try $0.decode("purchase_id", as: String.self)
-        }
+        let left = try Self.left(connection)
         #expect(left == ["token"])
     }
 
@@ -186,9 +185,7 @@ struct ConsumptionUsageEventStoreTests {
             "\(try $0.decode("transaction_id", as: String.self)) \(try $0.decode("answer", as: String.self))"
         }
         #expect(answers == ["GPA.1 answered", "GPA.2 no_facts"])
-        let left = try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
-            try $0.decode("purchase_id", as: String.self)
-        }
+        let left = try Self.left(connection)
         #expect(left == ["GPA.2"])
     }
 
@@ -208,9 +205,7 @@ struct ConsumptionUsageEventStoreTests {
             "INSERT INTO consumption_usage_event (purchase_id, ip_address) VALUES ('t001', '192.0.2.1'), ('token', '192.0.2.2')"
         )
         #expect(try RefundRequestStore(appId: "ios").closeInterrupted(on: connection) == 1)
-        let left = try connection.query("SELECT purchase_id FROM consumption_usage_event ORDER BY 1").map {
-            try $0.decode("purchase_id", as: String.self)
-        }
+        let left = try Self.left(connection)
         #expect(left == ["token"])
     }
 }
