@@ -186,6 +186,7 @@ public struct AppleRefundRequests: Sendable {
             pendingToken: nil, receivedAt: receivedAt, purchasedAt: payload.purchaseDate,
             firstPurchasedAt: payload.originalPurchaseDate, expiresAt: payload.expiresDate,
             priceNanos: payload.currency == nil ? nil : payload.price.map { $0 * 1_000_000 },
-            currency: payload.price == nil ? nil : payload.currency?.uppercased())
+            currency: payload.price == nil ? nil : payload.currency?.uppercased(),
+            appTransactionId: payload.appTransactionId.flatMap { $0.isEmpty ? nil : $0 })
     }
 }

@@ -11,11 +11,13 @@ extension ConsumptionFactStore {
     }
 
     /// The facts and earlier refunds of a group of one app's requests of one store, in one round trip: for each
-    /// request, in order, the facts by its transaction id, else by its original id; and of its customer's refunds
-    /// in the ledger, those of other transactions neither reversed nor family revocations, and the earliest purchase
-    /// date of those not family revocations (a family member did not buy those). The customer is the purchase's `original_id`; for Apple, with the original transactions the refund sync
-    /// grouped with it as one customer's (`apple_refund_cursor`: ids whose refund histories hold each other's, or
-    /// that share an appTransactionId or a user reference), as a one-time purchase is its own original transaction.
+    /// request, in order, the facts by its transaction id, else by its original id; and of its customer's refunds in
+    /// the ledger, those of other transactions neither reversed nor family revocations, and the earliest purchase date
+    /// of those not family revocations (a family member did not buy those). The customer is the purchase's
+    /// `original_id`; for Apple, with the original transactions the refund sync grouped as one customer's
+    /// (`apple_refund_cursor`: ids whose refund histories hold each other's, or that share an appTransactionId or a
+    /// user reference), found by the request's original id or its appTransactionId: a one-time purchase is its own
+    /// original transaction, and one new to the refund sync has no row of its own there.
     static func factsAndPriorRefunds(
         for requests: [NewRefundRequest], platform: RequestingStore, appId: String, on connection: PostgresConnection
     ) throws -> [FactsAndPrior] {
@@ -24,7 +26,8 @@ extension ConsumptionFactStore {
             """
             SELECT q.n, f.customer_consented, f.delivery_status, f.consumption_milli,
                    f.sample_content_provided, f.as_of, p.prior, p.first_purchased
-            FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS q(transaction_id, original_id, n)
+            FROM unnest($3::text[], $4::text[], $5::text[])
+                WITH ORDINALITY AS q(transaction_id, original_id, app_transaction_id, n)
             LEFT JOIN LATERAL (
                 SELECT count(*) FILTER (WHERE r.order_id <> q.transaction_id AND r.reversed_at IS NULL
                                           AND r.refund_type <> 'family_revoke')::int AS prior,
@@ -38,7 +41,8 @@ extension ConsumptionFactStore {
                     JOIN apple_refund_cursor m ON m.app_id = c.app_id
                      AND coalesce(c.customer, c.original_transaction_id)
                          IN (m.original_transaction_id, m.customer)
-                    WHERE $1 = 'apple' AND c.app_id = $2 AND c.original_transaction_id = q.original_id)
+                    WHERE $1 = 'apple' AND c.app_id = $2
+                      AND (c.original_transaction_id = q.original_id OR c.app_transaction_id = q.app_transaction_id))
             ) p ON true
             -- By the primary key (an OR of the two ids would read the whole table for every request); the
             -- transaction's own facts first.
@@ -51,6 +55,7 @@ extension ConsumptionFactStore {
             [
                 platform.rawValue, appId, PostgresTextArray(requests.map(\.transactionId)),
                 PostgresNullableTextArray(requests.map(\.originalId)),
+                PostgresNullableTextArray(requests.map(\.appTransactionId)),
             ])
         var found = [FactsAndPrior](repeating: FactsAndPrior(facts: nil, priorRefunds: 0), count: requests.count)
         for row in rows {

@@ -64,17 +64,19 @@ public struct GoogleReviewOrder: Sendable, Equatable {
     static let refundedStates: Set<String> = ["REFUNDED", "PARTIALLY_REFUNDED", "PENDING_REFUND"]
 
     /// Google's decision on a review of a request received at `since` that ended at `reviewEnd`, read after it:
-    /// `refunded` when the order is refunded (and its refund event, when dated, is not later than `reviewEnd`; an
+    /// `refunded` when the order is refunded (and its refund event, when dated, is within the review: not before the
+    /// request, as a refund then is an earlier review's or none, nor later than `reviewEnd`; an
     /// order refunded in part only, by a partial refund made within the review: one made before the request, a
     /// goodwill refund, or after its end is not the review's), else `declined`. A refund dated at or after
     /// `askedAgainAt`, when Google asked about the order again, is that later review's outcome, not this one's.
     public func decision(reviewEnd: Date, since: Date? = nil, askedAgainAt: Date? = nil) -> RefundRequestDecision {
         guard let state, Self.refundedStates.contains(state) else { return .declined }
-        func ours(_ date: Date) -> Bool { date <= reviewEnd && date < (askedAgainAt ?? .distantFuture) }
+        func ours(_ date: Date) -> Bool {
+            date >= (since ?? .distantPast) && date <= reviewEnd && date < (askedAgainAt ?? .distantFuture)
+        }
         if let refundedAt { return ours(refundedAt) ? .refunded : .declined }
         if state == "PARTIALLY_REFUNDED", !partiallyRefundedAt.isEmpty {
-            let within = partiallyRefundedAt.contains { ours($0) && $0 >= (since ?? .distantPast) }
-            return within ? .refunded : .declined
+            return partiallyRefundedAt.contains(where: ours) ? .refunded : .declined
         }
         return .refunded
     }

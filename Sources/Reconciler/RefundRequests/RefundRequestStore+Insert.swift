@@ -46,16 +46,17 @@ extension RefundRequestStore {
             """
             INSERT INTO refund_request (app_id, store, request_id, transaction_id, original_id, product_id,
                 product_type, country, family_shared, reason, pending_token, received_at, deadline, purchased_at,
-                first_purchased_at, expires_at, first_seen_run, price_nanos, currency)
+                first_purchased_at, expires_at, first_seen_run, price_nanos, currency, app_transaction_id)
             SELECT $1, i.store, i.request_id, i.transaction_id, i.original_id, i.product_id, i.product_type, i.country,
                    i.family_shared, i.reason, i.pending_token, i.received_at, i.deadline, i.purchased_at,
-                   i.first_purchased_at, i.expires_at, $2, i.price_nanos, i.currency
+                   i.first_purchased_at, i.expires_at, $2, i.price_nanos, i.currency, i.app_transaction_id
             FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
                         $10::boolean[], $11::text[], $12::text[], $13::timestamptz[], $14::timestamptz[],
-                        $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::bigint[], $19::text[])
+                        $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::bigint[], $19::text[],
+                        $20::text[])
                 WITH ORDINALITY AS i(store, request_id, transaction_id, original_id, product_id, product_type,
                     country, family_shared, reason, pending_token, received_at, deadline, purchased_at,
-                    first_purchased_at, expires_at, price_nanos, currency, n)
+                    first_purchased_at, expires_at, price_nanos, currency, app_transaction_id, n)
             -- Google: the same review published again under another message id is the same request.
             WHERE i.pending_token IS NULL OR NOT EXISTS (
                 SELECT 1 FROM refund_request r
@@ -63,7 +64,7 @@ extension RefundRequestStore {
                   AND r.pending_token = i.pending_token)
             -- Requests claimed together (neighbours by deadline) are written apart, a few to a page, so that each
             -- page has room for its rows' next versions (sql/0026).
-            ORDER BY i.n % $20, i.n
+            ORDER BY i.n % $21, i.n
             ON CONFLICT (app_id, store, request_id) DO NOTHING
             RETURNING request_id
             """,
@@ -84,6 +85,7 @@ extension RefundRequestStore {
             PostgresArray(requests.map(\.deadline)), PostgresArray(requests.map(\.purchasedAt)),
             PostgresArray(requests.map(\.firstPurchasedAt)), PostgresArray(requests.map(\.expiresAt)),
             PostgresArray(requests.map(\.priceNanos)), PostgresNullableTextArray(requests.map(\.currency)),
+            PostgresNullableTextArray(requests.map(\.appTransactionId)),
         ]
     }
 

@@ -35,6 +35,8 @@ public struct NewRefundRequest: Sendable, Equatable {
     public var priceNanos: Int64?
     /// The ISO 4217 currency of ``priceNanos``, upper case.
     public var currency: String?
+    /// Apple `appTransactionId`: one per customer and app, which finds the customer's other purchases.
+    public var appTransactionId: String? = nil
 
     /// When the store stops waiting.
     public var deadline: Date { receivedAt.addingTimeInterval(store.answerWindow) }
@@ -136,7 +138,7 @@ public struct RefundRequestStore: Sendable {
             """
             SELECT id, store, request_id, transaction_id, original_id, product_id, product_type, country,
                    family_shared, reason, pending_token, received_at, deadline, purchased_at, first_purchased_at,
-                   expires_at, CASE WHEN preference = 'no_answer' THEN rule END AS withheld_by
+                   expires_at, app_transaction_id, CASE WHEN preference = 'no_answer' THEN rule END AS withheld_by
             FROM refund_request
             WHERE app_id = $1 AND sending_since IS NULL
               AND (answer IS NULL OR (answer IN ('no_facts', 'no_consent') AND deadline > $3))
@@ -151,7 +153,8 @@ public struct RefundRequestStore: Sendable {
                 reason: try row.decodeIfPresent("reason"), pendingToken: try row.decodeIfPresent("pending_token"),
                 receivedAt: try row.decode("received_at"), purchasedAt: try row.decodeIfPresent("purchased_at"),
                 firstPurchasedAt: try row.decodeIfPresent("first_purchased_at"),
-                expiresAt: try row.decodeIfPresent("expires_at"))
+                expiresAt: try row.decodeIfPresent("expires_at"),
+                appTransactionId: try row.decodeIfPresent("app_transaction_id"))
             return OpenRefundRequest(
                 id: try row.decode("id"), request: request, deadline: try row.decode("deadline"),
                 withheldBy: try row.decodeIfPresent("withheld_by"))

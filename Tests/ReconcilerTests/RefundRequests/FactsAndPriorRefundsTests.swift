@@ -40,9 +40,9 @@ struct FactsAndPriorRefundsTests {
         defer { connection.close() }
         try connection.execute(
             """
-            INSERT INTO apple_refund_cursor (app_id, original_transaction_id, customer)
-            VALUES ('ios', 'c1', NULL), ('ios', 'o7', 'c1'), ('ios', 'o8', 'c1'), ('ios', 'o9', 'c1'),
-                   ('ios', 'c2', NULL)
+            INSERT INTO apple_refund_cursor (app_id, original_transaction_id, customer, app_transaction_id)
+            VALUES ('ios', 'c1', NULL, NULL), ('ios', 'o7', 'c1', NULL), ('ios', 'o8', 'c1', 'atx-1'),
+                   ('ios', 'o9', 'c1', NULL), ('ios', 'c2', NULL, NULL)
             """)
         try connection.execute(
             """
@@ -53,12 +53,12 @@ struct FactsAndPriorRefundsTests {
                     '{}'),
                    ('ios', 'apple', 't6', 'c2', '2025-06-01T00:00:00Z', '2026-07-02T05:00:00Z', 'full', '{}')
             """)
-        func request(_ id: String, of original: String? = nil, purchased: Date? = nil) -> NewRefundRequest {
+        func request(_ id: String, of original: String? = nil, customer: String? = nil) -> NewRefundRequest {
             NewRefundRequest(
                 store: .apple, requestId: "u-\(id)", transactionId: id, originalId: original ?? id, productId: nil,
                 productType: "Consumable", country: nil, familyShared: false, reason: nil, pendingToken: nil,
-                receivedAt: Date(timeIntervalSince1970: 1_795_000_000), purchasedAt: purchased,
-                firstPurchasedAt: purchased, expiresAt: nil)
+                receivedAt: Date(timeIntervalSince1970: 1_795_000_000), purchasedAt: nil, firstPurchasedAt: nil,
+                expiresAt: nil, appTransactionId: customer)
         }
         let found = try ConsumptionFactStore.factsAndPriorRefunds(
             for: [request("o7"), request("c1"), request("o8"), request("x1"), request("t5", of: "c2")],
@@ -72,6 +72,16 @@ struct FactsAndPriorRefundsTests {
                 day("2025-03-01T00:00:00Z"), day("2025-03-01T00:00:00Z"), day("2025-03-01T00:00:00Z"), nil,
                 day("2025-06-01T00:00:00Z"),
             ])
+        // A consumable new to the refund sync (no cursor row of its own) finds its customer by appTransactionId,
+        // stored with the request and read back with it.
+        let store = RefundRequestStore(appId: "ios")
+        try store.insert(
+            [request("n1", customer: "atx-1"), request("n2", customer: "atx-9")], runId: nil, on: connection)
+        let open = try store.open(limit: 10, now: Date(timeIntervalSince1970: 1_795_000_000), on: connection)
+        #expect(open.map(\.request.appTransactionId) == ["atx-1", "atx-9"])
+        let new = try ConsumptionFactStore.factsAndPriorRefunds(
+            for: open.map(\.request), platform: .apple, appId: "ios", on: connection)
+        #expect(new.map(\.priorRefunds) == [3, 0])
         // Google has no such groups: a purchase token is its own customer.
         let google = try ConsumptionFactStore.factsAndPriorRefunds(
             for: [request("o7")], platform: .google, appId: "ios", on: connection)

@@ -119,6 +119,9 @@ struct GoogleReviewAnswerTests {
         #expect(order.decision(reviewEnd: reviewEnd, askedAgainAt: refundedAt.addingTimeInterval(-3600)) == .declined)
         #expect(order.decision(reviewEnd: reviewEnd, askedAgainAt: refundedAt) == .declined)
         #expect(order.decision(reviewEnd: reviewEnd, askedAgainAt: refundedAt.addingTimeInterval(1)) == .refunded)
+        // The later review, asked after the refund: not its outcome either.
+        let later = refundedAt.addingTimeInterval(1)
+        #expect(order.decision(reviewEnd: later.addingTimeInterval(86_400), since: later) == .declined)
         var partial = order
         (partial.state, partial.refundedAt) = ("PARTIALLY_REFUNDED", nil)
         partial.partiallyRefundedAt = [refundedAt]
