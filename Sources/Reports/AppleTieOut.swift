@@ -89,9 +89,15 @@ struct AppleTieOut {
         guard let apple = periods.apple, let first = CivilDate(iso: apple.first) else { return nil }
         let previous = first.adding(days: -1).description
         let sides = try ledgerSides(StorePeriods(month: periods.month, apple: (previous, previous)))
+        // A refund of that day reversed since (a `later` one of the one-day period) is no refund Apple booked here.
         return Edges(
             lastDay: apple.last, previousLastDay: previous,
-            previousLastDays: sides.compactMapValues { $0.lastDay.units > 0 ? $0.lastDay : nil })
+            previousLastDays: sides.compactMapValues { side in
+                var day = side.lastDay
+                (day.units, day.nanos) = (day.units - side.laterUnits, day.nanos - side.laterNanos)
+                day.unknown -= side.laterUnknown
+                return day.units > 0 ? day : nil
+            })
     }
 
     /// Compares one product x country x currency (`nil` when neither side moved money or units). A cause is named

@@ -28,3 +28,23 @@ extension TieOutReportTests {
         #expect(csv.contains("apple,ios,EUR,,coins,ES,1,4.99,0,0.00,4.99,differs,,\r\n"), "\(csv)")
     }
 }
+
+extension TieOutReportTests {
+    /// A refund of the previous period's last day (Sept 27, 2025 PDT) reversed since (Oct 28, before Apple's October
+    /// report) is no refund Apple booked in October: the unit October's report has over the ledger stays without a
+    /// cause.
+    @Test func aPreviousLastDayRefundReversedSinceIsNoEdge() throws {
+        try ledger.appleReport(
+            month: CalendarMonth(year: 2025, month: 10), start: "2025-09-28", end: "2025-10-25",
+            [("coins", "ES", "EUR", 2, 4_990_000_000)])
+        try ledger.apple(
+            "t30", "2025-10-10T18:00:00Z", product: "coins", storefront: "ESP", currency: "EUR", milli: 4990)
+        try ledger.apple(
+            "t31", "2025-09-27T20:00:00Z", product: "coins", storefront: "ESP", currency: "EUR", milli: 4990,
+            reversed: "2025-10-28T18:00:00Z")
+        let csv = try TieOutReport.run(
+            month: CalendarMonth(year: 2025, month: 10), apps: ["ios": "apple"], detail: true, on: connection
+        ).csv()
+        #expect(csv.contains("apple,ios,EUR,,coins,ES,1,4.99,2,9.98,-4.99,differs,,\r\n"), "\(csv)")
+    }
+}
