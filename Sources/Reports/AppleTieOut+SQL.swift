@@ -1,6 +1,11 @@
 import Foundation
 
 extension AppleTieOut {
+    /// The start of Apple's period and of the day after it, as instants.
+    private static let (start, end) = (
+        "(($1::date[])[2]::timestamp AT TIME ZONE $3)", "((($2::date[])[2] + 1)::timestamp AT TIME ZONE $3)"
+    )
+
     /// The refund report's entries of the period (`$1` ... `$7`; Apple's first and last day are the second elements
     /// of `$1` and `$2`) per product x storefront x currency: units (a prorated refund one unit) and rounded amounts,
     /// reversals negative, with what the causes need. The storefront is the buyer's country, or the payload's
@@ -12,17 +17,14 @@ extension AppleTieOut {
                        SELECT x.payload->>'storefront' FROM refund x
                        WHERE x.app_id = e.app_id AND x.order_id = e.order_id AND x.part_key = e.part_key), '') AS country,
                    e.sign * CASE WHEN e.refund_type = 'prorated' THEN 1 ELSE e.quantity END AS units,
-                   e.entry = 'refund' AND e.reversed_at
-                       >= ((($2::date[])[2] + 1)::timestamp AT TIME ZONE $3) AS later,
-                   e.entry = 'reversal' AND e.refunded_at < (($1::date[])[2]::timestamp AT TIME ZONE $3) AS earlier,
+                   e.entry = 'refund' AND e.reversed_at >= \(end) AS later,
+                   e.entry = 'reversal' AND e.refunded_at < \(start) AS earlier,
                    e.entry = 'refund' AND \(RefundReport.moves)
                        AND (e.booked_at AT TIME ZONE $3)::date = ($2::date[])[2]
-                       AND NOT coalesce(e.reversed_at < ((($2::date[])[2] + 1)::timestamp AT TIME ZONE $3), false)
-                       AS last_day,
+                       AND NOT coalesce(e.reversed_at < \(end), false) AS last_day,
                    -- A refund and its reversal both in the period: they cancel, whatever the amount.
-                   coalesce(e.entry = 'refund' AND e.reversed_at < ((($2::date[])[2] + 1)::timestamp AT TIME ZONE $3)
-                       OR e.entry = 'reversal' AND e.refunded_at >= (($1::date[])[2]::timestamp AT TIME ZONE $3),
-                       false) AS netted
+                   coalesce(e.entry = 'refund' AND e.reversed_at < \(end)
+                       OR e.entry = 'reversal' AND e.refunded_at >= \(start), false) AS netted
             FROM rounded e
             WHERE e.platform = 'apple'
         )
@@ -35,8 +37,7 @@ extension AppleTieOut {
                coalesce(sum(units) FILTER (WHERE last_day), 0)::int AS last_day_units,
                trunc(coalesce(sum(gross) FILTER (WHERE last_day), 0))::text AS last_day_nanos,
                count(*) FILTER (WHERE last_day AND gross IS NULL)::int AS last_day_unknown,
-               CASE WHEN count(*) FILTER (WHERE last_day AND gross IS NULL) = 0
-                     AND count(DISTINCT gross / nullif(units, 0)) FILTER (WHERE last_day) = 1
+               CASE WHEN count(DISTINCT gross / nullif(units, 0)) FILTER (WHERE last_day) = 1
                     THEN trunc(min(gross / nullif(units, 0)) FILTER (WHERE last_day))::text END AS last_day_unit_nanos,
                coalesce(sum(units) FILTER (WHERE later AND \(RefundReport.moves)), 0)::int AS later_units,
                trunc(coalesce(sum(gross) FILTER (WHERE later AND \(RefundReport.moves)), 0))::text AS later_nanos,

@@ -44,8 +44,8 @@ struct AppleTieOut {
     }
 
     /// A key's refunds of one edge day (those not reversed in the period): units, the known money, the refunds
-    /// without an amount, and the money of one unit when every unit of the day refunded the same known amount (then
-    /// any number of them can be told apart by money; otherwise only all of them).
+    /// without an amount, and the money of one unit when every priced unit of the day refunded the same amount (then,
+    /// with none unpriced, any number of them can be told apart by money; otherwise only all of them).
     struct EdgeDay: Equatable {
         var units = 0
         var nanos: Int64 = 0

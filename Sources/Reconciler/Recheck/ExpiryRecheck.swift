@@ -177,7 +177,7 @@ extension ExpiryRecheck {
     /// A run's lag: the catch-up's unless `--lag` was given, with a warning when the outage is longer than it.
     static func reach(_ options: Options, now: Date, lastComplete: Date?, logger: Logger) -> TimeInterval {
         guard options.catchUp else { return options.lag }
-        if let lastComplete, now.timeIntervalSince(lastComplete) > Self.maxCatchUp {
+        if let lastComplete, now.timeIntervalSince(lastComplete) > maxCatchUp {
             let days = Int(now.timeIntervalSince(lastComplete) / 86_400)
             logger.warning(
                 "the last complete recheck started \(days) days ago: expiries more than \(Int(maxCatchUp / 86_400)) days back are not asked about"

@@ -82,7 +82,7 @@ extension RefundRequestStore {
             """, [appId, cutoff, GoogleReviewPeriod.settle])
         return try toRead(
             "(decision IS NULL OR decision = 'pending') AND deadline <= $3 AND (decided_at IS NULL OR decided_at <= $3)",
-            limit: limit, at: cutoff, on: connection)
+            limit: limit, at: cutoff, askedAgain: true, on: connection)
     }
 
     /// Records that Google did not know the orders of the ended reviews `ids` at `at` (`decided_at` without a
@@ -97,15 +97,21 @@ extension RefundRequestStore {
             """, [PostgresArray(ids), at])
     }
 
-    private func toRead(_ condition: String, limit: Int, at: Date, on connection: PostgresConnection) throws
-        -> [GoogleOrderToRead]
-    {
-        try connection.query(
+    /// The Google requests `condition` selects, nearest deadline first; with `askedAgain`, when Google asked about
+    /// each one's order again (what an ended review's decision needs; describing an order does not).
+    private func toRead(
+        _ condition: String, limit: Int, at: Date, askedAgain: Bool = false, on connection: PostgresConnection
+    ) throws -> [GoogleOrderToRead] {
+        let askedAgainAt =
+            askedAgain
+            ? """
+            (SELECT min(later.received_at) FROM refund_request later
+             WHERE later.app_id = q.app_id AND later.transaction_id = q.transaction_id
+               AND later.received_at > q.received_at)
+            """ : "NULL::timestamptz"
+        return try connection.query(
             """
-            SELECT id, transaction_id, deadline,
-                   (SELECT min(later.received_at) FROM refund_request later
-                    WHERE later.app_id = q.app_id AND later.transaction_id = q.transaction_id
-                      AND later.received_at > q.received_at) AS asked_again_at
+            SELECT id, transaction_id, deadline, \(askedAgainAt) AS asked_again_at
             FROM refund_request q
             WHERE app_id = $1 AND store = 'google' AND \(condition)
             ORDER BY deadline, id LIMIT $2
