@@ -132,7 +132,10 @@ extension SubscriptionLedger {
         try connection.execute("UPDATE subscription SET claimed_backend = NULL WHERE id = $1", [id])
     }
 
-    /// Writes what a status answer said; the lease and any flag end.
+    /// Writes what a status answer said; the lease and any flag end. An answer that still grants access past its own
+    /// expiry (the store has not settled the renewal yet) is flagged `entitled_past_expiry` instead: asked again
+    /// every watch interval until an answer with a later expiry, or without access, ends it; otherwise the row,
+    /// checked after its expiry, would never be due again and would grant access for good.
     public static func record(_ observed: Observed, on connection: PostgresConnection) throws {
         try connection.execute(
             """
@@ -142,7 +145,9 @@ extension SubscriptionLedger {
                 current_order_id = coalesce($9, current_order_id), environment = coalesce($10, environment),
                 linked_store_id = $11, chain_root_store_id = $12,
                 expiry_changed_at = CASE WHEN $13 THEN $14 ELSE expiry_changed_at END,
-                last_checked_at = $14, flagged_at = NULL, flag_reason = NULL, missing_since = NULL,
+                last_checked_at = $14, missing_since = NULL,
+                flagged_at = CASE WHEN $4 AND $5 <= $14 THEN $14 END,
+                flag_reason = CASE WHEN $4 AND $5 <= $14 THEN 'entitled_past_expiry' END,
                 claimed_until = NULL, claimed_by = NULL, updated_at = now()
             WHERE id = $1
             """,

@@ -84,10 +84,16 @@ public struct TransitionClassifier: Sendable {
         case .billingRetry: return .billingRetry
         case .onHold: return .onHold
         case .paused: return .paused
-        case .canceled: return LifecycleState.billingTrouble.contains(old.state) ? .recovered : .canceled
+        case .canceled:
+            // Out of billing trouble into auto-renew off: a recovery only when a charge went through (the expiry
+            // moved on); otherwise the customer gave up while the charge was failing.
+            let paid = old.expiresAt.flatMap { before in new.expiresAt.map { $0 > before } } ?? false
+            return LifecycleState.billingTrouble.contains(old.state) && paid ? .recovered : .canceled
         case .active:
             if LifecycleState.billingTrouble.contains(old.state) { return .recovered }
             if old.state == .paused { return .resumed }
+            // A purchase whose payment came (Google PENDING): its first charge, no renewal.
+            if old.state == .pending { return .changed }
             return nil
         case .expired:
             let voluntary = (old.state == .active || old.state == .canceled) && new.autoRenew != true

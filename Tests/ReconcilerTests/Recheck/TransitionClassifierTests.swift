@@ -50,6 +50,14 @@ struct TransitionClassifierTests {
         for trouble in [LifecycleState.grace, .billingRetry, .onHold] {
             #expect(classifier.classify(stored(trouble), seen(.active, expires: later, order: "o2")) == .recovered)
         }
+        for trouble in [LifecycleState.grace, .onHold] {
+            let paidThenCanceled = seen(.canceled, expires: later, autoRenew: false, order: "o2")
+            #expect(classifier.classify(stored(trouble), paidThenCanceled) == .recovered)
+            // No charge went through: auto-renew turned off while the charge was failing.
+            #expect(classifier.classify(stored(trouble), seen(.canceled, autoRenew: false)) == .canceled)
+        }
+        let paid = seen(.active, expires: later, order: "o2")
+        #expect(classifier.classify(stored(.pending, entitled: false), paid) == .changed, "a first charge, no renewal")
         #expect(classifier.classify(stored(.billingRetry), seen(.expired, autoRenew: false)) == .expired)
         #expect(classifier.classify(stored(.onHold), seen(.expired, autoRenew: false)) == .expired)
         #expect(classifier.classify(stored(.active), seen(.revoked)) == .revoked)
