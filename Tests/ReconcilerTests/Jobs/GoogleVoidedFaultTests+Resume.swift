@@ -35,4 +35,31 @@ extension GoogleVoidedFaultTests {
             #expect(try gaps.first?.decode("gap_to", as: Date.self) == oldest)
         }
     }
+
+    /// The same resumed window, planned from a checkpoint with an overlap before it: the overlap was read by the
+    /// runs before, so the gap starts at the checkpoint, not at the window's start.
+    @Test func aResumedWindowsGapStartsAtTheCheckpointNotAtItsOverlap() async throws {
+        try await StoreSimulator.withRunning(Self.options) { simulator in
+            let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "gvunstartedhw"))
+            let firstStart = VoidedWindowPlanner.oldestStart(now: harness.stores.now())
+            let highWater = firstStart.addingTimeInterval(2 * 3600)
+            let firstEnd = harness.stores.now().addingTimeInterval(-60)
+            let connection = try harness.connection()
+            let slices = VoidedSlice.split(start: firstStart, end: firstEnd, count: 2)
+            try VoidedSlice.replace(
+                slices, job: GoogleVoidedSync.job, app: harness.stores.app(.google).id, on: connection)
+            var checkpoint = try harness.checkpoint()
+            (checkpoint.highWater, checkpoint.windowStart, checkpoint.windowEnd) = (highWater, firstStart, firstEnd)
+            try checkpoint.save(on: connection)
+
+            simulator.clock.advance(millis: 86_400_000)
+            let oldest = VoidedWindowPlanner.oldestStart(now: harness.stores.now())
+            let resumed = try await harness.googleVoided(transport: ScriptedTransport { _ in })
+            #expect(resumed.exitCode == 0, "\(resumed.error ?? "")")
+            let gaps = try connection.query("SELECT gap_from, gap_to FROM sync_gap")
+            #expect(gaps.count == 1)
+            #expect(try gaps.first?.decode("gap_from", as: Date.self) == highWater)
+            #expect(try gaps.first?.decode("gap_to", as: Date.self) == oldest)
+        }
+    }
 }

@@ -149,11 +149,12 @@ struct GoogleIntakeMachine {
                     .storePage(
                         PageStore(write: write, batch: ready?.batch, pricedAhead: ready?.priced, afterStoring: [])))
             case .price(let orderIds):
-                // Always right after its page's store: the orders not priced ahead are asked after storing.
+                // Always right after its page's store: the orders not priced ahead are settled after storing, also
+                // once the Orders calls stopped (settling costs no call, and a refund recorded without revocation
+                // must not stand beside the same money now voided until a later run asks the order).
                 guard case .storePage(var store)? = actions.last else { continue }
                 let asked = store.pricedAhead?.orderIds ?? []
-                store.afterStoring =
-                    orders.summary.stopped ? [] : Array(Set(orderIds.filter { !asked.contains($0) }))
+                store.afterStoring = Array(Set(orderIds.filter { !asked.contains($0) }))
                 actions[actions.count - 1] = .storePage(store)
             case .countNew(let rows):
                 actions.append(.countNew(rows))

@@ -35,7 +35,8 @@ extension GoogleVoidedSync {
             let end = checkpoint.windowEnd
         {
             var slices = try resumedSlices(job: job, checkpoint: checkpoint, on: environment.connection)
-            try clampUnstarted(&slices, mode: mode, job: job, logger: logger, in: environment)
+            try clampUnstarted(
+                &slices, mode: mode, highWater: checkpoint.highWater, job: job, logger: logger, in: environment)
             let open = slices.filter { !$0.drained }.count
             logger.info(
                 "resuming window \(Self.text(start)) – \(Self.text(end)) after \(checkpoint.pagesDone) stored pages (\(open) of \(slices.count) slices unfinished)"
@@ -91,15 +92,20 @@ extension GoogleVoidedSync {
     /// keeps (the run that planned it was stopped, and the next came days later) starts at the oldest time Google
     /// keeps instead, and the part before it is a gap (a backfill's `--since` clamped). Google refuses such a
     /// `startTime` or clamps it without a word; either way that part cannot be read any more. A slice with a token
-    /// goes on from it (a refused token restarts it, clamped the same way).
+    /// goes on from it (a refused token restarts it, clamped the same way). As when a window is planned, only the
+    /// part after the incremental checkpoint `highWater` is a gap: the overlap before it was read by earlier runs.
     private func clampUnstarted(
-        _ slices: inout [VoidedSlice], mode: Mode, job: String, logger: Logger, in environment: JobEnvironment
+        _ slices: inout [VoidedSlice], mode: Mode, highWater: Date?, job: String, logger: Logger,
+        in environment: JobEnvironment
     ) throws {
         let oldest = VoidedWindowPlanner.oldestStart(now: environment.now())
         for index in slices.indices where !slices[index].drained && slices[index].token == nil {
             guard let lost = slices[index].clamp(to: oldest) else { continue }
             if mode == .incremental {
-                _ = try recordGap((lost.start, lost.end), mode: mode, job: job, logger: logger, in: environment)
+                let from = max(lost.start, highWater ?? lost.start)
+                if from < lost.end {
+                    _ = try recordGap((from, lost.end), mode: mode, job: job, logger: logger, in: environment)
+                }
             } else {
                 environment.counters.add("since_clamped")
                 logger.warning(
