@@ -11,9 +11,10 @@ public struct QuotaLimits: Sendable, Hashable {
         self.apis = apis
     }
 
-    /// The limit of `api`, or `nil` when it has none.
+    /// The limit of `api`, or `nil` when it has none. A sandbox fallback bucket (``StoreAPI/sandboxFallback``)
+    /// without its own entry has ``appleSandboxFactor`` of its API's limit.
     public subscript(api: StoreAPI) -> QuotaLimit? {
-        get { apis[api] }
+        get { apis[api] ?? api.sandboxFallbackOf.flatMap { apis[$0]?.scaled(by: Self.appleSandboxFactor) } }
         set { apis[api] = newValue }
     }
 

@@ -35,6 +35,19 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// App Store Connect API `financeReports`: 3500 per key per rolling hour.
     public static let appleFinanceReports = StoreAPI(rawValue: "apple.financereports")
 
+    /// The bucket of a production app's calls of this Apple API that go to Apple's sandbox (a transaction
+    /// production does not know): Apple limits sandbox on its own, at 10 % of production (`shared/stores.md`), so
+    /// those calls neither spend production's bucket nor slow it when sandbox throttles them.
+    public var sandboxFallback: StoreAPI { StoreAPI(rawValue: rawValue + Self.sandboxSuffix) }
+
+    /// The API whose sandbox fallback bucket this is, or nil.
+    public var sandboxFallbackOf: StoreAPI? {
+        rawValue.hasSuffix(Self.sandboxSuffix)
+            ? StoreAPI(rawValue: String(rawValue.dropLast(Self.sandboxSuffix.count))) : nil
+    }
+
+    private static let sandboxSuffix = ".sandbox"
+
     /// Whether the store counts this API's calls in windows short enough that a call arriving a few hundred
     /// milliseconds late can meet a full one (Google's 30 per 30 s). Apple's App Store Server API publishes its
     /// limits per second but enforces them "on an hourly basis" (`shared/stores.md`): there, pacing per second is
@@ -43,7 +56,7 @@ public struct StoreAPI: RawRepresentable, Hashable, Sendable, Codable, CustomStr
         ![
             .appleRefundHistory, .appleNotificationHistory, .appleSubscriptionStatuses, .appleTransactionHistory,
             .appleConsumption,
-        ].contains(self)
+        ].contains(sandboxFallbackOf ?? self)
     }
 
     public var description: String { rawValue }

@@ -177,6 +177,8 @@ import Testing
         #expect(environment == .sandbox)
         #expect(h.transport.requests.map(\.url.host) == ["prod.test", "sandbox.test"])
         #expect(h.gate.acquireCount == 2)
+        // Sandbox has its own limits (10 % of production's): the second call is counted in its own bucket.
+        #expect(h.gate.apis == [.appleRefundHistory, .appleRefundHistory.sandboxFallback])
 
         let off = try Self.harness([notFound, RecordingTransport.json(200, Self.refundPage)], fallback: false)
         let error = try #require(
@@ -193,6 +195,7 @@ import Testing
             transactionId: "1", revision: nil, purpose: .incremental)
         #expect(environment == .sandbox)
         #expect(h.transport.requests.map(\.url.host) == ["sandbox.test"])
+        #expect(h.gate.apis == [.appleRefundHistory], "a sandbox app's limits are its own (scaled in its policy)")
     }
 
     @Test func transportTimeoutsAreRetried() async throws {

@@ -89,6 +89,15 @@ struct RateLimitTests {
         #expect(sandbox[.appleSubscriptionStatuses]?.windows.map(\.count) == [5])
         #expect(sandbox[.googleVoidedPurchases] == QuotaLimits.published[.googleVoidedPurchases])
         #expect(QuotaLimits.published(appleSandbox: false) == QuotaLimits.published)
+        // A production app's calls that fall back to sandbox: their own bucket, a tenth of the API's limit.
+        let production = QuotaLimits.published.overriding(.appleSubscriptionStatuses, perSecond: 20)
+        #expect(production[.appleRefundHistory.sandboxFallback]?.windows.map(\.count) == [1])
+        #expect(production[.appleSubscriptionStatuses.sandboxFallback]?.windows.map(\.count) == [2])
+        #expect(
+            production[StoreAPI.appleRefundHistory.sandboxFallback.sandboxFallbackOf!]
+                == production[.appleRefundHistory])
+        #expect(!StoreAPI.appleRefundHistory.sandboxFallback.countsShortWindows)
+        #expect(StoreAPI.googleOrders.sandboxFallbackOf == nil)
     }
 
     @Test func overridesReplaceOnlyWhatTheyName() {

@@ -14,6 +14,9 @@ extension AppStoreServerClient {
         public var sandboxBaseURL: URL
         /// Whether a transaction lookup that production answers with 4040010 is asked again in sandbox.
         public var sandboxFallback: Bool
+        /// Whether calls to sandbox are counted in the sandbox fallback buckets (``StoreAPI/sandboxFallback``): true
+        /// for a production app, whose sandbox calls Apple limits apart from its production calls.
+        public var sandboxBuckets: Bool
         /// Seconds one HTTP exchange may take.
         public var requestTimeout: Double
         /// Retries of timeouts, 5xx, 5000001 and 429.
@@ -26,8 +29,9 @@ extension AppStoreServerClient {
             app: String, environment: Environment = .production,
             productionBaseURL: URL = Self.defaultProductionBaseURL, sandboxBaseURL: URL = Self.defaultSandboxBaseURL,
             sandboxFallback: Bool = false, requestTimeout: Double = 30, retryPolicy: RetryPolicy = RetryPolicy(),
-            maxResponseBytes: Int = 4 << 20
+            maxResponseBytes: Int = 4 << 20, sandboxBuckets: Bool? = nil
         ) {
+            self.sandboxBuckets = sandboxBuckets ?? (environment == .production)
             self.app = app
             self.environment = environment
             self.productionBaseURL = productionBaseURL

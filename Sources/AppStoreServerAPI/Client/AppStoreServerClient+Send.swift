@@ -73,10 +73,11 @@ extension AppStoreServerClient {
         _ request: APIRequest, url: URL, environment: Environment, purpose: CallPurpose, attempt: Int
     ) async throws -> (HTTPResponse, String, Bool) {
         let app = configuration.app
+        let api = environment == .sandbox && configuration.sandboxBuckets ? request.api.sandboxFallback : request.api
         var (token, signedNow) = ("", false)
         let response: HTTPResponse
         do {
-            response = try await quota.sendGranted(app: app, api: request.api, purpose: purpose) { leaveBy in
+            response = try await quota.sendGranted(app: app, api: api, purpose: purpose) { leaveBy in
                 // The token is signed after the grant: a long wait at the gate must not age it.
                 (token, signedNow) = try tokens.issue()
                 var headers = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
@@ -101,9 +102,9 @@ extension AppStoreServerClient {
         }
         if response.status == 429 {
             let retryAfter = response.header("Retry-After").flatMap { RetryAfter.seconds(from: $0, now: now()) }
-            await quota.report(app: app, api: request.api, feedback: .throttled(retryAfter: retryAfter))
+            await quota.report(app: app, api: api, feedback: .throttled(retryAfter: retryAfter))
         } else {
-            await quota.report(app: app, api: request.api, feedback: .accepted)
+            await quota.report(app: app, api: api, feedback: .accepted)
         }
         return (response, token, signedNow)
     }

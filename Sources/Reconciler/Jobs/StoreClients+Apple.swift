@@ -123,7 +123,7 @@ extension StoreClients {
         func access(_ environment: Environment, fallsBack: Bool) throws -> AppleStoreAccess {
             let configuration = AppStoreServerClient.Configuration(
                 app: app.id, environment: environment, productionBaseURL: base.production, sandboxBaseURL: base.sandbox,
-                sandboxFallback: fallsBack)
+                sandboxFallback: fallsBack, sandboxBuckets: configured == .production)
             let client = AppStoreServerClient(
                 configuration: configuration, key: key, transport: transport, quotaGate: gate, logger: logger)
             var verifiers = [environment: try verifier(environment)]

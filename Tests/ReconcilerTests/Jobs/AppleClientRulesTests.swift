@@ -63,6 +63,9 @@ struct AppleClientRulesTests {
         #expect(recheck.allSatisfy { !$0.client.configuration.sandboxFallback })
         #expect(recheck.map(\.verifier.environment) == [.production, .sandbox])
         #expect(recheck.map(\.verifier.appAppleId) == [1234, nil])
+        // A production app's sandbox calls, from either client, are counted in the sandbox fallback buckets.
+        #expect(refunds.client.configuration.sandboxBuckets)
+        #expect(recheck.allSatisfy { $0.client.configuration.sandboxBuckets })
 
         let noFallback = try StoreClients.apple(for: app, sandboxFallback: false, gate: gate, logger: logger)
         #expect(noFallback.map(\.client.configuration.environment) == [.production])
@@ -82,6 +85,7 @@ struct AppleClientRulesTests {
         #expect(recheck.client.configuration.environment == .sandbox)
         #expect(recheck.client.configuration.sandboxBaseURL.absoluteString == "https://api.storekit-sandbox.apple.com")
         #expect(recheck.verifier.appAppleId == nil)
+        #expect(!refunds.client.configuration.sandboxBuckets && !recheck.client.configuration.sandboxBuckets)
     }
 
     @Test func anXcodeAppWithARootIsCheckedForRefundsButNotForTheRecheck() throws {
