@@ -106,7 +106,12 @@ struct GoogleTieOut {
             cause: nil, note: "")
         if sides.inReport, standing {
             guard sides.unknown == 0, let nanos = sides.nanos else {
-                (line.status, line.cause, line.note) = (.amountDiffers, .unpriced, Self.unpricedNote(sides.unknown))
+                // Refunds without an amount only add money: they can make up the difference only when the report
+                // has more than the ledger's known sum.
+                let known = sides.nanos ?? 0
+                let covers = sides.reportNanos > known && !TieOutReport.agree(known, sides.reportNanos, sides.currency)
+                (line.status, line.note) = (.amountDiffers, Self.unpricedNote(sides.unknown))
+                line.cause = covers ? .unpriced : nil
                 return line
             }
             if !TieOutReport.agree(nanos, sides.reportNanos, sides.currency) {
@@ -119,20 +124,27 @@ struct GoogleTieOut {
             }
         } else if standing {
             line.status = .ledgerOnly
-            // Google books a refund in the month it processes it: most often the next for one of a month's last
-            // days, but the next month's report refunding the order exactly as much says so whatever the day.
-            if sides.lastDay || bookedWhole(sides), let booked = bookedNote(sides) {
-                (line.cause, line.note) = (.settlementLag, booked)
-            } else if sides.lastDay {
-                line.note = "not in Google's \(periods.month.next) report either"
-            } else if sides.unknown > 0 {
-                (line.cause, line.note) = (.unpriced, Self.unpricedNote(sides.unknown))
-            }
+            (line.cause, line.note) = ledgerOnlyCause(sides)
         } else {
             line.status = .reportOnly
             (line.cause, line.note) = Self.reportOnlyCause(sides, month: periods.month, context: context, app: app)
         }
         return line
+    }
+
+    /// Why the ledger refunded an order this month that Google's report does not hold. Google books a refund in the
+    /// month it processes it: most often the next for one of a month's last days (when all the order's refunds of
+    /// the month are of its last day), but the next month's report refunding the order exactly as much says so
+    /// whatever the day. Refunds without an amount cannot explain a refund the report lacks: they name no cause.
+    private func ledgerOnlyCause(_ sides: Sides) -> (TieOut.Cause?, String) {
+        let next = periods.month.next
+        let lastDayOnly = sides.lastDay && sides.nanos.map { $0 == sides.lastDayNanos } ?? true
+        if lastDayOnly || bookedWhole(sides), let booked = bookedNote(sides) { return (.settlementLag, booked) }
+        if sides.lastDay, bookedNote(sides) == nil { return (nil, "not in Google's \(next) report either") }
+        if sides.lastDay {
+            return (nil, "Google's \(next) report refunds the order, not as much as the ledger did this month")
+        }
+        return (nil, sides.unknown > 0 ? Self.unpricedNote(sides.unknown) : "")
     }
 
     /// The note of a line some of whose ledger refunds have no amount.

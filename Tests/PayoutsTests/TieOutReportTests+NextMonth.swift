@@ -72,6 +72,32 @@ extension TieOutReportTests {
             ])
     }
 
+    /// An order refunded on the month's last day and on another: the next month's report booking only as much as the
+    /// last day's refund leaves the other day's refund in neither month, so the line names no cause; booking the whole
+    /// is a settlement lag.
+    @Test func aLastDayRefundDoesNotExplainTheOrdersOtherRefundsOfTheMonth() throws {
+        for order in ["GPA.V", "GPA.W"] {
+            try ledger.google(order, "2026-10-10T18:00:00Z", gross: 4_000_000_000, part: "voided:1")
+            try ledger.google(order, "2026-11-01T05:00:00Z", gross: 4_000_000_000, part: "voided:2")
+        }
+        try googleReport(
+            month: CalendarMonth(year: 2026, month: 10), [("GPA.X", "Charge", 1_000_000_000, 1_000_000_000)])
+        try googleReport(
+            month: CalendarMonth(year: 2026, month: 11),
+            [
+                ("GPA.V", "Charge refund", -8_000_000_000, -8_000_000_000),
+                ("GPA.W", "Charge refund", -4_000_000_000, -4_000_000_000),
+            ])
+        let lines = try TieOutReport.run(
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: true, on: connection
+        ).lines.map { "\($0.orderId) \($0.status.rawValue) \($0.cause?.rawValue ?? "-") \($0.note)" }
+        #expect(
+            lines == [
+                "GPA.V ledger_only settlement_lag booked by Google in 2026-11",
+                "GPA.W ledger_only - Google's 2026-11 report refunds the order, not as much as the ledger did this month",
+            ])
+    }
+
     /// Google's earnings file is the developer account's: another app's rows in it are not this app's report-only
     /// lines, nor its money (rows stored before packages were kept still count, as before).
     @Test func anotherAppsRowsInTheAccountsFileAreNotThisAppsLines() throws {

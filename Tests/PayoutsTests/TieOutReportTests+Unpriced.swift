@@ -44,8 +44,30 @@ extension TieOutReportTests {
             month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: true, on: connection)
         let line = try #require(report.lines.first { $0.orderId == "GPA.Q" })
         #expect(line.currency == "USD" && line.ledgerNanos == 2_000_000_000)
-        #expect(line.status == .ledgerOnly && line.cause == .unpriced)
+        // A refund the report lacks is not explained by an amount the ledger does not know: no cause.
+        #expect(line.status == .ledgerOnly && line.cause == nil)
+        #expect(line.note == "1 of the ledger's refunds without an amount, in no sum")
         #expect(report.totals.map(\.currency) == ["USD"])
+    }
+
+    /// A refund without an amount only adds money: a report holding less than the ledger's known sum is not explained
+    /// by it (no cause); one holding more is (`unpriced`).
+    @Test func anUnpricedRefundExplainsOnlyAReportHoldingMoreThanTheKnownSum() throws {
+        for order in ["GPA.LESS", "GPA.MORE"] {
+            try ledger.google(order, "2026-10-10T12:00:00Z", gross: 4_500_000_000, part: "p1")
+            try ledger.google(order, "2026-10-11T12:00:00Z", gross: nil, part: "p2")
+        }
+        try ledger.googleReport(
+            month: CalendarMonth(year: 2026, month: 10),
+            [
+                ("GPA.LESS", "Charge refund", -3_000_000_000, -3_000_000_000, nil),
+                ("GPA.MORE", "Charge refund", -6_000_000_000, -6_000_000_000, nil),
+            ])
+        let report = try TieOutReport.run(
+            month: CalendarMonth(year: 2026, month: 10), apps: ["droid": "google"], detail: true, on: connection)
+        let causes = report.lines.map { "\($0.orderId) \($0.status.rawValue) \($0.cause?.rawValue ?? "-")" }
+        #expect(causes == ["GPA.LESS amount_differs -", "GPA.MORE amount_differs unpriced"])
+        #expect(report.lines.allSatisfy { $0.note == "1 of the ledger's refunds without an amount, in no sum" })
     }
 
     /// Apple: a refund of 1.99 and a prorated one without its percentage (no amount); the report has neither. The

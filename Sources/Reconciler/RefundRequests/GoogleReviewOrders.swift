@@ -111,7 +111,7 @@ struct GoogleReviewOrders: Sendable {
                     ids[start..<min(ids.count, start + Self.batch)],
                     batch: { ids in
                         try environment.checkShutdown()
-                        return try await Self.unlessNotFound {
+                        return try await Self.unlessUnreadable {
                             try await play.batchGetOrdersAnswer(
                                 packageName: packageName, orderIds: ids, purpose: .incremental
                             ).orders.map { ($0.orderId, GoogleReviewOrder($0)) }
@@ -119,7 +119,13 @@ struct GoogleReviewOrders: Sendable {
                     },
                     single: { id in
                         try environment.checkShutdown()
-                        return try await Self.unlessNotFound {
+                        return try await Self.unlessUnreadable(
+                            onUnreadable: { error in
+                                guard error.code != .notFound else { return }
+                                environment.logger.warning(
+                                    "order \(id) cannot be read (\(error)): its review is decided without it")
+                            }
+                        ) {
                             let order = try await play.getOrder(
                                 packageName: packageName, orderId: id, purpose: .incremental)
                             return (id, GoogleReviewOrder(order))
@@ -155,12 +161,24 @@ struct GoogleReviewOrders: Sendable {
         return first + (try await readSplitting(ids[middle...], batch: batch, single: single))
     }
 
-    /// `body`'s answer, or nil when Google answered 404.
-    static func unlessNotFound<T>(_ body: () async throws -> T) async throws -> T? {
+    /// `body`'s answer, or nil when Google cannot give the order: it does not know it (404), it is gone (410), it
+    /// refuses the id (400) or its answer does not decode (one order's odd figures). A batch answered so is read in
+    /// halves to find the order; an order alone is described as unknown, and its review decided with what else is
+    /// known, so that one order never keeps every review of the app from its answer. Any other error (quota, 5xx,
+    /// transport) is the run's.
+    static func unlessUnreadable<T>(
+        onUnreadable: (PlayAPIError) -> Void = { _ in }, _ body: () async throws -> T
+    ) async throws -> T? {
         do {
             return try await body()
-        } catch let error as PlayAPIError where error.code == .notFound {
+        } catch let error as PlayAPIError where unreadable.contains(error.code) {
+            onUnreadable(error)
             return nil
         }
     }
+
+    /// The answers that say an order cannot be read, rather than that Google cannot be asked now.
+    static let unreadable: Set<PlayAPIError.Code> = [
+        .notFound, .gone, .badRequest, .invalidArgument, .malformedResponse,
+    ]
 }

@@ -1,3 +1,4 @@
+import PlayDeveloperAPI
 import Testing
 
 @testable import Reconciler
@@ -53,5 +54,43 @@ struct GoogleOrdersSplittingTests {
         let unknown = Store(unknown: ["x", "y"])
         #expect(try await Self.read(["x", "y"], store: unknown).isEmpty)
         #expect(await unknown.singles == ["x", "y"])
+    }
+
+    /// An order whose answer does not decode (or that Google refuses or calls gone) is found by halving like an
+    /// unknown one and left out, so the other reviews are answered; a throttled or failing Google is the run's error.
+    @Test func anUnreadableOrderIsLeftOutAndAnOutageIsTheRunsError() async throws {
+        func answer(_ ids: [String], bad: String, _ code: PlayAPIError.Code) throws -> [String] {
+            if ids.contains(bad) { throw PlayAPIError(code, "order \(bad)") }
+            return ids
+        }
+        let ids = (1...50).map { "GPA.\($0)" }
+        for code in [PlayAPIError.Code.malformedResponse, .gone, .badRequest, .invalidArgument, .notFound] {
+            var unreadable: [PlayAPIError.Code] = []
+            let found = try await GoogleReviewOrders.readSplitting(
+                ids[...],
+                batch: { batch in
+                    try await GoogleReviewOrders.unlessUnreadable { try answer(batch, bad: "GPA.9", code) }
+                },
+                single: { id in
+                    try await GoogleReviewOrders.unlessUnreadable(onUnreadable: { unreadable.append($0.code) }) {
+                        try answer([id], bad: "GPA.9", code).first
+                    } ?? nil
+                })
+            #expect(Set(found) == Set(ids).subtracting(["GPA.9"]), "\(code)")
+            #expect(unreadable == [code])
+        }
+        for code in [PlayAPIError.Code.serverError, .rateLimited, .dailyQuotaExhausted, .transport] {
+            await #expect(throws: PlayAPIError.self, "\(code)") {
+                try await GoogleReviewOrders.readSplitting(
+                    ids[...],
+                    batch: { batch in
+                        try await GoogleReviewOrders.unlessUnreadable { try answer(batch, bad: "GPA.9", code) }
+                    },
+                    single: { id in
+                        try await GoogleReviewOrders.unlessUnreadable { try answer([id], bad: "GPA.9", code).first }
+                            ?? nil
+                    })
+            }
+        }
     }
 }
