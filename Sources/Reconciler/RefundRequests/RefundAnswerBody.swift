@@ -33,7 +33,7 @@ public struct AppleConsumptionBody: Encodable, Sendable, Equatable {
 /// and never stored: the stored copy (``RefundAnswerBody/storedJSON``) has their count in their place.
 ///
 /// [Google documentation](https://developers.google.com/android-publisher/api-ref/rest/v3/orders/reviewrefund)
-public struct GoogleReviewRefundBody: Encodable, Sendable, Equatable {
+public struct GoogleReviewRefundBody: Codable, Sendable, Equatable {
     /// The token of the notification that asked.
     public var pendingRefundToken: String
     /// Whether a sample, trial or description was offered.
@@ -51,6 +51,28 @@ public struct GoogleReviewRefundBody: Encodable, Sendable, Equatable {
         case pendingRefundToken, sampleContentProvided, refundPreference, consumptionPercentageMilliunits
         case consumptionUsageEvents
         case usageEventsSent = "consumptionUsageEventsSent"
+    }
+
+    /// Creates a body.
+    public init(
+        pendingRefundToken: String, sampleContentProvided: Bool, refundPreference: String,
+        consumptionPercentageMilliunits: Int?, consumptionUsageEvents: [ConsumptionUsageEvent] = []
+    ) {
+        self.pendingRefundToken = pendingRefundToken
+        self.sampleContentProvided = sampleContentProvided
+        self.refundPreference = refundPreference
+        self.consumptionPercentageMilliunits = consumptionPercentageMilliunits
+        self.consumptionUsageEvents = consumptionUsageEvents
+    }
+
+    /// A stored body (``RefundAnswerBody/storedJSON``): its answer without the usage evidence, which is never kept.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pendingRefundToken = try container.decode(String.self, forKey: .pendingRefundToken)
+        sampleContentProvided = try container.decode(Bool.self, forKey: .sampleContentProvided)
+        refundPreference = try container.decode(String.self, forKey: .refundPreference)
+        consumptionPercentageMilliunits = try container.decodeIfPresent(
+            Int.self, forKey: .consumptionPercentageMilliunits)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -79,6 +101,12 @@ public struct GoogleReviewRefundBody: Encodable, Sendable, Equatable {
 public enum RefundAnswerBody: Sendable, Equatable {
     case apple(AppleConsumptionBody)
     case google(GoogleReviewRefundBody)
+
+    /// The bytes a send carries, and the copy recorded with the request.
+    public struct Sent: Sendable, Equatable {
+        public var json: Data
+        public var storedJSON: Data
+    }
 
     /// The JSON sent (keys sorted, so the stored copy and the wire bytes are the same text).
     public var json: Data {

@@ -14,7 +14,7 @@ extension RefundRequestAnswerer {
         var stop: (any Error)?
         for group in ended {
             var finishes: [RefundRequestStore.Finish] = []
-            var released: [Int64] = []
+            var (released, unconfirmed): ([Int64], [Int64]) = ([], [])
             for item in group.claimed {
                 // A call whose task ended without an answer may still have reached the store: never sent again.
                 switch group.results[item.open.id]
@@ -44,7 +44,8 @@ extension RefundRequestAnswerer {
                         "\(item.label): the store asks to be asked again later (\(code)): \(message); sent again next run"
                     )
                 case .success(.unreached(let code, let message)):
-                    released.append(item.open.id)
+                    // It may have reached the store: the next run sends this body again, not a new decision.
+                    unconfirmed.append(item.open.id)
                     let limit = unanswered(item, code: code, message: message, unreached: &unreached, environment)
                     stop = stop ?? limit
                 case .failure(let error):
@@ -54,8 +55,8 @@ extension RefundRequestAnswerer {
             }
             do {
                 try record(
-                    finishes, released: released, of: group.claimed, now: environment.now(),
-                    on: environment.connection)
+                    finishes, released: released, unconfirmed: unconfirmed, of: group.claimed,
+                    now: environment.now(), on: environment.connection)
                 environment.answersSent(finishes.count)
             } catch {
                 stop = stop ?? error
@@ -82,18 +83,18 @@ extension RefundRequestAnswerer {
     /// locations) goes in the same transaction: all of it once sent with an answer, else (missed, refused) what no
     /// other request that may still be answered names.
     private func record(
-        _ finishes: [RefundRequestStore.Finish], released: [Int64], of claimed: [Claimed], now: Date,
-        on connection: PostgresConnection
+        _ finishes: [RefundRequestStore.Finish], released: [Int64], unconfirmed: [Int64], of claimed: [Claimed],
+        now: Date, on connection: PostgresConnection
     ) throws {
         let answers = Dictionary(finishes.map { ($0.id, $0.answer) }, uniquingKeysWith: { first, _ in first })
         let evidence = claimed.filter { $0.open.request.store == .google && answers[$0.open.id] != nil }
         guard !evidence.isEmpty else {
-            return try requests.finishAndRelease(finishes, released: released, on: connection)
+            return try requests.finishAndRelease(finishes, released: released, unconfirmed: unconfirmed, on: connection)
         }
         let sent = evidence.filter { answers[$0.open.id] == .answered }.flatMap { Self.ids($0.open) }
         let unsent = evidence.filter { answers[$0.open.id] != .answered }.flatMap { Self.ids($0.open) }
         try connection.transaction { connection in
-            try requests.finishAndRelease(finishes, released: released, on: connection)
+            try requests.finishAndRelease(finishes, released: released, unconfirmed: unconfirmed, on: connection)
             try ConsumptionUsageEventStore.delete(ids: sent, on: connection)
             try ConsumptionUsageEventStore.deleteUnshared(ids: unsent, app: requests.appId, now: now, on: connection)
         }

@@ -161,7 +161,7 @@ struct RefundRequestAnswerer: Sendable {
                 // The rule's choice stands: the request is not counted as missed by `status`.
                 (verdict.rule, verdict.preference) = (rule, .noAnswer)
             }
-            guard let body = verdict.body else {
+            guard let body = Self.toSend(open, verdict) else {
                 environment.counters.add("requests_\(verdict.answer?.rawValue ?? "no_answer")")
                 if verdict.answer == .missed {
                     if let rule = open.withheldBy {
@@ -201,6 +201,20 @@ struct RefundRequestAnswerer: Sendable {
                 return taken
             }
         return claimed.filter { taken.contains($0.open.id) }
+    }
+
+    /// What to send for a request: the body of an earlier send that had no answer from the store, as it was (the
+    /// store may have it, and keeps the first answer), unless the deadline passed; else the decision's body; nil
+    /// when nothing is sent. A Google body is stored without its usage evidence, so this decision's goes with it.
+    static func toSend(_ open: OpenRefundRequest, _ verdict: RefundRequestVerdict) -> RefundAnswerBody.Sent? {
+        guard let earlier = open.unconfirmedBody, verdict.answer != .missed else {
+            return verdict.body.map { RefundAnswerBody.Sent(json: $0.json, storedJSON: $0.storedJSON) }
+        }
+        guard open.request.store == .google,
+            var google = try? JSONDecoder().decode(GoogleReviewRefundBody.self, from: earlier)
+        else { return RefundAnswerBody.Sent(json: earlier, storedJSON: earlier) }
+        if case .google(let decided)? = verdict.body { google.consumptionUsageEvents = decided.consumptionUsageEvents }
+        return RefundAnswerBody.Sent(json: RefundAnswerBody.google(google).json, storedJSON: earlier)
     }
 
     /// The ids a purchase's facts and usage events may be kept under.

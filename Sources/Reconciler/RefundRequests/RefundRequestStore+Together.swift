@@ -15,13 +15,19 @@ extension RefundRequestStore {
             """
             WITH recorded AS (
                 UPDATE refund_request r SET answer = v.answer, rule = v.rule, preference = v.preference,
-                       facts = v.facts::jsonb, answered_at = CASE WHEN v.answer IS NULL THEN NULL ELSE now() END
+                       facts = v.facts::jsonb, answered_at = CASE WHEN v.answer IS NULL THEN NULL ELSE now() END,
+                       -- Missed after a send without an answer: the body that may have reached the store stays.
+                       body_sent = CASE WHEN v.answer = 'missed' THEN r.body_sent END
                 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
                     AS v(id, answer, rule, preference, facts)
                 WHERE r.id = ANY ($2::bigint[]) AND r.id = v.id AND r.app_id = $1 AND r.sending_since IS NULL
             )
-            UPDATE refund_request r SET sending_since = now(), rule = c.rule, preference = c.preference,
-                   facts = c.facts::jsonb, body_sent = c.body::jsonb
+            -- A send that had no answer keeps its decision: its body is sent again as it was.
+            UPDATE refund_request r SET sending_since = now(),
+                   rule = CASE WHEN r.body_sent IS NULL THEN c.rule ELSE r.rule END,
+                   preference = CASE WHEN r.body_sent IS NULL THEN c.preference ELSE r.preference END,
+                   facts = CASE WHEN r.body_sent IS NULL THEN c.facts::jsonb ELSE r.facts END,
+                   body_sent = coalesce(r.body_sent, c.body::jsonb)
             FROM unnest($7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[])
                 AS c(id, rule, preference, facts, body)
             WHERE r.id = ANY ($7::bigint[]) AND r.id = c.id AND r.app_id = $1 AND r.sending_since IS NULL
@@ -43,14 +49,19 @@ extension RefundRequestStore {
     }
 
     /// ``finish(_:on:)`` and ``release(ids:on:)`` in one statement: what the store said to the sends that reached
-    /// it, and the claims of those that did not (the next run sends them). An id is in one of the two lists.
-    public func finishAndRelease(_ finishes: [Finish], released: [Int64], on connection: PostgresConnection) throws {
-        guard !finishes.isEmpty || !released.isEmpty else { return }
+    /// it, and the claims of those that did not (the next run sends them). The sends in `unconfirmed` had no answer
+    /// (a timeout, a server error) and may have reached the store: released with their body, which the next run
+    /// sends again as it is (``OpenRefundRequest/unconfirmedBody``). An id is in one of the three lists.
+    public func finishAndRelease(
+        _ finishes: [Finish], released: [Int64], unconfirmed: [Int64] = [], on connection: PostgresConnection
+    ) throws {
+        guard !finishes.isEmpty || !released.isEmpty || !unconfirmed.isEmpty else { return }
         try connection.execute(
             """
             WITH released AS (
-                UPDATE refund_request SET sending_since = NULL, body_sent = NULL
-                WHERE app_id = $1 AND id = ANY ($5::bigint[])
+                UPDATE refund_request SET sending_since = NULL,
+                       body_sent = CASE WHEN id = ANY ($6::bigint[]) THEN body_sent END
+                WHERE app_id = $1 AND (id = ANY ($5::bigint[]) OR id = ANY ($6::bigint[]))
                   AND (answer IS NULL OR answer IN ('no_facts', 'no_consent'))
             )
             UPDATE refund_request r SET answer = f.answer, error_code = f.code, answered_at = now(),
@@ -62,6 +73,7 @@ extension RefundRequestStore {
             [
                 appId, PostgresArray(finishes.map(\.id)), PostgresTextArray(finishes.map(\.answer.rawValue)),
                 PostgresNullableTextArray(finishes.map(\.errorCode)), PostgresArray(released),
+                PostgresArray(unconfirmed),
             ])
     }
 }

@@ -53,6 +53,9 @@ public struct OpenRefundRequest: Sendable, Equatable {
     /// The rule that chose to send nothing (`no_answer`) on an earlier run, kept with the request when its deadline
     /// passes; nil when no rule chose so.
     public var withheldBy: String? = nil
+    /// The body (as stored) of an earlier send that had no answer from the store (a timeout, a server error): it may
+    /// have reached the store, which keeps the first answer, so it is sent again as it was, not decided afresh.
+    public var unconfirmedBody: Data? = nil
 }
 
 /// The owner of `refund_request`: every statement on it is here.
@@ -138,7 +141,8 @@ public struct RefundRequestStore: Sendable {
             """
             SELECT id, store, request_id, transaction_id, original_id, product_id, product_type, country,
                    family_shared, reason, pending_token, received_at, deadline, purchased_at, first_purchased_at,
-                   expires_at, app_transaction_id, CASE WHEN preference = 'no_answer' THEN rule END AS withheld_by
+                   expires_at, app_transaction_id, CASE WHEN preference = 'no_answer' THEN rule END AS withheld_by,
+                   body_sent::text AS unconfirmed_body
             FROM refund_request
             WHERE app_id = $1 AND sending_since IS NULL
               AND (answer IS NULL OR (answer IN ('no_facts', 'no_consent') AND deadline > $3))
@@ -157,7 +161,8 @@ public struct RefundRequestStore: Sendable {
                 appTransactionId: try row.decodeIfPresent("app_transaction_id"))
             return OpenRefundRequest(
                 id: try row.decode("id"), request: request, deadline: try row.decode("deadline"),
-                withheldBy: try row.decodeIfPresent("withheld_by"))
+                withheldBy: try row.decodeIfPresent("withheld_by"),
+                unconfirmedBody: try row.decodeIfPresent("unconfirmed_body", as: String.self).map { Data($0.utf8) })
         }
     }
 
