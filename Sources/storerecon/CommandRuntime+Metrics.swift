@@ -78,7 +78,10 @@ struct MetricsFile {
         // commands' series would silence their alerts.
         let existing =
             FileManager.default.fileExists(atPath: path) ? try String(contentsOfFile: path, encoding: .utf8) : ""
-        let replaced = Set(record.results.map { "\($0.job)\u{0}\($0.app)" })
+        // A job skipped for another process's lock did not run: its series stay as that process (or the last run)
+        // wrote them, or a failure written there would read 0 until the job next runs.
+        let ran = record.results.filter { $0.outcome != .skipped }
+        let replaced = Set(ran.map { "\($0.job)\u{0}\($0.app)" })
         let (lastSuccess, quarantined, requests) =
             (fromDatabase.lastSuccess, fromDatabase.quarantined, fromDatabase.requests)
         for line in existing.split(separator: "\n") where !line.hasPrefix("#") {
@@ -101,7 +104,7 @@ struct MetricsFile {
         samples["storerecon_run_exit_code"]!.append("storerecon_run_exit_code\(commandLabel) \(exitCode)")
         samples["storerecon_run_finished_timestamp_seconds"]!.append(
             "storerecon_run_finished_timestamp_seconds\(commandLabel) \(Int64(now.timeIntervalSince1970))")
-        for result in record.results {
+        for result in ran {
             let job = Self.labels([("job", result.job), ("app", result.app)])
             samples["storerecon_job_exit_code"]!.append("storerecon_job_exit_code\(job) \(result.exitCode)")
             samples["storerecon_job_duration_seconds"]!.append(

@@ -1,4 +1,6 @@
 import Foundation
+import Postgres
+import Reconciler
 import StoreSimulator
 import TestSupport
 import Testing
@@ -32,6 +34,29 @@ extension UnitExitCodeTests {
             await BuiltExecutable.waitForExit(process)
             #expect(process.terminationStatus == 0)
             #expect(try Self.metrics(path, command: "sync google-voided").code == "0")
+        }
+    }
+
+    /// A job skipped because another process holds its lock did not run: the series that process (or the last run)
+    /// wrote for it stay, a failure among them too, so a per-job alert does not clear on a run that did nothing.
+    @Test func aJobSkippedForItsLockKeepsItsSeries() async throws {
+        try await StoreSimulator.withRunning(NightlyRunTests.options()) { simulator in
+            let stores = try SimulatedStores(
+                simulator: simulator, databasePrefix: "unitskipped", extraYAML: NightlyRunTests.extra)
+            let app = stores.app(.google).id
+            let path = stores.directory.appendingPathComponent("skipped.prom").path
+            let failed = "storerecon_job_exit_code{job=\"google_voided\",app=\"\(app)\"} 1"
+            let rows = "storerecon_job_rows{job=\"google_voided\",app=\"\(app)\",kind=\"inserted\"} 12"
+            try "\(failed)\n\(rows)\n".write(toFile: path, atomically: true, encoding: .utf8)
+            let holder = try PostgresConnection(conninfo: stores.conninfo)
+            defer { holder.close() }
+            try #require(try holder.tryAdvisoryLock(JobLock.key(job: "google_voided", app: app)))
+            let run = try await BuiltExecutable("storerecon").run(
+                ["sync", "google-voided", "--app", app, "--config", stores.configPath, "--metrics-file", path])
+            #expect(run.status == 0, "\(run.stderr)")
+            let prom = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(prom.contains(failed + "\n") && prom.contains(rows + "\n"), "\(prom)")
+            #expect(prom.contains("storerecon_run_exit_code{command=\"sync google-voided\"} 0"))
         }
     }
 
