@@ -40,7 +40,10 @@ public enum SubscriptionLedger {
                 RETURNING s.id, hit.state AS old_state, hit.order_id
             ), flagged AS (
                 UPDATE subscription s SET flagged_at = now(), flag_reason = $5, updated_at = now()
-                FROM hit WHERE s.id = hit.id AND s.flagged_at IS NULL
+                -- A row only watched until the store settles a renewal (`entitled_past_expiry`) is flagged anew:
+                -- the refund makes it due on the next run, not after the watch interval.
+                FROM hit WHERE s.id = hit.id
+                  AND (s.flagged_at IS NULL OR s.flag_reason = 'entitled_past_expiry')
                   AND (s.current_order_id IS DISTINCT FROM hit.order_id
                        OR (s.id NOT IN (SELECT id FROM revoked) AND (s.entitled OR s.state <> 'revoked')))
                 RETURNING s.id

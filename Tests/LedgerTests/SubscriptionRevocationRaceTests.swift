@@ -131,4 +131,21 @@ import Testing
         try refund("GPA.1..0", on: connection)
         #expect(try after(connection) == After(state: "active", entitled: true, flagged: true, transitions: 1))
     }
+
+    /// A row watched until the store settles its renewal (`entitled_past_expiry`, asked every 12 hours) is flagged
+    /// anew by a refund of an order not current: due on the next run, with the refund's reason.
+    @Test func aRefundFlagsARowWatchedForAnUnsettledRenewal() throws {
+        let (_, connection) = try database()
+        defer { connection.close() }
+        try connection.execute(
+            """
+            UPDATE subscription SET current_order_id = 'GPA.1..1', entitled = true, last_checked_at = now(),
+                flagged_at = now() - interval '1 hour', flag_reason = 'entitled_past_expiry'
+            """)
+        try refund("GPA.1..0", on: connection)
+        let row = try connection.query(
+            "SELECT flag_reason, flagged_at > last_checked_at AS due FROM subscription WHERE store_id = 'token-1'")[0]
+        #expect(try row.decode("flag_reason", as: String.self) == "google_voided")
+        #expect(try row.decode("due", as: Bool.self))
+    }
 }

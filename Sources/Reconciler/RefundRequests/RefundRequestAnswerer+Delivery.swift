@@ -38,7 +38,12 @@ extension RefundRequestAnswerer {
                     environment.logger.warning(
                         "\(item.label): the store takes no answer for this purchase (\(code)): \(message)")
                 case .success(.later(let code, let message)):
-                    released.append(item.open.id)
+                    // A body sent again keeps its place: the first send of it may have reached the store.
+                    if item.open.unconfirmedBody == nil {
+                        released.append(item.open.id)
+                    } else {
+                        unconfirmed.append(item.open.id)
+                    }
                     environment.counters.add("answers_deferred")
                     environment.logger.warning(
                         "\(item.label): the store asks to be asked again later (\(code)): \(message); sent again next run"
@@ -49,7 +54,11 @@ extension RefundRequestAnswerer {
                     let limit = unanswered(item, code: code, message: message, unreached: &unreached, environment)
                     stop = stop ?? limit
                 case .failure(let error):
-                    released.append(item.open.id)
+                    if item.open.unconfirmedBody == nil {
+                        released.append(item.open.id)
+                    } else {
+                        unconfirmed.append(item.open.id)
+                    }
                     stop = stop ?? error
                 }
             }

@@ -14,8 +14,13 @@ extension RefundRequestStore {
         let rows = try connection.query(
             """
             WITH recorded AS (
-                UPDATE refund_request r SET answer = v.answer, rule = v.rule, preference = v.preference,
-                       facts = v.facts::jsonb, answered_at = CASE WHEN v.answer IS NULL THEN NULL ELSE now() END,
+                UPDATE refund_request r SET answer = v.answer,
+                       rule = CASE WHEN v.answer = 'missed' AND r.body_sent IS NOT NULL THEN r.rule ELSE v.rule END,
+                       preference = CASE WHEN v.answer = 'missed' AND r.body_sent IS NOT NULL THEN r.preference
+                                         ELSE v.preference END,
+                       facts = CASE WHEN v.answer = 'missed' AND r.body_sent IS NOT NULL THEN r.facts
+                                    ELSE v.facts::jsonb END,
+                       answered_at = CASE WHEN v.answer IS NULL THEN NULL ELSE now() END,
                        -- Missed after a send without an answer: the body that may have reached the store stays.
                        body_sent = CASE WHEN v.answer = 'missed' THEN r.body_sent END
                 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])

@@ -17,10 +17,11 @@ extension UnreachedAnswerTests {
         let (unreached, later) = (Requests.transaction(1), Requests.transaction(2))
         let environment = Requests().environment(connection)
         let sent = Mutex<[String: [Data]]>([:])
-        func answerer(_ first: Bool) -> RefundRequestAnswerer {
+        func answerer(_ first: Bool, laterAgain: Bool = false) -> RefundRequestAnswerer {
             Requests().makeAnswerer { json, open in
                 let id = open.request.transactionId
                 sent.withLock { $0[id, default: []].append(json) }
+                if laterAgain, id == unreached { return .later(code: "4040002", message: "Account not found.") }
                 guard first else { return .answered }
                 return id == unreached
                     ? .unreached(code: "transport", message: "timed out")
@@ -38,13 +39,16 @@ extension UnreachedAnswerTests {
         _ = try ConsumptionFactStore.upsert(
             [unreached, later].map { ConsumptionFactRow(platform: .apple, purchaseId: $0, facts: facts) },
             on: connection)
+        // Sent again and asked to come later: the body keeps its place for the run after.
+        try await answerer(false, laterAgain: true).answerOpen(in: environment)
+        #expect(try Self.record(unreached, connection) == recorded)
         try await answerer(false).answerOpen(in: environment)
 
         let bodies = sent.withLock { $0 }
         let again = try #require(bodies[unreached])
-        #expect(again.count == 2)
-        #expect(try Self.object(again[0]) as NSDictionary == Self.object(again[1]) as NSDictionary, "the same body")
-        #expect(try Self.object(again[1])["consumptionPercentage"] as? Int == 25_000)
+        #expect(again.count == 3)
+        #expect(try Self.object(again[0]) as NSDictionary == Self.object(again[2]) as NSDictionary, "the same body")
+        #expect(try Self.object(again[2])["consumptionPercentage"] as? Int == 25_000)
         #expect(try Self.record(unreached, connection) == recorded, "the first decision stays on record")
         let decidedAgain = try #require(bodies[later])
         #expect(try Self.object(decidedAgain[1])["consumptionPercentage"] as? Int == 80_000)
