@@ -38,12 +38,7 @@ extension RefundRequestAnswerer {
                     environment.logger.warning(
                         "\(item.label): the store takes no answer for this purchase (\(code)): \(message)")
                 case .success(.later(let code, let message)):
-                    // A body sent again keeps its place: the first send of it may have reached the store.
-                    if item.open.unconfirmedBody == nil {
-                        released.append(item.open.id)
-                    } else {
-                        unconfirmed.append(item.open.id)
-                    }
+                    released.append(item.open.id)
                     environment.counters.add("answers_deferred")
                     environment.logger.warning(
                         "\(item.label): the store asks to be asked again later (\(code)): \(message); sent again next run"
@@ -54,14 +49,14 @@ extension RefundRequestAnswerer {
                     let limit = unanswered(item, code: code, message: message, unreached: &unreached, environment)
                     stop = stop ?? limit
                 case .failure(let error):
-                    if item.open.unconfirmedBody == nil {
-                        released.append(item.open.id)
-                    } else {
-                        unconfirmed.append(item.open.id)
-                    }
+                    released.append(item.open.id)
                     stop = stop ?? error
                 }
             }
+            // A body sent again keeps its place whatever became of the call: its first send may have reached the store.
+            let resent = Set(group.claimed.filter { $0.open.unconfirmedBody != nil }.map(\.open.id))
+            unconfirmed += released.filter(resent.contains)
+            released.removeAll(where: resent.contains)
             do {
                 try record(
                     finishes, released: released, unconfirmed: unconfirmed, of: group.claimed,
