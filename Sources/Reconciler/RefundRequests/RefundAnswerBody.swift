@@ -53,28 +53,6 @@ public struct GoogleReviewRefundBody: Codable, Sendable, Equatable {
         case usageEventsSent = "consumptionUsageEventsSent"
     }
 
-    /// Creates a body.
-    public init(
-        pendingRefundToken: String, sampleContentProvided: Bool, refundPreference: String,
-        consumptionPercentageMilliunits: Int?, consumptionUsageEvents: [ConsumptionUsageEvent] = []
-    ) {
-        self.pendingRefundToken = pendingRefundToken
-        self.sampleContentProvided = sampleContentProvided
-        self.refundPreference = refundPreference
-        self.consumptionPercentageMilliunits = consumptionPercentageMilliunits
-        self.consumptionUsageEvents = consumptionUsageEvents
-    }
-
-    /// A stored body (``RefundAnswerBody/storedJSON``): its answer without the usage evidence, which is never kept.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        pendingRefundToken = try container.decode(String.self, forKey: .pendingRefundToken)
-        sampleContentProvided = try container.decode(Bool.self, forKey: .sampleContentProvided)
-        refundPreference = try container.decode(String.self, forKey: .refundPreference)
-        consumptionPercentageMilliunits = try container.decodeIfPresent(
-            Int.self, forKey: .consumptionPercentageMilliunits)
-    }
-
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(pendingRefundToken, forKey: .pendingRefundToken)
@@ -94,6 +72,19 @@ public struct GoogleReviewRefundBody: Codable, Sendable, Equatable {
         copy.usageEventsSent = consumptionUsageEvents.count
         copy.consumptionUsageEvents = []
         return copy
+    }
+}
+
+// In an extension, so that the memberwise initializer stays.
+extension GoogleReviewRefundBody {
+    /// A stored body (``RefundAnswerBody/storedJSON``): its answer without the usage evidence, which is never kept.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pendingRefundToken = try container.decode(String.self, forKey: .pendingRefundToken)
+        sampleContentProvided = try container.decode(Bool.self, forKey: .sampleContentProvided)
+        refundPreference = try container.decode(String.self, forKey: .refundPreference)
+        consumptionPercentageMilliunits = try container.decodeIfPresent(
+            Int.self, forKey: .consumptionPercentageMilliunits)
     }
 }
 
