@@ -123,6 +123,10 @@ public enum LedgerLimits {
     public static let maxOrderIdLength = 256
     /// The longest purchase token the ledger takes (Google's are a few hundred characters).
     public static let maxTokenLength = 4096
+    /// The longest id, in UTF-8 bytes, kept where it is part of an index's key (a subscription's store id, a queued
+    /// recheck's token, a consumption fact's purchase id): a btree entry holds at most 2,704 bytes, and random bytes
+    /// do not compress, so a longer one would fail the whole transaction with the database's error, not the line's.
+    public static let maxKeyBytes = 2000
 
     /// Why an id cannot be a key, or `nil` when it can.
     static func oversized(_ field: String, _ value: String, limit: Int = maxOrderIdLength) -> String? {

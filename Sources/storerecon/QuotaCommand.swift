@@ -35,8 +35,14 @@ struct QuotaCommand: AsyncParsableCommand {
             try await CommandRuntime.run(options, command: "quota clear") { runtime in
                 let configured = try runtime.apps(matching: app)[0]
                 let configuration = runtime.configuration
-                let known = configuration.quotaPolicy.limits(for: app).apis.keys.map(\.rawValue)
-                    .filter { $0.hasPrefix(configured.platform.rawValue + ".") }.sorted()
+                let own = configuration.quotaPolicy.limits(for: app).apis.keys
+                    .filter { $0.rawValue.hasPrefix(configured.platform.rawValue + ".") }
+                // A production Apple app's calls that fall back to sandbox have buckets of their own, which status
+                // lists and a sandbox throttle blocks.
+                let sandbox =
+                    configured.platform == .apple && StoreClients.appleEnvironment(configured) == .production
+                    ? own.map(\.sandboxFallback) : []
+                let known = (own + sandbox).map(\.rawValue).sorted()
                 guard known.contains(api) else {
                     throw ValidationError(
                         "--api \(api): not an API of \(app) (one of \(known.joined(separator: ", ")))")

@@ -94,6 +94,36 @@ struct CommandLineTests {
         #expect(!(try run(["status"]).stdout.contains("BLOCKED")))
     }
 
+    /// A production Apple app's sandbox fallback buckets (`apple.<api>.sandbox`) are blocked by a sandbox throttle and
+    /// listed by `status`, so `quota clear` takes their names too.
+    @Test func quotaClearLiftsAnAppleSandboxFallbackBlock() throws {
+        try """
+        database:
+          url: "\(conninfo)"
+        apps:
+          - { id: demo-ios, platform: apple, bundleId: com.example.demo, appAppleId: 1, issuerId: i, keyId: k,
+              privateKeyFile: /nonexistent.p8, rootCertificates: [/nonexistent.cer] }
+        """.write(to: directory.appendingPathComponent("ios.yaml"), atomically: true, encoding: .utf8)
+        #expect(try run(["migrate", "--config", "ios.yaml"]).status == 0)
+        let connection = try PostgresConnection(conninfo: conninfo)
+        defer { connection.close() }
+        try connection.execute(
+            """
+            INSERT INTO quota_bucket (app_id, api, blocked_until, blocked_reason)
+            VALUES ('demo-ios', 'apple.refundhistory.sandbox', clock_timestamp() + interval '2 minutes',
+                    'throttled: 429')
+            """)
+        let status = try run(["status", "--config", "ios.yaml"])
+        #expect(status.stdout.contains("BLOCKED apple.refundhistory.sandbox until "), "\(status.stdout)")
+        let cleared = try run(
+            ["quota", "clear", "--config", "ios.yaml", "--app", "demo-ios", "--api", "apple.refundhistory.sandbox"])
+        #expect(cleared.status == 0, "\(cleared.stderr)")
+        #expect(cleared.stdout.contains("lifted apple.refundhistory.sandbox block until"), "\(cleared.stdout)")
+        #expect(!(try run(["status", "--config", "ios.yaml"]).stdout.contains("BLOCKED")))
+        let google = try run(["quota", "clear", "--app", "demo-android", "--api", "google.orders.sandbox"])
+        #expect(google.status == 64, "a Google app has no sandbox buckets: \(google.stderr)")
+    }
+
     /// `backfill` reads its times as `report` and `import` do, and every wrong command line exits 64 naming the option
     /// (issue 27), before any store or database is asked.
     @Test(arguments: [

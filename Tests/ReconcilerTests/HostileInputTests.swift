@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Postgres
 import Reconciler
 import TestSupport
@@ -113,7 +114,7 @@ struct HostileInputTests {
             let storeId = input.hostileString(allowNUL: false, maxRun: 1000)
             let product = input.hostileString(allowNUL: false, maxRun: 300)
             let user = input.int(0...3) == 0 ? "" : input.hostileString(allowNUL: false, maxRun: 300)
-            guard expected[storeId] == nil, storeId.utf8.count <= 4096, product.utf8.count <= 1024,
+            guard expected[storeId] == nil, storeId.utf8.count <= LedgerLimits.maxKeyBytes, product.utf8.count <= 1024,
                 user.utf8.count <= 1024
             else { continue }
             expected[storeId] = (product, user.isEmpty ? nil : user)

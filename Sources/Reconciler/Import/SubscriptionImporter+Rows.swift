@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Postgres
 
 /// Reading one CSV line of an import: where the columns are, and whether a line is a subscription.
@@ -59,7 +60,9 @@ extension SubscriptionImporter {
         guard knownApps.contains(app) else { return bad("app \"\(Self.clip(app))\" is not configured") }
         let storeId = fields[columns.storeId]
         guard !storeId.isEmpty else { return bad("store_id is empty") }
-        guard storeId.utf8.count <= 4096 else { return bad("store_id is longer than 4096 bytes") }
+        guard storeId.utf8.count <= LedgerLimits.maxKeyBytes else {
+            return bad("store_id is longer than \(LedgerLimits.maxKeyBytes) bytes")
+        }
         // Apple answers any other id 400 (4000006): refused here, with its line, rather than every night.
         guard
             !appleApps.contains(app) || (storeId.utf8.count <= 32 && storeId.utf8.allSatisfy { (48...57).contains($0) })

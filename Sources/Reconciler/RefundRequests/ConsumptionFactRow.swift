@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Postgres
 
 /// One line of a consumption CSV, checked: `platform,purchase_id,customer_consented,delivery_status,
@@ -53,8 +54,8 @@ public struct ConsumptionFactRow: Sendable, Equatable {
         guard let platform = RequestingStore(rawValue: value[0].lowercased()) else {
             throw bad("platform \"\(Self.clip(value[0]))\" is not apple or google")
         }
-        guard !value[1].isEmpty, value[1].utf8.count <= 4096, !value[1].utf8.contains(0) else {
-            throw bad("purchase_id is empty, longer than 4096 bytes or holds a NUL byte")
+        guard !value[1].isEmpty, value[1].utf8.count <= LedgerLimits.maxKeyBytes, !value[1].utf8.contains(0) else {
+            throw bad("purchase_id is empty, longer than \(LedgerLimits.maxKeyBytes) bytes or holds a NUL byte")
         }
         let consented = try Self.boolean(value[2], "customer_consented", line: line)
         guard let delivery = DeliveryStatus(rawValue: value[3].lowercased()) else {

@@ -79,10 +79,16 @@ public struct RTDNMessage: Sendable, Equatable {
                 productType: Self.integer(body["productType"]), refundType: Self.integer(body["refundType"]),
                 eventMillis: eventMillis)
         case .subscription:
+            // The token is the recheck queue's key: one too long for its index is said, not queued.
             subscriptionChange = Self.text(body["purchaseToken"]).map { token in
                 SubscriptionNotice(
                     purchaseToken: token, notificationType: Self.integer(body["notificationType"]),
                     subscriptionId: Self.text(body["subscriptionId"]))
+            }
+            if let token = subscriptionChange?.purchaseToken, token.utf8.count > LedgerLimits.maxKeyBytes {
+                subscriptionChange = nil
+                unknownBecause =
+                    "its purchaseToken is longer than \(LedgerLimits.maxKeyBytes) bytes: not queued for recheck"
             }
         case .oneTimeProduct, .test, .unknown: break
         }

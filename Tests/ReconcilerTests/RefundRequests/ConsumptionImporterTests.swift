@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Postgres
 import Reconciler
 import TestSupport
@@ -67,5 +68,22 @@ struct ConsumptionImporterTests {
                 + "google,GPA.1,true,delivered,,false,2026-07-01T08:00:00Z\n\n")
         #expect(report.badLines.isEmpty, "\(report.badLines)")
         #expect(stored == 2)
+    }
+
+    /// A purchase id is a key of the facts table: one its index can hold (random bytes, which do not compress) is
+    /// stored, a longer one is named with its line rather than failing the import with the database's error.
+    @Test func aPurchaseIdTooLongForTheKeyIsNamedByLine() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        func id(_ length: Int) -> String { String((0..<length).map { _ in alphabet[Int(generator.next() % 64)] }) }
+        let fits = "google,\(id(LedgerLimits.maxKeyBytes)),true,delivered,10,false,2026-07-01T08:00:00Z\n"
+        let (stored, count) = try run(Self.header + fits)
+        #expect(stored.badLines.isEmpty && count == 1, "\(stored.badLines)")
+        let (report, none) = try run(
+            Self.header + fits
+                + "google,\(id(LedgerLimits.maxKeyBytes + 1)),true,delivered,10,false,2026-07-01T08:00:00Z\n")
+        #expect(report.badLines.map(\.line) == [3], "\(report.badLines)")
+        #expect(report.badLines.first?.description.contains("longer than \(LedgerLimits.maxKeyBytes) bytes") == true)
+        #expect(none == 0)
     }
 }

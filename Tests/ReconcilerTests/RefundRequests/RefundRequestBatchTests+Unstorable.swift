@@ -42,4 +42,41 @@ extension RefundRequestBatchTests {
         #expect(try Self.count(connection, "refund_request WHERE transaction_id = 'GPA.9'") == 1)
         #expect(counters["messages_unknown"] == 1)
     }
+
+    /// A subscription notification whose token is too long for the recheck queue's key: the pull's transaction
+    /// commits, the message is stored and said, and the other messages of the pull are acted on. Before, the queue's
+    /// index refused the token and the whole pull rolled back on every run, reviews behind it included.
+    @Test func aSubscriptionTokenTooLongForTheQueueIsSaidAndThePullStillCommits() throws {
+        let connection = try database()
+        defer { connection.close() }
+        let counters = JobCounters()
+        let (environment, intake) = pull(on: connection, counters: counters)
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let long = String((0..<3000).map { _ in alphabet[Int(generator.next() % 64)] })
+        func subscription(_ id: String, _ token: String) -> RTDNMessage {
+            let json =
+                #"{"packageName":"com.droid","eventTimeMillis":"1795000000000","subscriptionNotification":"#
+                + #"{"notificationType":2,"purchaseToken":"\#(token)","subscriptionId":"monthly"}}"#
+            return RTDNMessage(
+                messageId: id, data: Data(json.utf8).base64EncodedString(), publishTime: nil, packageName: "com.droid")
+        }
+        let review =
+            #"{"packageName":"com.droid","eventTimeMillis":"1795000000000","pendingRefundReviewNotification":"#
+            + #"{"orderId":"GPA.8","pendingRefundToken":"t8"}}"#
+        let messages = [
+            subscription("long", long), subscription("short", "token-short"),
+            RTDNMessage(
+                messageId: "review", data: Data(review.utf8).base64EncodedString(), publishTime: nil,
+                packageName: "com.droid"),
+        ]
+        #expect(messages[0].subscriptionChange == nil)
+        #expect(messages[0].unknownBecause?.contains("longer than \(LedgerLimits.maxKeyBytes) bytes") == true)
+        _ = try connection.transaction { try intake.store(messages, in: environment, on: $0) }
+        #expect(try Self.count(connection, "rtdn_message") == 3)
+        #expect(try Self.count(connection, "recheck_request") == 1)
+        #expect(try Self.count(connection, "recheck_request WHERE purchase_id = 'token-short'") == 1)
+        #expect(try Self.count(connection, "refund_request WHERE transaction_id = 'GPA.8'") == 1)
+        #expect(counters["messages_unknown"] == 1)
+    }
 }
