@@ -119,11 +119,17 @@ struct DelimitedText {
                 let byte = bytes[index]
                 if byte == separator || byte == 0x0A { break }
                 if byte == 0x0D && index + 1 < count && bytes[index + 1] == 0x0A { break }
+                if byte == 0 { throw nul(column: column) }
                 high |= byte
                 index += 1
             }
             if high < 0x80 { return Span(start: start, end: index, text: -1) }
             return try copied(UnsafeBufferPointer(rebasing: bytes[start..<index]), column: column)
+        }
+
+        /// A NUL byte: no text column holds one, and a report that has one is damaged.
+        func nul(column: Int) -> PayoutError {
+            PayoutError(.badFile, "the field holds a NUL byte", file: file, line: line, column: column)
         }
 
         /// A quoted field: doubled quotes stand for one, line breaks are part of the value. Bytes after the closing
@@ -142,6 +148,7 @@ struct DelimitedText {
                 let byte = bytes[index]
                 if byte == 0x0A { line += 1 }
                 if byte != 0x22 {
+                    if byte == 0 { throw nul(column: column) }
                     high |= byte
                     index += 1
                     continue

@@ -61,7 +61,12 @@ struct ReportFields {
     func nanos(_ column: Column) throws -> Int64 {
         let value = text(column)
         guard let nanos = Self.nanos(value) else {
-            throw error(column, "expected a decimal number, found \"\(value.prefix(40))\"")
+            // A well-formed amount past what a line holds (nanos in 64 bits): said as such, not as a bad number.
+            let problem =
+                Self.isBeyondRange(value)
+                ? "\"\(value.prefix(40))\" is beyond the 9,223,372,036.854775807 a line's amount can hold"
+                : "expected a decimal number, found \"\(value.prefix(40))\""
+            throw error(column, problem)
         }
         return nanos
     }
@@ -103,6 +108,14 @@ struct ReportFields {
 
     /// The country of `name`.
     func country(_ name: String) throws -> String? { try country(column(name)) }
+
+    /// Whether `text` is a decimal number `nanos` refuses only for its size: more than 9 digits before the point.
+    static func isBeyondRange(_ text: String) -> Bool {
+        let unsigned = text.drop { $0 == "-" || $0 == "+" }
+        let whole = unsigned.prefix { $0 != "." }
+        return whole.count > 9 && whole.allSatisfy { ("0"..."9").contains($0) }
+            && nanos("0" + unsigned.dropFirst(whole.count)) != nil
+    }
 
     /// Parses `-12.345` into nanos; at most 9 decimals, no exponent, no thousands separator.
     static func nanos(_ text: String) -> Int64? {

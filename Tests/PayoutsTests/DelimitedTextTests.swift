@@ -35,6 +35,16 @@ import Testing
         }
         #expect("\(error)".contains("line 2") && "\(error)".contains("column 2"))
     }
+
+    /// No text column holds a NUL byte: a report with one is a damaged file, named with its line and column (it
+    /// failed the whole sync with the database's error).
+    @Test func aNULByteIsRefusedWithItsLineAndColumn() throws {
+        for text in ["a,b\nc,d\u{0}e\n", "a,b\nc,\"d\u{0}e\"\n", "a,b\nc,Ü\u{0}\n"] {
+            let error = try #require(throws: PayoutError.self) { try records(text) }
+            #expect(error.code == .badFile && "\(error)".contains("NUL"), "\(error)")
+            #expect("\(error)".contains("line 2") && "\(error)".contains("column 2"), "\(error)")
+        }
+    }
 }
 
 /// A Cloud Storage listing's `pageToken` and `prefix` go into the query with everything but the unreserved characters

@@ -73,6 +73,30 @@ import Testing
         #expect(report.rows.count == 4 && report.periodEnd == "2025-10-25")
     }
 
+    /// An amount past what a line holds (9.2 billion in the report's currency, e.g. a month of a popular product in
+    /// IDR) is refused as that, with its line and column, not as a malformed number.
+    @Test func anAmountTooLargeForALineIsSaidAsSuch() throws {
+        let text = String(
+            decoding: try Inflater.inflate(try Fixture.data("financial-ZZ-2025-10.txt.gz"), format: .gzip, file: "f"),
+            as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let column = try #require(lines[0].split(separator: "\t").firstIndex(of: "Extended Partner Share"))
+        func share(_ amount: String) -> Data {
+            var fields = lines[1].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            fields[column] = amount
+            var changed = lines
+            changed[1] = fields.joined(separator: "\t")
+            return Data(changed.joined(separator: "\n").utf8)
+        }
+        let fits = try FinanceReportParser.parse(text: share("950000000.00"), name: "f")
+        #expect(fits.rows[0].merchantNanos == 950_000_000_000_000_000)
+        let error = try #require(throws: PayoutError.self) {
+            try FinanceReportParser.parse(text: share("9500000000.00"), name: "f")
+        }
+        #expect(error.line == 2 && error.column == column + 1, "\(error)")
+        #expect(error.message.contains("is beyond the 9,223,372,036.854775807"), "\(error)")
+    }
+
     @Test func rowsMissingBeforeTheTrailerAreATruncatedReport() throws {
         let error = try #require(throws: PayoutError.self) {
             try FinanceReportParser.parse(gzip: try Fixture.data("financial-missing-rows.txt.gz"), name: "f.gz")
