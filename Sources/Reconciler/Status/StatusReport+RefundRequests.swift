@@ -8,7 +8,8 @@ public struct RefundRequestStatus: Codable, Sendable, Equatable {
     /// The nearest deadline among them.
     public var nearestDeadline: Date?
     /// Requests missed (a `no_answer` rule's are not counted): recorded `missed` in the last 24 hours, whatever
-    /// their deadline, or never decided before their deadline (the job did not run since).
+    /// their deadline, or left unanswered past a deadline in that day: never decided (the job did not run since) or
+    /// still without the backend's facts (the store decided without an answer).
     public var missedLastDay: Int
 
     /// Creates the status.
@@ -25,15 +26,16 @@ extension StatusReport {
 
     /// The requests `status` counts (`app_id`, `deadline`, `open`, `missed`), as of `now` (a parameter), those of
     /// `app` (a parameter) or every app's: those not answered whose deadline is at most a day past (through
-    /// `refund_request_open`): open (undecided or without facts) before the deadline, missed when still undecided
-    /// after it (the job stopped running: nothing else would ever record them); and those the job recorded `missed`
+    /// `refund_request_open`): open (undecided or without facts) before the deadline, missed when still so after it
+    /// (undecided: the job stopped running and nothing else would ever record them; without facts: the store decided
+    /// without storerecon's answer, which the job records as `no_facts`, not `missed`); and those the job recorded `missed`
     /// in the day before `now`, however old their deadline (a run after an outage records them at once:
     /// `refund_request_missed`). A `no_answer` rule's requests are not counted.
     static func countedRequestsSQL(now: String, app: String? = nil) -> String {
         let ofApp = app.map { "app_id = \($0) AND " } ?? ""
         return """
             SELECT app_id, deadline, answer IS NULL OR answer = 'no_facts' AS open,
-                   answer IS NULL AND deadline <= \(now) AS missed
+                   (answer IS NULL OR answer = 'no_facts') AND deadline <= \(now) AS missed
             FROM refund_request
             WHERE \(ofApp)(answer IS NULL OR answer IN ('no_facts', 'no_consent'))
               AND deadline > \(now)::timestamptz - interval '1 day' AND preference IS DISTINCT FROM 'no_answer'

@@ -59,8 +59,9 @@ struct NoAnswerRuleTests {
         try await answer(connection, rules: silent, at: late, calls: calls)
         #expect(calls.count.withLock { $0 } == 0)
         #expect(try rows(connection) == ["t001 missed default no_answer", "t002 no_facts - -"])
+        // t001, which the rule chose not to answer, is not counted; t002, left without facts, is.
         let status = try RefundRequestStatus.all(now: late, on: connection)
-        #expect(status.map(\.status.missedLastDay) == [0])
+        #expect(status.map(\.status.missedLastDay) == [1])
     }
 
     @Test func anUndecidedRequestPastItsDeadlineIsCountedAsMissed() async throws {

@@ -52,3 +52,29 @@ extension NoAnswerRuleTests {
         #expect(try RefundRequestStatus.all(now: dayLater, on: connection).map(\.status.missedLastDay) == [0])
     }
 }
+
+extension NoAnswerRuleTests {
+    /// A request still without the backend's facts at its deadline was not answered: the store decided without
+    /// storerecon's word. The job leaves it `no_facts` (the report counts it so), and `status` counts it missed for
+    /// the day after its deadline, as an undecided one.
+    @Test func aRequestStillWithoutFactsAtItsDeadlineIsCountedAsMissed() async throws {
+        let connection = try PostgresConnection(conninfo: try Requests().database(2))
+        defer { connection.close() }
+        try connection.execute(
+            "UPDATE refund_request SET answer = 'no_facts', answered_at = $1", [Requests.received])
+        var app = StatusReport.AppStatus(
+            id: "ios", platform: "apple", storeAppId: "com.ios", subscriptions: 0, refunds: 0)
+        var attention: [String] = []
+        let soon = Requests.received.addingTimeInterval(11 * 3600)
+        try StatusReport.gatherRefundRequests(into: &app, attention: &attention, now: soon, on: connection)
+        #expect(app.refundRequests?.waiting == 2 && app.refundRequests?.missedLastDay == 0)
+        let late = Requests.received.addingTimeInterval(13 * 3600)
+        attention = []
+        try StatusReport.gatherRefundRequests(into: &app, attention: &attention, now: late, on: connection)
+        #expect(app.refundRequests?.waiting == 0 && app.refundRequests?.missedLastDay == 2)
+        #expect(attention == ["ios: 2 refund requests missed their deadline in the last day"])
+        #expect(try RefundRequestStatus.all(now: late, on: connection).map(\.status.missedLastDay) == [2])
+        try connection.execute("UPDATE refund_request SET answer = 'no_consent'")
+        #expect(try RefundRequestStatus.all(now: late, on: connection).map(\.status.missedLastDay) == [0])
+    }
+}
