@@ -45,7 +45,7 @@ struct ImportSubscriptionsCommand: AsyncParsableCommand {
             let connection = try runtime.connect()
             defer { connection.close() }
             try Migrator(connection: connection).verifyCurrent()
-            try AppRegistry.sync(runtime.configuration, on: connection)
+            if !dryRun { try AppRegistry.sync(runtime.configuration, on: connection) }
             let importer = SubscriptionImporter(
                 connection: connection, knownApps: Set(runtime.configuration.apps.map(\.id)),
                 appleApps: Set(runtime.configuration.apps.filter { $0.platform == .apple }.map(\.id)),

@@ -218,6 +218,12 @@ struct CommandLineTests {
         #expect(outcome.stderr.contains("nothing merged"))
         let connection = try PostgresConnection(conninfo: conninfo)
         #expect(try connection.query("SELECT count(*) AS n FROM subscription")[0].decode("n", as: Int.self) == 0)
+        // A dry run writes nothing, not even an app configured since the last migrate.
+        try connection.execute("DELETE FROM app")
+        let dry = try run(["import", "subscriptions", "subs.csv", "--skip-invalid", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stderr.contains("dry run: nothing written"), "\(dry.stderr)")
+        #expect(try connection.query("SELECT count(*) AS n FROM app")[0].decode("n", as: Int.self) == 0)
         let skipping = try run(["import", "subscriptions", "subs.csv", "--skip-invalid", "--log-format", "json"])
         #expect(skipping.status == 0, "\(skipping.stderr)")
         #expect(try connection.query("SELECT count(*) AS n FROM subscription")[0].decode("n", as: Int.self) == 1)

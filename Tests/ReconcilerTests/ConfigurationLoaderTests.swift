@@ -47,6 +47,27 @@ struct ConfigurationLoaderTests {
         #expect(configuration.reports.timeZone == "UTC")
     }
 
+    /// One bundle id in Apple's production and in its sandbox is two store apps, each with its own quota.
+    @Test func aBundleIdMayBeConfiguredOncePerAppleEnvironment() throws {
+        let apple = "platform: apple, bundleId: b, issuerId: i, keyId: k, privateKeyFile: /k.p8"
+        let text = """
+            apps:
+              - { id: live, \(apple), appAppleId: 1, rootCertificates: [/r.cer] }
+              - { id: test, \(apple), environment: sandbox, rootCertificates: [/r.cer] }
+            limits:
+              live: { refundHistoryPerSecond: 5 }
+            """
+        let configuration = try ConfigurationLoader(environment: [:]).load(text: text, source: "t.yaml")
+        #expect(configuration.apps.map(\.id) == ["live", "test"])
+        let twice = text.replacingOccurrences(
+            of: "environment: sandbox", with: "environment: production, appAppleId: 1")
+        let error = #expect(throws: ReconcilerError.self) {
+            try ConfigurationLoader(environment: [:]).load(text: twice, source: "t.yaml")
+        }
+        #expect(
+            error?.message.contains("apps[1].bundleId: b is app live's too") == true, "\(String(describing: error))")
+    }
+
     @Test func databaseURLFromTheEnvironmentWins() throws {
         var environment = self.environment
         environment["STORERECON_DATABASE_URL"] = "postgresql:///other"
@@ -108,6 +129,24 @@ struct ConfigurationLoaderTests {
                 + "  - id: g2\n    platform: google\n    packageName: p2\n    serviceAccountFile: /k\n"
                 + "    rtdnSubscription: projects/x/subscriptions/s\n",
             "apps[1].rtdnSubscription: projects/x/subscriptions/s is app g1's too"
+        ),
+        (
+            "apps:\n  - { id: g1, platform: google, packageName: p, serviceAccountFile: /k }\n"
+                + "  - { id: g2, platform: google, packageName: p, serviceAccountFile: /k }\n",
+            "apps[1].packageName: p is app g1's too: configure each store app once"
+        ),
+        (
+            "apps:\n  - { id: g, platform: google, packageName: p, serviceAccountFile: /k }\n"
+                + "limits:\n  g: { voidedPerDay: 10, refundHistoryPerSecond: 2 }\n",
+            "limits.g.refundHistoryPerSecond: an Apple limit, and g is a google app"
+        ),
+        (
+            "products:\n  p: { prices: { usd: \"9.99\", USD: \"10.99\" } }\n",
+            "products.p.prices: USD is given twice"
+        ),
+        (
+            "products:\n  p: { priceMilli: 9990, currency: usd, prices: { USD: \"10.99\" } }\n",
+            "products.p.prices: USD is given twice"
         ),
     ])
     func errorsNameTheKeyPath(_ text: String, _ expected: String) {

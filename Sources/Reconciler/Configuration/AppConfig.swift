@@ -253,6 +253,23 @@ public struct LimitsConfig: Decodable, Sendable, Equatable {
     /// No overrides.
     public init() {}
 
+    /// The keys given that only the other platform's apps have (Google's for an Apple app and the reverse): each
+    /// would be accepted and never used.
+    func keys(notOf platform: AppConfig.Platform) -> [String] {
+        let google: [(CodingKeys, Bool)] = [
+            (.voidedPerDay, voidedPerDay != nil), (.voidedPer30Seconds, voidedPer30Seconds != nil),
+            (.subscriptionsPerMinute, subscriptionsPerMinute != nil), (.ordersPerMinute, ordersPerMinute != nil),
+            (.developerApiPerDay, developerApiPerDay != nil),
+        ]
+        let apple: [(CodingKeys, Bool)] = [
+            (.refundHistoryPerSecond, refundHistoryPerSecond != nil),
+            (.notificationHistoryPerSecond, notificationHistoryPerSecond != nil),
+            (.subscriptionStatusPerSecond, subscriptionStatusPerSecond != nil),
+            (.transactionHistoryPerSecond, transactionHistoryPerSecond != nil),
+        ]
+        return (platform == .apple ? google : apple).filter(\.1).map(\.0.rawValue)
+    }
+
     public init(from decoder: any Decoder) throws {
         try rejectUnknownKeys(decoder, CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -122,6 +122,7 @@ public struct ConfigurationLoader: Sendable {
     private func validate(_ configuration: Configuration, source: String) throws {
         var seen = Set<String>()
         var subscriptions: [String: String] = [:]
+        var storeApps: [String: String] = [:]
         for (index, app) in configuration.apps.enumerated() {
             do {
                 try app.validate(path: "apps[\(index)]")
@@ -130,6 +131,16 @@ public struct ConfigurationLoader: Sendable {
             }
             guard seen.insert(app.id).inserted else {
                 throw ReconcilerError(.configuration, "\(source): apps[\(index)].id: duplicate app id \(app.id)")
+            }
+            // Quotas and refunds are kept per app id: one store app under two ids would get the store's quota twice
+            // and have each refund counted twice. Apple's environments are separate stores.
+            let storeKey = "\(app.platform.rawValue) \(app.storeAppId) \(app.platform == .apple ? app.environment : "")"
+            if let other = storeApps.updateValue(app.id, forKey: storeKey) {
+                let key = app.platform == .apple ? "bundleId" : "packageName"
+                throw ReconcilerError(
+                    .configuration,
+                    "\(source): apps[\(index)].\(key): \(app.storeAppId) is app \(other)'s too: configure each store "
+                        + "app once (its quota and its refunds would be counted twice)")
             }
             // A pull takes a message from the subscription for every reader: an app would acknowledge, as another
             // package's, the reviews the other app must answer.
@@ -145,6 +156,14 @@ public struct ConfigurationLoader: Sendable {
         }
         for key in configuration.limits.keys.sorted() where !seen.contains(key) {
             throw ReconcilerError(.configuration, "\(source): limits.\(key): no app has this id")
+        }
+        for app in configuration.apps {
+            if let key = configuration.limits[app.id]?.keys(notOf: app.platform).first {
+                throw ReconcilerError(
+                    .configuration,
+                    "\(source): limits.\(app.id).\(key): \(app.platform == .apple ? "a Google" : "an Apple") limit, and "
+                        + "\(app.id) is a \(app.platform.rawValue) app")
+            }
         }
         let recheck = configuration.recheck
         guard (1...64).contains(recheck.concurrency) else {

@@ -51,7 +51,11 @@ public struct ProductConfig: Decodable, Sendable, Equatable {
                     forKey: .prices, in: container,
                     debugDescription: "\(code): \(text) is not a price (a number with at most 3 decimals, e.g. 9.99)")
             }
-            prices[code.uppercased()] = milli
+            // `usd` and `USD` are one currency: which one won would change from run to run.
+            guard prices.updateValue(milli, forKey: code.uppercased()) == nil, code.uppercased() != currency else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .prices, in: container, debugDescription: "\(code.uppercased()) is given twice")
+            }
         }
     }
 
