@@ -120,6 +120,39 @@ public struct ConfigurationLoader: Sendable {
     }
 
     private func validate(_ configuration: Configuration, source: String) throws {
+        try validateApps(configuration, source: source)
+        let recheck = configuration.recheck
+        guard (1...64).contains(recheck.concurrency) else {
+            throw ReconcilerError(.configuration, "\(source): recheck.concurrency: expected 1...64")
+        }
+        guard (1...64).contains(configuration.sync.googleSlices) else {
+            throw ReconcilerError(.configuration, "\(source): sync.googleSlices: expected 1...64")
+        }
+        guard (1...64).contains(configuration.sync.appleConcurrency) else {
+            throw ReconcilerError(.configuration, "\(source): sync.appleConcurrency: expected 1...64")
+        }
+        guard configuration.sync.appleBackfillPerNight >= 0 else {
+            throw ReconcilerError(.configuration, "\(source): sync.appleBackfillPerNight: expected 0 or more")
+        }
+        guard configuration.sync.appleSweepCustomers >= 0 else {
+            throw ReconcilerError(.configuration, "\(source): sync.appleSweepCustomers: expected 0 or more")
+        }
+        guard (0...1).contains(configuration.sync.backfillShare) else {
+            throw ReconcilerError(.configuration, "\(source): sync.backfillShare: expected a number from 0 to 1")
+        }
+        let zone = configuration.reports.timeZone
+        // `GMT+05` is UTC+5 to Foundation and UTC-5 to PostgreSQL (POSIX): the report's range and its days would
+        // disagree. `Etc/GMT-5` means the same to both.
+        guard TimeZone(identifier: zone) != nil, zone.wholeMatch(of: /(?i)(GMT|UTC)[+-].*/) == nil else {
+            throw ReconcilerError(
+                .configuration,
+                "\(source): reports.timeZone: expected an IANA time zone name (such as Europe/Berlin or Etc/GMT-5)")
+        }
+    }
+
+    /// Each app's keys, one id and one store app per entry, one Pub/Sub subscription per app, and limits only of
+    /// configured apps and of their platform.
+    private func validateApps(_ configuration: Configuration, source: String) throws {
         var seen = Set<String>()
         var subscriptions: [String: String] = [:]
         var storeApps: [String: String] = [:]
@@ -164,33 +197,6 @@ public struct ConfigurationLoader: Sendable {
                     "\(source): limits.\(app.id).\(key): \(app.platform == .apple ? "a Google" : "an Apple") limit, and "
                         + "\(app.id) is a \(app.platform.rawValue) app")
             }
-        }
-        let recheck = configuration.recheck
-        guard (1...64).contains(recheck.concurrency) else {
-            throw ReconcilerError(.configuration, "\(source): recheck.concurrency: expected 1...64")
-        }
-        guard (1...64).contains(configuration.sync.googleSlices) else {
-            throw ReconcilerError(.configuration, "\(source): sync.googleSlices: expected 1...64")
-        }
-        guard (1...64).contains(configuration.sync.appleConcurrency) else {
-            throw ReconcilerError(.configuration, "\(source): sync.appleConcurrency: expected 1...64")
-        }
-        guard configuration.sync.appleBackfillPerNight >= 0 else {
-            throw ReconcilerError(.configuration, "\(source): sync.appleBackfillPerNight: expected 0 or more")
-        }
-        guard configuration.sync.appleSweepCustomers >= 0 else {
-            throw ReconcilerError(.configuration, "\(source): sync.appleSweepCustomers: expected 0 or more")
-        }
-        guard (0...1).contains(configuration.sync.backfillShare) else {
-            throw ReconcilerError(.configuration, "\(source): sync.backfillShare: expected a number from 0 to 1")
-        }
-        let zone = configuration.reports.timeZone
-        // `GMT+05` is UTC+5 to Foundation and UTC-5 to PostgreSQL (POSIX): the report's range and its days would
-        // disagree. `Etc/GMT-5` means the same to both.
-        guard TimeZone(identifier: zone) != nil, zone.wholeMatch(of: /(?i)(GMT|UTC)[+-].*/) == nil else {
-            throw ReconcilerError(
-                .configuration,
-                "\(source): reports.timeZone: expected an IANA time zone name (such as Europe/Berlin or Etc/GMT-5)")
         }
     }
 
