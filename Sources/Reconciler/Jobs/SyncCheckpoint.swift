@@ -23,6 +23,9 @@ public struct SyncCheckpoint: Sendable, Equatable {
     /// The typical time of one store call as the last run measured it, milliseconds (nil until measured; only the
     /// Google voided jobs set it, to choose how many slices a window is paged in).
     public var callMillis: Int?
+    /// The backfill request the window in flight was planned for (``GoogleVoidedSync/Mode/requestKey``), nil for
+    /// the nightly sync's windows.
+    public var windowRequest: String? = nil
 
     /// Whether a window is in flight.
     public var inFlight: Bool { windowStart != nil && windowEnd != nil }
@@ -31,7 +34,7 @@ public struct SyncCheckpoint: Sendable, Equatable {
     public static func load(job: String, app: String, on connection: PostgresConnection) throws -> SyncCheckpoint {
         let rows = try connection.query(
             """
-            SELECT high_water, window_start, window_end, page_token, pages_done, rows_done, call_millis
+            SELECT high_water, window_start, window_end, page_token, pages_done, rows_done, call_millis, window_request
             FROM sync_checkpoint WHERE job = $1 AND app_id = $2
             """, [job, app])
         guard let row = rows.first else {
@@ -43,7 +46,8 @@ public struct SyncCheckpoint: Sendable, Equatable {
             job: job, app: app, highWater: try row.decodeIfPresent("high_water"),
             windowStart: try row.decodeIfPresent("window_start"), windowEnd: try row.decodeIfPresent("window_end"),
             pageToken: try row.decodeIfPresent("page_token"), pagesDone: try row.decode("pages_done"),
-            rowsDone: try row.decode("rows_done"), callMillis: try row.decodeIfPresent("call_millis"))
+            rowsDone: try row.decode("rows_done"), callMillis: try row.decodeIfPresent("call_millis"),
+            windowRequest: try row.decodeIfPresent("window_request"))
     }
 
     /// Writes the checkpoint. Call it inside the transaction that stores the page it follows.
@@ -51,15 +55,15 @@ public struct SyncCheckpoint: Sendable, Equatable {
         try connection.execute(
             """
             INSERT INTO sync_checkpoint (job, app_id, high_water, window_start, window_end, page_token, pages_done,
-                                         rows_done, call_millis, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
+                                         rows_done, call_millis, window_request, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
             ON CONFLICT (job, app_id) DO UPDATE SET
                 high_water = EXCLUDED.high_water, window_start = EXCLUDED.window_start,
                 window_end = EXCLUDED.window_end, page_token = EXCLUDED.page_token,
                 pages_done = EXCLUDED.pages_done, rows_done = EXCLUDED.rows_done,
-                call_millis = COALESCE(EXCLUDED.call_millis, sync_checkpoint.call_millis), updated_at = now()
+                window_request = EXCLUDED.window_request, call_millis = COALESCE(EXCLUDED.call_millis, sync_checkpoint.call_millis), updated_at = now()
             """,
-            [job, app, highWater, windowStart, windowEnd, pageToken, pagesDone, rowsDone, callMillis])
+            [job, app, highWater, windowStart, windowEnd, pageToken, pagesDone, rowsDone, callMillis, windowRequest])
     }
 }
 

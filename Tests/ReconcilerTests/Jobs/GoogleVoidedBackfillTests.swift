@@ -156,4 +156,31 @@ struct GoogleVoidedBackfillTests {
             #expect(try day[0].decode("used_backfill", as: Int.self) == 5)
         }
     }
+
+    /// A stopped backfill and a new command line with other bounds: an older `--since` (clamped to what Google keeps,
+    /// as the stopped one's start is not) and no `--until`. The new run reads its own window, not the rest of the
+    /// stopped one (it resumed that one, logged "resuming" and exited 0 with most of what was asked unread).
+    @Test func aBackfillWithOtherBoundsStartsItsOwnWindow() async throws {
+        try await StoreSimulator.withRunning(Self.options) { simulator in
+            let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "gvbfother"))
+            let now = harness.stores.now()
+            let (since, until) = (now.addingTimeInterval(-20 * 86_400), now.addingTimeInterval(-5 * 86_400))
+            let shutdown = ShutdownSignal()
+            let stopping = ScriptedTransport { call in if call == 3 { shutdown.request() } }
+            let first = try await harness.googleVoided(
+                .backfill(since: since, until: until), transport: stopping, shutdown: shutdown)
+            #expect(first.exitCode == 75)
+            let stopped = try harness.checkpoint(GoogleVoidedSync.backfillJob)
+            #expect(stopped.inFlight && stopped.pagesDone == 3, "\(stopped)")
+
+            simulator.clock.advance(millis: 60_000)
+            let wider = now.addingTimeInterval(-45 * 86_400)
+            let plan = VoidedWindowPlanner(overlap: 3600, skew: 60).backfill(
+                since: wider, until: nil, now: harness.stores.now())
+            let second = try await harness.googleVoided(.backfill(since: wider, until: nil))
+            #expect(second.exitCode == 0, "\(second.error ?? "")")
+            #expect(try harness.checkpoint(GoogleVoidedSync.backfillJob).highWater == plan.end)
+            #expect(try harness.storedVoids() == harness.truthVoids(recordedFrom: plan.start, to: plan.end))
+        }
+    }
 }

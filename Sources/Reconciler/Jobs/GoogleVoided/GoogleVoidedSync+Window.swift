@@ -48,6 +48,7 @@ extension GoogleVoidedSync {
         checkpoint.pageToken = nil
         checkpoint.pagesDone = 0
         checkpoint.rowsDone = 0
+        checkpoint.windowRequest = mode.requestKey
         let gap = try recordGap(plan.gap, mode: mode, job: job, logger: logger, in: environment)
         let (slices, saved) = try await newSlices(
             start: plan.start, end: plan.end, job: job, purpose: purpose, checkpoint: checkpoint, in: environment)
@@ -63,8 +64,11 @@ extension GoogleVoidedSync {
         case .incremental:
             return checkpoint.inFlight
         case .backfill(let since, let until):
-            // Only the window of the same request. A bound beyond Google's limits (--since older than 30 days,
-            // --until after now) is clamped afresh by every run and so moves: it matches when both runs clamped it.
+            // Only the window of the same request, as its command line gave it.
+            if let asked = checkpoint.windowRequest { return checkpoint.inFlight && asked == mode.requestKey }
+            // A window planned by an earlier version, which kept only the planned bounds. A bound beyond Google's
+            // limits (--since older than 30 days, --until after now) is clamped afresh by every run and so moves: it
+            // matches when both runs clamped it.
             let sameStart = checkpoint.windowStart.map { $0 == since || ($0 > since && plan.start > since) } ?? false
             let sameEnd =
                 until.map { wanted in

@@ -19,6 +19,13 @@ public struct GoogleVoidedSync: Sendable {
         case incremental
         /// An explicit window, with the backfill's share of the daily budget.
         case backfill(since: Date, until: Date?)
+
+        /// A backfill's bounds as asked, which a window in flight must have been planned for to be resumed; nil for
+        /// the nightly sync.
+        var requestKey: String? {
+            guard case .backfill(let since, let until) = self else { return nil }
+            return "since=\(PostgresTimestamp.millis(since)) until=\(until.map(PostgresTimestamp.millis) ?? "open")"
+        }
     }
 
     /// What a run did.
