@@ -15,7 +15,7 @@ extension AppleRefundCursorStore {
         case backfill
         /// Queued for any reason (the backfill command drains them all).
         case queued
-        /// Not queued and not read within `sync.appleRecheckAfter` (the sweep).
+        /// Not queued, and not read within `sync.appleRecheckAfter` or its last read failed (the sweep).
         case sweep
 
         /// The parameters `condition` uses (after the statement's own): the sweep's `sync.appleRecheckAfter`.
@@ -31,7 +31,7 @@ extension AppleRefundCursorStore {
             case .backfill: "queued_at IS NOT NULL AND queue_reason = 'backfill'"
             case .queued: "queued_at IS NOT NULL"
             case .sweep:
-                "queued_at IS NULL AND (last_checked_at IS NULL "
+                "queued_at IS NULL AND (last_checked_at IS NULL OR read_failed_at IS NOT NULL "
                     + "OR last_checked_at < now() - make_interval(secs => \(parameter)::double precision))"
             }
         }

@@ -93,17 +93,19 @@ extension AppleRefundCursorStore {
     func finish(_ customer: String, revision: String?, on connection: PostgresConnection) throws {
         try connection.execute(
             """
-            UPDATE apple_refund_cursor SET revision = $3, last_checked_at = now(), queued_at = NULL,
-                   queue_reason = NULL, claimed_until = NULL, claimed_by = NULL
+            UPDATE apple_refund_cursor SET revision = $3, last_checked_at = now(), read_failed_at = NULL,
+                   queued_at = NULL, queue_reason = NULL, claimed_until = NULL, claimed_by = NULL
             WHERE app_id = $1 AND original_transaction_id = $2
             """, [appId, customer, revision])
     }
 
-    /// Gives a customer back without marking it read.
+    /// Gives a customer back without marking it read: `last_checked_at` keeps this run from claiming it again, and
+    /// `read_failed_at` has the next sweep and `backfill apple-refunds --all` take it as not read.
     func release(_ customer: String, on connection: PostgresConnection) throws {
         try connection.execute(
             """
-            UPDATE apple_refund_cursor SET claimed_until = NULL, claimed_by = NULL, last_checked_at = now()
+            UPDATE apple_refund_cursor SET claimed_until = NULL, claimed_by = NULL, last_checked_at = now(),
+                   read_failed_at = now()
             WHERE app_id = $1 AND original_transaction_id = $2
             """, [appId, customer])
     }
