@@ -62,4 +62,34 @@ extension GoogleVoidedFaultTests {
             #expect(try gaps.first?.decode("gap_to", as: Date.self) == oldest)
         }
     }
+
+    /// A window planned from a checkpoint, stopped after three pages and resumed two days later: its token has
+    /// expired and its start left what Google keeps. The overlap before the checkpoint was read by the runs before,
+    /// so the gap of the restarted slice starts at the checkpoint, as when a window is planned or resumed unstarted.
+    @Test func aRestartedSlicesGapStartsAtTheCheckpointNotAtItsOverlap() async throws {
+        var options = Self.options
+        options.voidedPageTokenLifetimeSeconds = 86_400
+        try await StoreSimulator.withRunning(options) { simulator in
+            let harness = try JobHarness(stores: SimulatedStores(simulator: simulator, databasePrefix: "gvstalehw"))
+            let highWater = VoidedWindowPlanner.oldestStart(now: harness.stores.now()).addingTimeInterval(2 * 3600)
+            var checkpoint = try harness.checkpoint()
+            checkpoint.highWater = highWater
+            try checkpoint.save(on: harness.connection())
+            let shutdown = ShutdownSignal()
+            let stopping = ScriptedTransport { call in if call == 3 { shutdown.request() } }
+            let first = try await harness.googleVoided(transport: stopping, shutdown: shutdown)
+            #expect(first.exitCode == 75)
+            #expect(try harness.checkpoint().windowStart == highWater.addingTimeInterval(-3600))
+
+            simulator.clock.advance(millis: 2 * 86_400_000)
+            let oldest = VoidedWindowPlanner.oldestStart(now: harness.stores.now())
+            let second = try await harness.googleVoided(transport: ScriptedTransport { _ in })
+            #expect(second.exitCode == 0, "\(second.error ?? "")")
+            #expect(second.counts["token_restarts"] == 1)
+            let gaps = try harness.connection().query("SELECT gap_from, gap_to FROM sync_gap")
+            #expect(gaps.count == 1)
+            #expect(try gaps.first?.decode("gap_from", as: Date.self) == highWater)
+            #expect(try gaps.first?.decode("gap_to", as: Date.self) == oldest)
+        }
+    }
 }

@@ -23,6 +23,9 @@ extension GoogleVoidedSync {
         var start: Date
         var end: Date
         var started: ContinuousClock.Instant
+        /// The incremental checkpoint the window was planned from: what comes before it was read by earlier runs,
+        /// so a part of the window Google no longer keeps is a gap only after it.
+        var readBefore: Date?
     }
 
     /// The most pages one slice's chain may take: a day's quota of voided calls (6000). No window holds more pages

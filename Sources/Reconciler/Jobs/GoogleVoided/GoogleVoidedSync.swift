@@ -108,7 +108,9 @@ public struct GoogleVoidedSync: Sendable {
             mode, job: job, purpose: purpose, checkpoint: loaded, logger: logger, in: environment)
         var summary = Summary()
         summary.gap = opened.gap
-        let window = Window(job: job, purpose: purpose, start: opened.start, end: opened.end, started: started)
+        let window = Window(
+            job: job, purpose: purpose, start: opened.start, end: opened.end, started: started,
+            readBefore: opened.checkpoint.highWater)
         // Where this run's backlog starts (GoogleOrderStore+Backlog.swift). Orders this run asks are not asked again
         // at its end (those Google still calls pending wait for a later run).
         let mark = try orderAmounts.orders.openBacklog(initialize: !environment.dryRun, on: connection)
