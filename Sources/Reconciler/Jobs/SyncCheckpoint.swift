@@ -69,13 +69,26 @@ public struct SyncCheckpoint: Sendable, Equatable {
 
 /// A window that could no longer be fetched (older than the store keeps): recorded once, shown by `status`.
 public enum SyncGap {
-    /// Records a gap (idempotent for the same window).
+    /// Records a gap (idempotent for the same window). An open gap from the same start is the same loss grown (a
+    /// store refusing every run while its history moves on): its end is moved, so `status` lists it once.
     public static func record(job: String, app: String, from: Date, to: Date, on connection: PostgresConnection)
         throws
     {
         try connection.execute(
             """
-            INSERT INTO sync_gap (job, app_id, gap_from, gap_to) VALUES ($1, $2, $3, $4)
+            WITH grown AS (
+                UPDATE sync_gap SET gap_to = $4
+                WHERE job = $1 AND app_id = $2 AND gap_from = $3 AND acknowledged_at IS NULL AND gap_to < $4
+                  AND NOT EXISTS (SELECT 1 FROM sync_gap g
+                                  WHERE g.job = $1 AND g.app_id = $2 AND g.gap_from = $3 AND g.gap_to = $4)
+                RETURNING 1
+            )
+            INSERT INTO sync_gap (job, app_id, gap_from, gap_to)
+            SELECT $1, $2, $3, $4
+            WHERE NOT EXISTS (SELECT 1 FROM grown)
+              AND NOT EXISTS (SELECT 1 FROM sync_gap
+                              WHERE job = $1 AND app_id = $2 AND gap_from = $3 AND gap_to >= $4
+                                AND acknowledged_at IS NULL)
             ON CONFLICT (job, app_id, gap_from, gap_to) DO NOTHING
             """, [job, app, from, to])
     }
