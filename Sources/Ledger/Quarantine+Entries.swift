@@ -63,14 +63,15 @@ extension Quarantine {
         }
     }
 
-    /// Abandons an open row, recording why. Returns whether an open row with that id existed.
-    public static func drop(id: Int64, reason: String, on connection: PostgresConnection) throws -> Bool {
-        let rows = try connection.query(
+    /// Abandons open rows (the one with `id`, or all), of `app` when given, recording why. Returns how many.
+    public static func drop(id: Int64?, app: String?, reason: String, on connection: PostgresConnection) throws -> Int {
+        try connection.query(
             """
-            UPDATE quarantine SET resolved_at = now(), resolution = 'dropped', resolution_note = $2
-            WHERE id = $1 AND resolved_at IS NULL RETURNING id
-            """, [id, reason])
-        return !rows.isEmpty
+            UPDATE quarantine SET resolved_at = now(), resolution = 'dropped', resolution_note = $3
+            WHERE resolved_at IS NULL AND ($1::bigint IS NULL OR id = $1) AND ($2::text IS NULL OR app_id = $2)
+            RETURNING id
+            """, [id, app, reason]
+        ).count
     }
 
     /// Marks an open row landed by a retry.

@@ -25,6 +25,7 @@ struct QuarantineCommand: AsyncParsableCommand {
 
         @OptionGroup var options: GlobalOptions
         @Option(name: .long, help: "Only this app.") var app: String?
+        @Option(name: .long, help: "Only the row with this id.") var id: Int64?
         @Flag(name: .long, help: "Also rows already retried into the ledger or dropped.") var all = false
         @Option(name: .long, help: "Output format: table or json.") var format: Format = .table
 
@@ -37,7 +38,7 @@ struct QuarantineCommand: AsyncParsableCommand {
                 defer { connection.close() }
                 // The table shows no payload: only the JSON reads them.
                 let entries = try QuarantineRetry.list(
-                    app: app, all: all, withRaw: format == .json, on: connection)
+                    app: app, all: all || id != nil, id: id, withRaw: format == .json, on: connection)
                 let text = format == .json ? try QuarantineListing.json(entries) : QuarantineListing.table(entries)
                 print(text, terminator: "")
             }
@@ -88,25 +89,35 @@ struct QuarantineCommand: AsyncParsableCommand {
 
     struct Drop: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "drop", abstract: "Abandon a quarantined row, recording why.",
-            discussion: #"Example: storerecon quarantine drop --id 12 --reason "test order from QA, not a refund""#)
+            commandName: "drop", abstract: "Abandon quarantined rows, recording why.",
+            discussion: #"""
+                Example: storerecon quarantine drop --id 12 --reason "test order from QA, not a refund"
+                         storerecon quarantine drop --all --app acme-ios --reason "sandbox payloads, not ours"
+                """#)
 
         @OptionGroup var options: GlobalOptions
-        @Option(name: .long, help: "The row's id (see quarantine list).") var id: Int64
+        @Option(name: .long, help: "Only the row with this id (see quarantine list).") var id: Int64?
+        @Flag(name: .long, help: "Every open row (of --app, if given).") var all = false
+        @Option(name: .long, help: "Only this app.") var app: String?
         @Option(name: .long, help: "Why it is abandoned (kept with the row).") var reason: String
 
         func validate() throws {
+            if (id == nil) == (!all) { throw ValidationError("give either --id N or --all") }
             if reason.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--reason must say why") }
         }
 
         func run() async throws {
             try await CommandRuntime.run(options, command: "quarantine drop") { runtime in
+                if let app { _ = try runtime.apps(matching: app) }
                 let connection = try runtime.connect()
                 defer { connection.close() }
-                guard try QuarantineRetry.drop(id: id, reason: reason, on: connection) else {
-                    throw ReconcilerError(.input, "quarantine #\(id): no open quarantined row has that id")
+                let dropped = try QuarantineRetry.drop(id: id, app: app, reason: reason, on: connection)
+                if let id, dropped == 0 {
+                    throw ReconcilerError(
+                        .input,
+                        "quarantine #\(id): no open quarantined row has that id\(app.map { " for app \($0)" } ?? "")")
                 }
-                print("quarantine #\(id) dropped")
+                print(id.map { "quarantine #\($0) dropped" } ?? "\(dropped) quarantined rows dropped")
             }
         }
     }

@@ -47,9 +47,9 @@ public struct QuarantineRetry {
         try Quarantine.entries(app: app, all: all, id: id, withRaw: withRaw, on: connection)
     }
 
-    /// Abandons a row, recording why. Returns whether an open row with that id existed.
-    public static func drop(id: Int64, reason: String, on connection: PostgresConnection) throws -> Bool {
-        try Quarantine.drop(id: id, reason: reason, on: connection)
+    /// Abandons open rows (the one with `id`, or all of them), of `app` when given, recording why. Returns how many.
+    public static func drop(id: Int64?, app: String?, reason: String, on connection: PostgresConnection) throws -> Int {
+        try Quarantine.drop(id: id, app: app, reason: reason, on: connection)
     }
 
     /// Re-applies open rows (one, or all of the configured apps or of one app) through their jobs' normal paths.

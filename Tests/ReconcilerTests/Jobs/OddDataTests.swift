@@ -137,7 +137,8 @@ struct OddDataTests {
 
             try harness.connection().execute("ALTER TABLE refund DROP CONSTRAINT test_no_seven")
             let first = try #require(try QuarantineRetry.list(app: nil, all: false, on: connection).first)
-            #expect(try QuarantineRetry.drop(id: first.id, reason: "checked by hand", on: connection))
+            #expect(try QuarantineRetry.drop(id: first.id, app: nil, reason: "checked by hand", on: connection) == 1)
+            #expect(try QuarantineRetry.drop(id: first.id, app: nil, reason: "again", on: connection) == 0)
             let outcome = try await retry.retry(id: nil, app: nil)
             #expect(outcome.landed == refused.count - 1 && outcome.stillRefused == 0)
             #expect(try openQuarantine(harness) == 0)
