@@ -52,9 +52,10 @@ public struct ProductConfig: Decodable, Sendable, Equatable {
                     debugDescription: "\(code): \(text) is not a price (a number with at most 3 decimals, e.g. 9.99)")
             }
             // `usd` and `USD` are one currency: which one won would change from run to run.
-            guard prices.updateValue(milli, forKey: code.uppercased()) == nil, code.uppercased() != currency else {
+            let currencyCode = code.uppercased()
+            guard prices.updateValue(milli, forKey: currencyCode) == nil, currencyCode != currency else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .prices, in: container, debugDescription: "\(code.uppercased()) is given twice")
+                    forKey: .prices, in: container, debugDescription: "\(currencyCode) is given twice")
             }
         }
     }

@@ -29,17 +29,15 @@ extension AppleRefundCursorStore {
         }
     }
 
-    /// Queues every customer (head) not read within `sync.appleRecheckAfter`, or whose last read failed, for a backfill, and records the
-    /// backfill. A pending backfill is resumed, not started again.
+    /// Queues every customer (head) not read (``unread(recheck:)``) for a backfill, and records the backfill. A
+    /// pending backfill is resumed, not started again.
     func queueBackfillAll(recheckSeconds: Double, on connection: PostgresConnection) throws {
         try connection.transaction { connection in
             let queued: Int = try connection.query(
                 """
                 WITH queued AS (
                     UPDATE apple_refund_cursor SET queued_at = now(), queue_reason = 'backfill'
-                    WHERE app_id = $1 AND customer IS NULL AND queued_at IS NULL
-                      AND (last_checked_at IS NULL OR read_failed_at IS NOT NULL
-                           OR last_checked_at < now() - make_interval(secs => $2::double precision))
+                    WHERE app_id = $1 AND customer IS NULL AND queued_at IS NULL AND \(Self.unread(recheck: "$2"))
                     RETURNING 1
                 )
                 SELECT count(*) AS n FROM queued

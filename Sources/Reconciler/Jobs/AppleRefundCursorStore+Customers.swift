@@ -8,6 +8,13 @@ import Postgres
 /// `customer` NULL); the others name the head in `customer`. Only heads are queued, claimed and swept.
 extension AppleRefundCursorStore {
     /// Which customers a claim takes.
+    /// A cursor row not read: never, not within `sync.appleRecheckAfter` (the statement's parameter `parameter`, in
+    /// seconds), or its last read failed. What the sweep reads and `backfill apple-refunds --all` queues.
+    static func unread(recheck parameter: String) -> String {
+        "(last_checked_at IS NULL OR read_failed_at IS NOT NULL "
+            + "OR last_checked_at < now() - make_interval(secs => \(parameter)::double precision))"
+    }
+
     enum ClaimKind: Sendable {
         /// Queued by a notification (or anything but a backfill).
         case notified
@@ -30,9 +37,7 @@ extension AppleRefundCursorStore {
             case .notified: "queued_at IS NOT NULL AND queue_reason IS DISTINCT FROM 'backfill'"
             case .backfill: "queued_at IS NOT NULL AND queue_reason = 'backfill'"
             case .queued: "queued_at IS NOT NULL"
-            case .sweep:
-                "queued_at IS NULL AND (last_checked_at IS NULL OR read_failed_at IS NOT NULL "
-                    + "OR last_checked_at < now() - make_interval(secs => \(parameter)::double precision))"
+            case .sweep: "queued_at IS NULL AND \(AppleRefundCursorStore.unread(recheck: parameter))"
             }
         }
     }

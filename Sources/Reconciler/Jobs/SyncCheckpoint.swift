@@ -61,7 +61,8 @@ public struct SyncCheckpoint: Sendable, Equatable {
                 high_water = EXCLUDED.high_water, window_start = EXCLUDED.window_start,
                 window_end = EXCLUDED.window_end, page_token = EXCLUDED.page_token,
                 pages_done = EXCLUDED.pages_done, rows_done = EXCLUDED.rows_done,
-                window_request = EXCLUDED.window_request, call_millis = COALESCE(EXCLUDED.call_millis, sync_checkpoint.call_millis), updated_at = now()
+                window_request = EXCLUDED.window_request,
+                call_millis = COALESCE(EXCLUDED.call_millis, sync_checkpoint.call_millis), updated_at = now()
             """,
             [job, app, highWater, windowStart, windowEnd, pageToken, pagesDone, rowsDone, callMillis, windowRequest])
     }

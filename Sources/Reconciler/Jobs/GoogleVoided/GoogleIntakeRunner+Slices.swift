@@ -48,16 +48,10 @@ extension GoogleIntakeRunner {
             logger.warning(
                 "the backfill restarted after Google stopped keeping voids recorded \(GoogleVoidedSync.text(gap.start)) – \(GoogleVoidedSync.text(gap.end)): they cannot be fetched any more"
             )
-        } else if let gap, gap.end > max(gap.start, window.readBefore ?? gap.start) {
-            // The window's overlap before the checkpoint was read by earlier runs: only what follows it is lost.
-            let from = max(gap.start, window.readBefore ?? gap.start)
-            logger.error(
-                "gap: voids recorded \(GoogleVoidedSync.text(from)) – \(GoogleVoidedSync.text(gap.end)) are older than Google keeps (30 days) and cannot be fetched any more"
-            )
-            if !environment.dryRun {
-                try SyncGap.record(
-                    job: window.job, app: sync.app.id, from: from, to: gap.end, on: environment.connection)
-            }
+        } else if let gap {
+            _ = try sync.recordGap(
+                GoogleVoidedSync.lost(gap, after: window.readBefore), mode: .incremental, job: window.job,
+                logger: logger, in: environment)
         }
         guard !environment.dryRun else { return }
         let (job, app) = (window.job, sync.app.id)

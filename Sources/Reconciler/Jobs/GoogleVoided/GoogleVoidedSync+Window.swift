@@ -106,10 +106,8 @@ extension GoogleVoidedSync {
         for index in slices.indices where !slices[index].drained && slices[index].token == nil {
             guard let lost = slices[index].clamp(to: oldest) else { continue }
             if mode == .incremental {
-                let from = max(lost.start, highWater ?? lost.start)
-                if from < lost.end {
-                    _ = try recordGap((from, lost.end), mode: mode, job: job, logger: logger, in: environment)
-                }
+                _ = try recordGap(
+                    Self.lost(lost, after: highWater), mode: mode, job: job, logger: logger, in: environment)
             } else {
                 environment.counters.add("since_clamped")
                 logger.warning(
@@ -125,7 +123,7 @@ extension GoogleVoidedSync {
     /// A planned window that starts later than wanted. A backfill asked for more than Google keeps: its start is
     /// clamped, and that is no lost window of the sync's (the incremental checkpoint never fell behind), so no gap
     /// is recorded. The sync's gap is recorded and shown by `status`, and returned for the run's summary.
-    private func recordGap(
+    func recordGap(
         _ gap: (from: Date, to: Date)?, mode: Mode, job: String, logger: Logger, in environment: JobEnvironment
     ) throws -> (from: Date, to: Date)? {
         guard let gap else { return nil }
@@ -143,6 +141,13 @@ extension GoogleVoidedSync {
             try SyncGap.record(job: job, app: app.id, from: gap.from, to: gap.to, on: environment.connection)
         }
         return gap
+    }
+
+    /// The part of `lost` after the incremental checkpoint `highWater`, which is all of it that earlier runs did not
+    /// read (a window starts an overlap before the checkpoint); nil when nothing is left.
+    static func lost(_ lost: DateInterval, after highWater: Date?) -> (from: Date, to: Date)? {
+        let from = max(lost.start, highWater ?? lost.start)
+        return from < lost.end ? (from, lost.end) : nil
     }
 
     /// A new window's slices, as many as the typical call time and the quota's burst call for, saved with the
